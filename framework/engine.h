@@ -1,0 +1,93 @@
+/* engine.h - running an app under a scheduler, and what a run records.
+ *
+ * hf_run() drives the rounds: next_load -> partition -> scheduler hands out
+ * spans -> devices run bundles -> collect -> adapt. Two engines share that loop:
+ * `real` (a host thread per device, wall-clock time) and `sim` (discrete events
+ * in virtual time, deterministic for a seed). The result is a `struct hf_run`
+ * that results.c writes as results.json and trace.c as Chrome trace events.
+ */
+#ifndef HF_ENGINE_H
+#define HF_ENGINE_H
+
+#include "device.h"
+#include "hetfarm.h"
+#include "profile.h"
+#include "sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hf_engine_kind { HF_ENGINE_REAL, HF_ENGINE_SIM };
+
+struct hf_run_options {
+    const struct hf_app *app;
+    const struct hf_sched_ops *sched;
+    hf_config_t cfg;
+    enum hf_engine_kind engine;
+    int rounds;             /* loads to run (the app may end sooner) */
+    uint64_t seed;
+    size_t grain;           /* units per chunk; 0 = app default */
+    int execute;            /* sim engine: also run every bundle on the CPU (tests) */
+    int verify;             /* call app->verify after every round */
+    const char *profile_dir;/* NULL = in-memory profiles */
+    int progress;           /* draw a progress line on stderr */
+};
+
+/* One bundle as it ran: the trace and the Gantt chart are drawn from these. */
+struct hf_event {
+    int round, device;
+    size_t first, count; /* chunk span */
+    double work;
+    double start_s, end_s; /* since the start of the run */
+    struct hf_bundle_times t;
+    int stolen;
+};
+
+struct hf_round_device {
+    size_t chunks, bundles, stolen;
+    double work, share, busy_s;
+};
+
+struct hf_round_stats {
+    int round;
+    double makespan_s, ideal_s, efficiency;
+    int has_plan;
+    double *plan;               /* scheduler's planned shares for the next round */
+    struct hf_round_device *dev;/* per device */
+};
+
+/* Everything a run records (one scheduler on one device set). */
+struct hf_run {
+    char scheduler[32], app[32], engine[8];
+    char signature[128];        /* the load, e.g. "n=4096 dtype=float32" */
+    int ndevices;
+    struct hf_device_info *devs;
+    double *standalone_rate;    /* work/s per device running a whole load alone */
+    double total_work;          /* of one load */
+    int nrounds;
+    struct hf_round_stats *rounds;
+    size_t nevents;
+    struct hf_event *events;
+    double wall_s;              /* host seconds the run took */
+    char fault[256];            /* what went wrong on a device, "" if nothing */
+};
+
+/* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure
+ * returns an HF_E* code with hf_fail details and *out is NULL. */
+int hf_run(const struct hf_run_options *opts, struct hf_run **out);
+void hf_run_free(struct hf_run *run);
+
+/* results.c: writes results.json for one or more runs atomically (temporary
+ * file, then rename), with the machine description and the config path. */
+int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg);
+/* Prints the comparison table, one row per run, to `file` (FILE*). */
+void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
+
+/* trace.c: writes Chrome trace-event JSON (Perfetto, chrome://tracing). */
+int hf_trace_write(const char *path, struct hf_run *const *runs, int nruns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,228 @@
+/* hetfarm.h - the public API of hetfarm, the heterogeneous task-farm runtime.
+ *
+ * An application describes a divisible workload by filling `struct hf_app`:
+ * a task generator (`next_load`), a partitioner that cuts a load into chunks,
+ * a bundler that merges contiguous chunks into one bundle, and kernels that run
+ * a bundle on the CPU team or on one GPU. hetfarm runs the loads round by round
+ * and a pluggable scheduler (schedulers/) decides which device runs which chunks.
+ *
+ * Everything here is plain C11 and free of CUDA types; the CUDA-side view of a
+ * device (`struct hf_cuda`) is declared in framework/hf_cuda.h.
+ */
+#ifndef HF_HETFARM_H
+#define HF_HETFARM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Errors: every function returns 0 or a negative HF_E* code.                */
+
+/* The one list of error codes; it generates the enum and hf_strerror(). */
+#define HF_ERRNO_MAP(XX)                                                    \
+    XX(EINVAL, "invalid argument")                                          \
+    XX(ENOMEM, "out of memory")                                             \
+    XX(EIO, "input/output error")                                           \
+    XX(ENOENT, "no such file, app, scheduler or key")                       \
+    XX(ECONFIG, "bad configuration")                                        \
+    XX(ENODEV, "no such device")                                            \
+    XX(EDEVICE, "device failed")                                            \
+    XX(EDEVOOM, "device out of memory")                                     \
+    XX(EAPP, "application callback failed")                                 \
+    XX(ESCHED, "scheduler did not run every chunk exactly once")            \
+    XX(ERANGE, "value out of range")                                        \
+    XX(ENOTSUP, "not supported by this build")                              \
+    XX(EVERIFY, "result differs from the reference")
+
+#define HF__ERRNO_INDEX(code, msg) HF__INDEX_##code,
+enum hf__errno_index { HF_ERRNO_MAP(HF__ERRNO_INDEX) HF__ERRNO_COUNT };
+#undef HF__ERRNO_INDEX
+
+#define HF__ERRNO_VALUE(code, msg) HF_##code = -(HF__INDEX_##code + 1),
+enum hf_errno { HF_OK = 0, HF_ERRNO_MAP(HF__ERRNO_VALUE) };
+#undef HF__ERRNO_VALUE
+
+/* Returns the fixed description of an HF_E* code ("unknown error" otherwise). */
+const char *hf_strerror(int err);
+
+/* Records a detailed message for the calling thread (printf-style) and returns
+ * `err`, so that a failure reads `return hf_fail(HF_ECONFIG, "%s:%d: ...", ...)`.
+ * The first message recorded since hf_clear_error() is kept. */
+int hf_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The detailed message of the calling thread's last failure, or "" if none. */
+const char *hf_last_error(void);
+
+/* Forgets the calling thread's last failure message. */
+void hf_clear_error(void);
+
+/* Programmer misuse: print the message with its location and abort. */
+#define HF_ASSERT_MSG(cond, msg)                                            \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            hf__assert_fail(#cond, (msg), __FILE__, __LINE__);              \
+    } while (0)
+void hf__assert_fail(const char *cond, const char *msg, const char *file, int line)
+    __attribute__((noreturn));
+
+/* ------------------------------------------------------------------------ */
+/* Configuration: an INI file read once, with typed getters that name the     */
+/* file, line, section and key of any bad value.                              */
+
+typedef struct hf_config *hf_config_t;
+
+/* Reads an INI file. Fails with HF_EIO (unreadable) or HF_ECONFIG (malformed,
+ * the message names file:line). */
+int hf_config_load(hf_config_t *cfg, const char *path);
+/* Parses INI text held in memory; `name` stands for the file in messages. */
+int hf_config_parse(hf_config_t *cfg, const char *name, const char *text);
+void hf_config_destroy(hf_config_t cfg);
+
+/* The raw value of section.key, or NULL when absent. Marks the key as read. */
+const char *hf_config_get(hf_config_t cfg, const char *section, const char *key);
+/* Typed getters: absent keys yield `def` and return 0; present but malformed
+ * or out-of-range values return HF_ECONFIG with "file:line: [section] key = value: why". */
+int hf_config_str(hf_config_t cfg, const char *section, const char *key, const char *def,
+                  const char **out);
+int hf_config_long(hf_config_t cfg, const char *section, const char *key, long def, long min,
+                   long max, long *out);
+int hf_config_double(hf_config_t cfg, const char *section, const char *key, double def,
+                     double min, double max, double *out);
+/* Sizes accept suffixes K, M, G, T (powers of 1024) and KiB/MiB/GiB/TiB. */
+int hf_config_size(hf_config_t cfg, const char *section, const char *key, size_t def,
+                   size_t min, size_t max, size_t *out);
+int hf_config_bool(hf_config_t cfg, const char *section, const char *key, int def, int *out);
+/* A comma-separated list; items are trimmed. Returns the count (>= 0) or an
+ * HF_E* code; `items` is a NULL-terminated array the caller frees with free(). */
+int hf_config_list(hf_config_t cfg, const char *section, const char *key, char ***items);
+/* Whether a section exists in the file. */
+int hf_config_has_section(hf_config_t cfg, const char *section);
+/* The file:line of section.key for messages ("file" alone when absent). */
+const char *hf_config_where(hf_config_t cfg, const char *section, const char *key);
+/* Fails with HF_ECONFIG naming the first key, in any section listed in
+ * `sections` (NULL-terminated), that nothing read: catches misspelt keys. */
+int hf_config_check_unused(hf_config_t cfg, const char *const *sections);
+/* The path the configuration was read from. */
+const char *hf_config_path(hf_config_t cfg);
+
+/* ------------------------------------------------------------------------ */
+/* Work: loads, chunks, bundles.                                              */
+
+/* One unit of work drawn from the task pool per round (one GEMM, one text
+ * segment). `units` is what the partitioner divides (rows, bytes); `work` is
+ * in app units (flops for matmul) and `bytes` is what a GPU must receive and
+ * send back for the whole load; both are spread over chunks in proportion. */
+struct hf_load {
+    int round;      /* set by the engine before next_load */
+    size_t units;   /* partitionable size of the load */
+    double work;    /* total work, app units */
+    double bytes;   /* total host<->GPU traffic for the whole load */
+    void *data;     /* app-owned */
+};
+
+/* An independent piece of a load: units [begin, end). */
+struct hf_chunk {
+    size_t index;
+    size_t begin, end;
+    double work;
+    double bytes;
+};
+
+/* Contiguous chunks [first, first + count) given to one device at once,
+ * covering units [begin, end). */
+struct hf_bundle {
+    const struct hf_load *load;
+    size_t first, count;
+    size_t begin, end;
+    double work;
+    double bytes;
+    int device; /* index of the device running it */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Devices as an app sees them.                                               */
+
+enum hf_device_kind { HF_DEV_CPU, HF_DEV_CUDA, HF_DEV_SIM };
+
+struct hf_device_info {
+    int index;                /* 0..count-1, in the order of [devices] */
+    enum hf_device_kind kind; /* sim devices model either a CPU or a GPU */
+    int is_gpu;               /* a GPU (real or modelled): gets whole bundles, may steal */
+    char name[48];            /* "cpu", "cuda0", "sim:h200#1" ... */
+    int nthreads;             /* CPU team size (cpu devices) */
+    int cuda_ordinal;         /* CUDA device number (cuda devices), else -1 */
+    int host_core;            /* core the device's host thread is pinned to, -1 if none */
+};
+
+struct hf_devices {
+    int count;
+    const struct hf_device_info *dev;
+    int executes; /* 1 when bundles really run (real engine, or sim with execute = yes) */
+};
+
+struct hf_cuda; /* a GPU's streams, staging buffers and arena: framework/hf_cuda.h */
+
+/* ------------------------------------------------------------------------ */
+/* The app template. Every callback returns 0 or a negative HF_E* code; an
+ * error stops the run cleanly with a message naming the app, device and
+ * chunk. Callbacks marked optional may be NULL and get framework defaults. */
+
+struct hf_app {
+    const char *name;
+    const char *summary; /* one line for `hetfarm run --help` */
+
+    /* Reads the app's keys from [load] and allocates the context; allocates
+     * no large data (a simulated run never calls setup). Required. */
+    int (*create)(void **ctx, hf_config_t cfg);
+    /* Allocates and fills the data, e.g. replicates read-only inputs on every
+     * GPU. Called once before round 0 when bundles really run. Optional. */
+    int (*setup)(void *ctx, const struct hf_devices *devs);
+    /* Task generator: fills `load` for round load->round. Returns 1 when a load
+     * was produced, 0 when there are no more loads. Required. */
+    int (*next_load)(void *ctx, struct hf_load *load);
+    /* Partitioner: cuts the load into chunks of about `grain` units. With
+     * out == NULL returns the number of chunks it would make. Optional
+     * (default hf_partition_even). */
+    size_t (*partition)(void *ctx, const struct hf_load *load, size_t grain,
+                        struct hf_chunk *out, size_t cap);
+    /* Bundler: merges n contiguous chunks into one bundle. Optional (default
+     * hf_bundle_merge). */
+    int (*bundle)(void *ctx, const struct hf_chunk *c, size_t n, struct hf_bundle *out);
+    /* Runs a bundle on the CPU team with `nthreads` threads. Called from the
+     * CPU device's host thread; bundles of one round never overlap. Required. */
+    int (*run_cpu)(void *ctx, const struct hf_bundle *b, int nthreads);
+    /* Runs a bundle on one GPU: stage in, launch, stage out on gpu's streams.
+     * Optional (NULL: the app is CPU-only and GPUs get no chunks). */
+    int (*run_cuda)(void *ctx, const struct hf_bundle *b, struct hf_cuda *gpu);
+    /* Result collector, called after a bundle ran, from the device's host
+     * thread (concurrently for disjoint bundles). Optional. */
+    int (*collect)(void *ctx, const struct hf_bundle *b);
+    /* Checks the finished load against the app's plain reference; returns
+     * HF_EVERIFY (with hf_fail details) on a mismatch. Optional. */
+    int (*verify)(void *ctx, const struct hf_load *load);
+    /* Frees everything. Optional. */
+    void (*teardown)(void *ctx);
+
+    size_t default_grain; /* units per chunk when the config names none */
+};
+
+/* Default partitioner: equal ranges of `grain` units (the last may be short);
+ * work and bytes are spread in proportion to units. */
+size_t hf_partition_even(void *ctx, const struct hf_load *load, size_t grain,
+                         struct hf_chunk *out, size_t cap);
+/* Default bundler: one bundle spanning the n contiguous chunks. */
+int hf_bundle_merge(void *ctx, const struct hf_chunk *c, size_t n, struct hf_bundle *out);
+
+/* The registry of bundled apps (apps/registry.c), NULL-terminated. */
+extern const struct hf_app *const hf_apps[];
+/* Looks an app up by name; NULL when unknown. */
+const struct hf_app *hf_app_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,106 @@
+/* sched.h - the scheduler plug-in interface.
+ *
+ * A scheduler is a `const struct hf_sched_ops` table of callbacks driven by the
+ * engine's events: a round begins, a device is idle, a bundle finished with its
+ * measured time, the round ends. A scheduler never sleeps, never spawns threads
+ * and never reads a clock: the same policy runs unchanged on real devices (wall
+ * clock) and in the discrete-event simulator (virtual time).
+ *
+ * Locking: the engine calls every callback of one scheduler instance with the
+ * engine lock held, so callbacks never run concurrently and need no locks of
+ * their own. They must be quick: every device waits on that lock.
+ *
+ * Work is handed out as spans of chunk indices [first, first + count) of the
+ * current round's chunk array. The engine checks that every chunk is handed out
+ * exactly once per round and fails the run (HF_ESCHED) if a span overlaps an
+ * earlier one or the scheduler stops handing out work before every chunk ran.
+ */
+#ifndef HF_SCHED_H
+#define HF_SCHED_H
+
+#include "hetfarm.h"
+#include "profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A run of contiguous chunks of the current round. */
+struct hf_span {
+    size_t first, count;
+    int stolen; /* set by the scheduler when the span came from another device's buffer */
+};
+
+/* What a scheduler is created with; valid until destroy. */
+struct hf_sched_env {
+    int ndevices;
+    const struct hf_device_info *dev;
+    hf_config_t cfg;       /* knobs live in the section named after the scheduler */
+    hf_profile_t profile;  /* profile store for this app and load; never NULL */
+    const char *app;       /* app name */
+    uint64_t seed;
+};
+
+/* The current round, valid from round_begin until round_end returns. */
+struct hf_round {
+    int round;                    /* 0, 1, ... */
+    size_t nchunks;
+    const struct hf_chunk *chunks; /* nchunks chunks, in order */
+    double total_work;             /* sum of chunks[i].work */
+    const int *alive;              /* alive[d] = 0 once device d was retired after a fault */
+    const double *standalone_rate; /* per device work/s running a whole load alone (the
+                                      ideal's rates); NULL when unknown. Only schedulers that
+                                      model a static mapping from a profile (minmin) read it. */
+};
+
+/* What each device did in the round just ended. */
+struct hf_round_report {
+    int round;
+    double makespan_s;
+    const double *work;     /* per device: work of the chunks it ran */
+    const double *busy_s;   /* per device: seconds spent running bundles */
+    const size_t *chunks;   /* per device: chunks it ran */
+};
+
+struct hf_sched_ops {
+    const char *name;    /* looked up by `scheduler =` in [run] */
+    const char *summary; /* one line for `hetfarm compare --help` */
+
+    /* Called once before round 0. Reads knobs from [<name>] and allocates the
+     * state. HF_ECONFIG (with hf_fail) on a bad knob. Required. */
+    int (*create)(void **state, const struct hf_sched_env *env);
+
+    /* Called at the start of every round, before any `next`. Required. */
+    int (*round_begin)(void *state, const struct hf_round *r);
+
+    /* Device `dev` is idle and asks for work. Fill `out` and return 1, or
+     * return 0 when there is nothing for this device right now (it is asked
+     * again after the next bundle of any device finishes), or a negative
+     * HF_E* code to stop the run. Required. */
+    int (*next)(void *state, int dev, struct hf_span *out);
+
+    /* The span handed to `dev` ran in `seconds` (wall or virtual), covering the
+     * transfers and the kernel. Optional. */
+    void (*finished)(void *state, int dev, const struct hf_span *span, double seconds);
+
+    /* Called after every chunk of the round ran: the adaptation phase. Optional. */
+    int (*round_end)(void *state, const struct hf_round_report *rep);
+
+    /* The share of the work the scheduler plans for each device next round
+     * (ratios summing to 1), written to out[0..ndevices-1]; returns 1 when it
+     * has such a plan, 0 otherwise. Recorded per round in results.json. Optional. */
+    int (*plan)(void *state, double *out);
+
+    /* Frees the state. Optional. */
+    void (*destroy)(void *state);
+};
+
+/* The registry (schedulers/registry.c): NULL-terminated, in display order. */
+extern const struct hf_sched_ops *const hf_schedulers[];
+/* Looks a scheduler up by name; NULL when unknown. */
+const struct hf_sched_ops *hf_sched_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
