@@ -32,6 +32,7 @@ struct hf_run_options {
     int verify;             /* call app->verify after every round */
     const char *profile_dir;/* NULL = in-memory profiles */
     int progress;           /* draw a progress line on stderr */
+    int reprofile;          /* measure standalone rates even if the profile has them */
 };
 
 /* One bundle as it ran: the trace and the Gantt chart are drawn from these. */

@@ -206,6 +206,9 @@ struct hf_app {
     int (*verify)(void *ctx, const struct hf_load *load);
     /* Frees everything. Optional. */
     void (*teardown)(void *ctx);
+    /* Describes the load in a few words ("n=4096 dtype=float32"): the key of
+     * its profile and a label in results. Required. */
+    void (*signature)(void *ctx, char *buf, size_t len);
 
     size_t default_grain; /* units per chunk when the config names none */
 };
