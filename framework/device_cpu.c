@@ -1,0 +1,43 @@
+/* device_cpu.c - the CPU driver: a team of threads that runs one bundle at a time.
+ *
+ * DESIGN
+ * ------
+ * The CPU is one device: a host thread pinned (hwloc) to the team's cores that
+ * hands each bundle to the app's run_cpu with the team size, and the app's
+ * kernel spreads it over the team (OpenMP, or OpenBLAS's own threads). The
+ * team size is fixed when the device list is built, leaving a core to every
+ * GPU host thread, so the CPU side never oversubscribes the machine; the
+ * OpenMP team of the host thread is sized here, once, because OpenMP's
+ * thread count is per calling thread.
+ */
+#include <omp.h>
+
+#include "device.h"
+
+/* Sizes the OpenMP team of the host thread (the engine has pinned it already). */
+static int cpu_open(struct hf_device *dev)
+{
+    omp_set_num_threads(dev->info.nthreads > 0 ? dev->info.nthreads : 1);
+    return 0;
+}
+
+/* Runs the bundle on the team. The engine names the device and chunks in any
+ * error message, so the app's code and message pass through unchanged. */
+static int cpu_run(struct hf_device *dev, const struct hf_app *app, void *app_ctx,
+                   const struct hf_bundle *b, struct hf_bundle_times *t)
+{
+    t->copy_in_s = t->kernel_s = t->copy_out_s = 0;
+    return app->run_cpu(app_ctx, b, dev->info.nthreads);
+}
+
+static void cpu_close(struct hf_device *dev)
+{
+    (void)dev;
+}
+
+const struct hf_driver_ops hf_driver_cpu = {
+    .name = "cpu",
+    .open = cpu_open,
+    .run = cpu_run,
+    .close = cpu_close,
+};

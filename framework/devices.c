@@ -1,0 +1,306 @@
+/* devices.c - the device list of a run, built from [devices], [sim.NAME] and [faults].
+ *
+ * DESIGN
+ * ------
+ * A run's devices are listed once, in a fixed order: the CPU team(s) first,
+ * then the GPUs, so device indices, results and traces line up across
+ * schedulers. Real runs take `cpu = N | all` and `cuda = all | none | 0,1`;
+ * the CPU team never oversubscribes the machine: every GPU's host thread gets
+ * a core of its own (the one hwloc says is closest to the GPU when that core is
+ * free), and the team takes what is left. Simulated runs list modelled devices
+ * (`sim = host, h200, h200`), each described by its [sim.NAME] section, so the
+ * sim engine can stand in for machines we do not have.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#ifdef HF_HAVE_CUDA
+#include "hf_cuda.h"
+#endif
+
+#define HF_MAX_DEVICES 64
+
+struct hf_devlist {
+    int count;
+    struct hf_device dev[HF_MAX_DEVICES];
+    struct hf_device_info info[HF_MAX_DEVICES];
+    struct hf_devices view;
+};
+
+/* Appends a device with default fields; returns it, or NULL when the list is full. */
+static struct hf_device *add_device(struct hf_devlist *l, enum hf_device_kind kind, int is_gpu)
+{
+    if (l->count == HF_MAX_DEVICES)
+        return NULL;
+    struct hf_device *d = &l->dev[l->count];
+    memset(d, 0, sizeof *d);
+    d->info.index = l->count++;
+    d->info.kind = kind;
+    d->info.is_gpu = is_gpu;
+    d->info.cuda_ordinal = -1;
+    d->info.host_core = -1;
+    d->core_first = -1;
+    d->fault_round = d->fault_bundle = -1;
+    return d;
+}
+
+/* Reads one [sim.NAME] section into a modelled device. */
+static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *name, int ordinal)
+{
+    char section[96];
+    snprintf(section, sizeof section, "sim.%s", name);
+    if (!hf_config_has_section(cfg, section))
+        return hf_fail(HF_ECONFIG, "%s: [devices] sim names '%s' but there is no [%s] section",
+                       hf_config_where(cfg, "devices", "sim"), name, section);
+    const char *kind;
+    double rate, latency_us, bandwidth_gbs, jitter;
+    int rc = hf_config_str(cfg, section, "kind", "gpu", &kind);
+    if (rc == 0 && strcmp(kind, "gpu") != 0 && strcmp(kind, "cpu") != 0)
+        rc = hf_fail(HF_ECONFIG, "%s: [%s] kind = %s: expected gpu or cpu",
+                     hf_config_where(cfg, section, "kind"), section, kind);
+    if (rc == 0 && !hf_config_get(cfg, section, "rate"))
+        rc = hf_fail(HF_ECONFIG, "%s: [%s] needs rate = work/s", hf_config_path(cfg), section);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "rate", 0, 1e-300, 1e300, &rate);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "latency_us", 0, 0, 1e12, &latency_us);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "bandwidth_gbs", 0, 0, 1e9, &bandwidth_gbs);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "jitter", 0, 0, 1, &jitter);
+    if (rc)
+        return rc;
+    int is_gpu = strcmp(kind, "gpu") == 0;
+    struct hf_device *d = add_device(l, HF_DEV_SIM, is_gpu);
+    if (!d)
+        return hf_fail(HF_ERANGE, "[devices] sim: more than %d devices", HF_MAX_DEVICES);
+    snprintf(d->info.name, sizeof d->info.name, ordinal ? "sim:%s#%d" : "sim:%s", name, ordinal);
+    d->model.rate = rate;
+    d->model.latency_s = latency_us * 1e-6;
+    d->model.bandwidth = bandwidth_gbs * 1e9;
+    d->model.jitter = jitter;
+    d->info.nthreads = is_gpu ? 0 : 1;
+    return 0;
+}
+
+/* Builds the modelled devices of `sim = a, b, b`; repeated names get #1, #2. */
+static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
+{
+    char **names = NULL;
+    int n = hf_config_list(cfg, "devices", "sim", &names);
+    if (n < 0)
+        return n;
+    int rc = n ? 0
+               : hf_fail(HF_ECONFIG, "%s: [devices] sim = ...: the sim engine needs at least one "
+                                     "modelled device", hf_config_where(cfg, "devices", "sim"));
+    for (int i = 0; rc == 0 && i < n; i++) {
+        int seen = 0, total = 0;
+        for (int j = 0; j < n; j++) {
+            total += strcmp(names[j], names[i]) == 0;
+            seen += j < i && strcmp(names[j], names[i]) == 0;
+        }
+        rc = add_sim_device(l, cfg, names[i], total > 1 ? seen + 1 : 0);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* Parses `cuda = all | none | 0,1` into ordinals; returns their count or an HF_E* code. */
+static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
+{
+    const char *spec;
+    int rc = hf_config_str(cfg, "devices", "cuda", "all", &spec);
+    if (rc)
+        return rc;
+#ifdef HF_HAVE_CUDA
+    int present = hf_cuda_device_count();
+#else
+    int present = 0;
+#endif
+    if (strcmp(spec, "none") == 0)
+        return 0;
+    if (strcmp(spec, "all") == 0) {
+        int n = present < cap ? present : cap;
+        for (int i = 0; i < n; i++)
+            ordinals[i] = i;
+        return n;
+    }
+    char **items = NULL;
+    int n = hf_config_list(cfg, "devices", "cuda", &items);
+    if (n < 0)
+        return n;
+    int count = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char *end;
+        long v = strtol(items[i], &end, 10);
+        if (*end || end == items[i] || v < 0)
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU number",
+                         hf_config_where(cfg, "devices", "cuda"), spec, items[i]);
+        else if (v >= present)
+            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %ld asked for, but %s",
+                         hf_config_where(cfg, "devices", "cuda"), spec, v,
+#ifdef HF_HAVE_CUDA
+                         present ? "fewer CUDA devices exist" : "no CUDA device was found"
+#else
+                         "this build has no CUDA (no nvcc at build time)"
+#endif
+            );
+        else if (count == cap)
+            rc = hf_fail(HF_ERANGE, "[devices] cuda: too many GPUs");
+        else
+            ordinals[count++] = (int)v;
+    }
+    for (int i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+    return rc ? rc : count;
+}
+
+/* Builds the real devices: GPUs' host threads get a core each, the CPU team(s) the rest. */
+static int build_real(struct hf_devlist *l, hf_config_t cfg)
+{
+    int ordinals[HF_MAX_DEVICES / 2];
+    int ngpu = parse_cuda(cfg, ordinals, HF_MAX_DEVICES / 2);
+    if (ngpu < 0)
+        return ngpu;
+    int cores = hf_topo_cores();
+    const char *cpu_spec;
+    long threads, teams;
+    int rc = hf_config_str(cfg, "devices", "cpu", "all", &cpu_spec);
+    if (rc == 0 && strcmp(cpu_spec, "all") == 0)
+        threads = cores - ngpu > 0 ? cores - ngpu : 0;
+    else if (rc == 0)
+        rc = hf_config_long(cfg, "devices", "cpu", 0, 0, 4096, &threads);
+    if (rc == 0)
+        rc = hf_config_long(cfg, "devices", "cpu_teams", 1, 1, 64, &teams);
+    if (rc)
+        return rc;
+    if (threads + ngpu > cores)
+        return hf_fail(HF_ENODEV,
+                       "%s: [devices] cpu = %ld with %d GPU host thread(s) needs %ld cores, but "
+                       "this machine has %d: hetfarm never oversubscribes the cores",
+                       hf_config_where(cfg, "devices", "cpu"), threads, ngpu, threads + ngpu, cores);
+    if (threads > 0 && teams > threads)
+        return hf_fail(HF_ECONFIG, "%s: [devices] cpu_teams = %ld exceeds cpu = %ld threads",
+                       hf_config_where(cfg, "devices", "cpu_teams"), teams, threads);
+    if (threads == 0 && ngpu == 0)
+        return hf_fail(HF_ENODEV, "%s: no devices: cpu = 0 and no CUDA device",
+                       hf_config_path(cfg));
+
+    /* The team(s) take cores [0, threads); GPU host threads the cores after them. */
+    int next_core = 0;
+    for (long t = 0; threads > 0 && t < teams; t++) {
+        struct hf_device *d = add_device(l, HF_DEV_CPU, 0);
+        int n = (int)(threads / teams + (t < threads % teams));
+        d->ops = &hf_driver_cpu;
+        d->info.nthreads = n;
+        d->core_first = next_core;
+        d->core_count = n;
+        d->info.host_core = next_core;
+        next_core += n;
+        if (teams == 1)
+            snprintf(d->info.name, sizeof d->info.name, "cpu");
+        else
+            snprintf(d->info.name, sizeof d->info.name, "cpu%ld", t);
+    }
+    for (int g = 0; g < ngpu; g++) {
+        struct hf_device *d = add_device(l, HF_DEV_CUDA, 1);
+        if (!d)
+            return hf_fail(HF_ERANGE, "[devices]: more than %d devices", HF_MAX_DEVICES);
+#ifdef HF_HAVE_CUDA
+        d->ops = &hf_driver_cuda;
+        char model[64] = "", busid[32] = "";
+        size_t mem = 0;
+        hf_cuda_describe(ordinals[g], model, sizeof model, busid, sizeof busid, &mem);
+        int near = busid[0] ? hf_topo_core_near_pci(busid) : -1;
+        /* The closest core if the team does not own it, else the next free one. */
+        d->core_first = near >= (int)threads ? near : next_core;
+#endif
+        next_core++;
+        d->core_count = 1;
+        d->info.host_core = d->core_first;
+        d->info.cuda_ordinal = ordinals[g];
+        snprintf(d->info.name, sizeof d->info.name, "cuda%d", ordinals[g]);
+    }
+    return 0;
+}
+
+/* Reads [faults] error_at (alias cuda_error_at) = device:round:bundle. */
+static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
+{
+    const char *key = hf_config_get(cfg, "faults", "cuda_error_at") ? "cuda_error_at" : "error_at";
+    const char *spec;
+    int rc = hf_config_str(cfg, "faults", key, NULL, &spec);
+    if (rc || !spec)
+        return rc;
+    /* The device name may hold colons itself (sim:h200#1): round and bundle are the last two fields. */
+    char dev[64];
+    int round = -1, bundle = -1, used = 0;
+    const char *c2 = strrchr(spec, ':');
+    const char *c1 = c2 ? c2 - 1 : NULL;
+    while (c1 && c1 > spec && *c1 != ':')
+        c1--;
+    if (!c1 || c1 <= spec || *c1 != ':' || (size_t)(c1 - spec) >= sizeof dev ||
+        sscanf(c1, ":%d:%d%n", &round, &bundle, &used) != 2 || c1[used] || round < 0 ||
+        bundle < 0)
+        return hf_fail(HF_ECONFIG, "%s: [faults] %s = %s: expected device:round:bundle",
+                       hf_config_where(cfg, "faults", key), key, spec);
+    snprintf(dev, sizeof dev, "%.*s", (int)(c1 - spec), spec);
+    for (int i = 0; i < l->count; i++) {
+        char idx[16];
+        snprintf(idx, sizeof idx, "%d", i);
+        if (strcmp(dev, l->dev[i].info.name) == 0 || strcmp(dev, idx) == 0) {
+            l->dev[i].fault_round = round;
+            l->dev[i].fault_bundle = bundle;
+            return 0;
+        }
+    }
+    return hf_fail(HF_ENODEV, "%s: [faults] %s = %s: no device '%s' in this run",
+                   hf_config_where(cfg, "faults", key), key, spec, dev);
+}
+
+int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
+{
+    struct hf_devlist *l = calloc(1, sizeof *l);
+    if (!l)
+        return hf_fail(HF_ENOMEM, "devices: out of memory");
+    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg);
+    if (rc == 0)
+        rc = parse_faults(l, cfg);
+    if (rc) {
+        free(l);
+        return rc;
+    }
+    for (int i = 0; i < l->count; i++)
+        l->info[i] = l->dev[i].info;
+    l->view.count = l->count;
+    l->view.dev = l->info;
+    l->view.executes = !simulated;
+    *list = l;
+    return 0;
+}
+
+void hf_devlist_destroy(hf_devlist_t l)
+{
+    free(l);
+}
+
+int hf_devlist_count(hf_devlist_t l)
+{
+    return l->count;
+}
+
+struct hf_device *hf_devlist_get(hf_devlist_t l, int i)
+{
+    HF_ASSERT_MSG(i >= 0 && i < l->count, "device index out of range");
+    return &l->dev[i];
+}
+
+const struct hf_devices *hf_devlist_view(hf_devlist_t l)
+{
+    return &l->view;
+}

@@ -1,0 +1,98 @@
+/* engine_internal.h - state shared by the round loop (engine.c) and the two
+ * engines that run a round: engine_real.c (threads, wall clock) and
+ * engine_sim.c (discrete events, virtual time). Not part of the public API.
+ */
+#ifndef HF_ENGINE_INTERNAL_H
+#define HF_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "engine.h"
+#include "pool.h"
+
+/* Spans put back by a failed device, served before the scheduler is asked. */
+struct hf__span_queue {
+    struct hf_span *v;
+    size_t head, n, cap;
+};
+
+struct hf__real; /* engine_real.c's threads */
+
+struct hf__engine {
+    const struct hf_run_options *opts;
+    const struct hf_app *app;
+    void *app_ctx;
+    hf_devlist_t devs;
+    int ndev;
+    int executes;                  /* bundles really run (real, or sim with execute) */
+
+    const struct hf_sched_ops *sched;
+    void *sched_state;
+    hf_profile_t profile;
+    hf_pool_t pool;
+
+    /* The current round. */
+    struct hf_load load;
+    struct hf_chunk *chunks;
+    size_t nchunks, chunks_cap;
+    struct hf_round round;
+    int *alive;
+    double *standalone;            /* per device work/s, NULL while measuring */
+    struct hf_round_device *stats; /* per device, this round */
+    double round_start, round_end; /* seconds since the run started */
+    struct hf__span_queue orphans;
+    unsigned long progress_gen;    /* bumped at every finished bundle */
+    unsigned long *asked_gen;      /* per device: progress_gen when it last got nothing */
+
+    /* What the run records. */
+    int recording;
+    struct hf_event *events;
+    size_t nevents, events_cap;
+    long *last_event;              /* per device: index of its latest event, -1 */
+    char fault[256];
+
+    int error;                     /* first error; stops the run */
+    char errmsg[768];
+
+    struct hf__real *real;         /* real engine: device threads */
+    double sim_now;                /* sim engine: virtual clock */
+    uint64_t rng;                  /* sim engine: jitter draws */
+};
+
+/* Hands device `dev` its next span: orphans first, then the scheduler; the
+ * span is claimed in the pool. Returns 1, 0 (nothing now) or an HF_E* code
+ * (also recorded as the run's error). Called under the engine lock. */
+int hf__engine_take(struct hf__engine *e, int dev, struct hf_span *span);
+/* Builds the bundle of a claimed span with the app's bundler. */
+int hf__engine_bundle(struct hf__engine *e, int dev, const struct hf_span *span,
+                      struct hf_bundle *b);
+/* Whether the engine must fail this bundle on purpose ([faults]); counts bundles. */
+int hf__engine_fault_due(struct hf__engine *e, int dev);
+/* Records a finished span (pool, statistics, event, scheduler). Under the lock. */
+int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, double start,
+                    double end, const struct hf_bundle_times *t);
+/* Handles a failed span: a device fault retires the device and puts its work
+ * back; any other error stops the run. Under the lock. */
+void hf__engine_failed(struct hf__engine *e, int dev, const struct hf_span *span, int rc,
+                       const char *msg);
+/* Whether every chunk of the round is done. */
+int hf__engine_round_complete(struct hf__engine *e);
+/* Whether the round can make no more progress: nothing runs, nothing is
+ * queued, and every live device was refused work since the last progress. */
+int hf__engine_stalled(struct hf__engine *e, int inflight);
+/* Records the run's first error with a message (the calling thread's detail). */
+void hf__engine_error(struct hf__engine *e, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* engine_real.c */
+int hf__real_start(struct hf__engine *e);
+int hf__real_round(struct hf__engine *e);
+void hf__real_stop(struct hf__engine *e);
+/* engine_sim.c */
+int hf__sim_round(struct hf__engine *e);
+double hf__sim_bundle_seconds(const struct hf_device *d, const struct hf_bundle *b);
+
+/* Monotonic seconds. */
+double hf__now(void);
+
+#endif

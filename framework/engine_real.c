@@ -1,0 +1,190 @@
+/* engine_real.c - the real engine: one host thread per device, wall-clock time.
+ *
+ * DESIGN
+ * ------
+ * Every device gets a host thread for the whole run, pinned with hwloc to the
+ * device's cores (the CPU team's cores, or the core closest to a GPU), so a
+ * driver can bind a CUDA context, streams and pinned buffers to it once. The
+ * threads share one lock and one condition variable with the main thread:
+ * under the lock a thread takes a span (which asks the scheduler), then it
+ * runs the bundle with the lock released, then it records the result under
+ * the lock and wakes everyone, because a finished bundle is what lets an idle
+ * device steal or the main thread end the round. The lock is held only for
+ * bookkeeping, never across a kernel, so the cost per chunk is two lock
+ * round-trips and two clock reads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+struct hf__real {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t *threads;
+    int nthreads;
+    int stop;           /* threads exit */
+    int round_active;   /* devices may take work */
+    int inflight;       /* bundles running outside the lock */
+    int opened;         /* threads that finished open() */
+    int open_error;
+    char open_msg[512];
+};
+
+struct thread_arg {
+    struct hf__engine *e;
+    int dev;
+};
+
+/* Runs one claimed span on the device, outside the lock. Returns the driver's
+ * code and fills the times; `msg` receives the thread's error detail. */
+static int run_span(struct hf__engine *e, struct hf_device *d, const struct hf_span *span,
+                    int fault, double *start, double *end, struct hf_bundle_times *t, char *msg,
+                    size_t msglen)
+{
+    struct hf_bundle b;
+    memset(t, 0, sizeof *t);
+    hf_clear_error();
+    *start = hf__now();
+    int rc = hf__engine_bundle(e, d->info.index, span, &b);
+    if (rc == 0 && fault)
+        rc = hf_fail(HF_EDEVICE, "injected fault ([faults] in the config)");
+    if (rc == 0)
+        rc = d->ops->run(d, e->app, e->app_ctx, &b, t);
+    if (rc == 0 && e->app->collect)
+        rc = e->app->collect(e->app_ctx, &b);
+    *end = hf__now();
+    snprintf(msg, msglen, "%s", rc ? hf_last_error() : "");
+    return rc;
+}
+
+/* The host thread of one device: open the driver, then take and run spans
+ * whenever a round is active, until the run stops. */
+static void *device_thread(void *arg)
+{
+    struct thread_arg *a = arg;
+    struct hf__engine *e = a->e;
+    struct hf__real *R = e->real;
+    int dev = a->dev;
+    struct hf_device *d = hf_devlist_get(e->devs, dev);
+    free(a);
+
+    if (d->core_first >= 0 && d->core_count > 0)
+        hf_topo_pin_cores(d->core_first, d->core_count); /* best effort: a VM may refuse */
+    hf_clear_error();
+    int orc = d->ops->open ? d->ops->open(d) : 0;
+    pthread_mutex_lock(&R->lock);
+    if (orc && !R->open_error) {
+        R->open_error = orc;
+        snprintf(R->open_msg, sizeof R->open_msg, "%s: cannot open the device: %s", d->info.name,
+                 *hf_last_error() ? hf_last_error() : hf_strerror(orc));
+    }
+    R->opened++;
+    pthread_cond_broadcast(&R->cond);
+
+    char msg[512];
+    while (!R->stop) {
+        struct hf_span span;
+        int got = 0;
+        if (R->round_active && !e->error && e->alive[dev] && !orc) {
+            got = hf__engine_take(e, dev, &span);
+            if (got == 0) {
+                e->asked_gen[dev] = e->progress_gen;
+                hf__engine_stalled(e, R->inflight);
+            }
+            if (e->error)
+                pthread_cond_broadcast(&R->cond);
+        }
+        if (got <= 0) {
+            pthread_cond_wait(&R->cond, &R->lock);
+            continue;
+        }
+        int fault = hf__engine_fault_due(e, dev);
+        R->inflight++;
+        pthread_mutex_unlock(&R->lock);
+
+        double start, end;
+        struct hf_bundle_times t;
+        int rc = run_span(e, d, &span, fault, &start, &end, &t, msg, sizeof msg);
+
+        pthread_mutex_lock(&R->lock);
+        R->inflight--;
+        if (rc == 0)
+            hf__engine_done(e, dev, &span, start, end, &t);
+        else
+            hf__engine_failed(e, dev, &span, rc, msg);
+        if (e->error || hf__engine_round_complete(e))
+            R->round_active = 0;
+        pthread_cond_broadcast(&R->cond);
+    }
+    pthread_mutex_unlock(&R->lock);
+    if (d->ops->close && !orc)
+        d->ops->close(d);
+    return NULL;
+}
+
+int hf__real_start(struct hf__engine *e)
+{
+    struct hf__real *R = calloc(1, sizeof *R);
+    if (!R)
+        return hf_fail(HF_ENOMEM, "engine: out of memory");
+    R->threads = calloc((size_t)e->ndev, sizeof *R->threads);
+    if (!R->threads) {
+        free(R);
+        return hf_fail(HF_ENOMEM, "engine: out of memory");
+    }
+    pthread_mutex_init(&R->lock, NULL);
+    pthread_cond_init(&R->cond, NULL);
+    e->real = R;
+    for (int d = 0; d < e->ndev; d++) {
+        struct thread_arg *a = malloc(sizeof *a);
+        if (!a || pthread_create(&R->threads[d], NULL, device_thread, a)) {
+            free(a);
+            return hf_fail(HF_ENOMEM, "engine: cannot start the host thread of device %d", d);
+        }
+        a->e = e;
+        a->dev = d;
+        R->nthreads++;
+    }
+    pthread_mutex_lock(&R->lock);
+    while (R->opened < R->nthreads)
+        pthread_cond_wait(&R->cond, &R->lock);
+    int rc = R->open_error;
+    pthread_mutex_unlock(&R->lock);
+    return rc ? hf_fail(rc, "%s", R->open_msg) : 0;
+}
+
+int hf__real_round(struct hf__engine *e)
+{
+    struct hf__real *R = e->real;
+    pthread_mutex_lock(&R->lock);
+    e->round_start = hf__now();
+    e->round_end = e->round_start;
+    R->round_active = 1;
+    pthread_cond_broadcast(&R->cond);
+    while (R->round_active && !e->error)
+        pthread_cond_wait(&R->cond, &R->lock);
+    R->round_active = 0;
+    /* Let bundles already running finish before the round is judged. */
+    while (R->inflight > 0)
+        pthread_cond_wait(&R->cond, &R->lock);
+    pthread_mutex_unlock(&R->lock);
+    return e->error;
+}
+
+void hf__real_stop(struct hf__engine *e)
+{
+    struct hf__real *R = e->real;
+    pthread_mutex_lock(&R->lock);
+    R->stop = 1;
+    pthread_cond_broadcast(&R->cond);
+    pthread_mutex_unlock(&R->lock);
+    for (int i = 0; i < R->nthreads; i++)
+        pthread_join(R->threads[i], NULL);
+    pthread_mutex_destroy(&R->lock);
+    pthread_cond_destroy(&R->cond);
+    free(R->threads);
+    free(R);
+    e->real = NULL;
+}
