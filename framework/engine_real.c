@@ -139,12 +139,13 @@ int hf__real_start(struct hf__engine *e)
     e->real = R;
     for (int d = 0; d < e->ndev; d++) {
         struct thread_arg *a = malloc(sizeof *a);
+        if (a)
+            *a = (struct thread_arg){.e = e, .dev = d};
         if (!a || pthread_create(&R->threads[d], NULL, device_thread, a)) {
             free(a);
+            hf__real_stop(e);
             return hf_fail(HF_ENOMEM, "engine: cannot start the host thread of device %d", d);
         }
-        a->e = e;
-        a->dev = d;
         R->nthreads++;
     }
     pthread_mutex_lock(&R->lock);
