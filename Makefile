@@ -18,7 +18,7 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 DEB_PKGS := libhwloc-dev libopenblas-dev libstarpu-dev libinih-dev libcjson-dev \
             libcmocka-dev libhyperscan-dev pkg-config
-PKGS     := hwloc openblas inih libcjson
+PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fopenmp -pthread -MMD -MP \
@@ -37,10 +37,13 @@ LIB_SRC := $(filter-out framework/main.c,$(wildcard framework/*.c)) \
 ifneq ($(NVCC),)
 CU_SRC  := $(wildcard framework/*.cu apps/*/*.cu)
 CFLAGS  += -DHF_HAVE_CUDA -I$(CUDA_HOME)/include
-LDLIBS  += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,/usr/local/cuda/lib64
-NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework,-iquote,schedulers -Xcompiler -Wall,-fPIC \
+LDLIBS  += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ -Wl,-rpath,/usr/local/cuda/lib64
+NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework,-iquote,schedulers -Xcompiler -Wall,-Wextra,-Werror,-fPIC \
+           -Werror all-warnings \
            -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
            -gencode arch=compute_90,code=compute_90
+# The raw cuBLAS / pinned-copy probe that bench/gpu/run.sh compares hetfarm with.
+GPU_PROBE := $(BUILD)/bench/gpu-probe
 else
 LIB_SRC := $(filter-out %_cuda.c,$(LIB_SRC))
 CU_SRC  :=
@@ -59,7 +62,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TSAN_TESTS := test_pool test_engine
 
 .PHONY: all deps run test tests unit asan tsan bench format lint new-app clean
-all: deps $(BIN)
+all: deps $(BIN) $(GPU_PROBE)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -99,6 +102,10 @@ $(BUILD)/apps_registry.o: $(BUILD)/apps_registry.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 FORCE:
+
+$(BUILD)/bench/gpu-probe: bench/gpu/probe.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $< -lcublas -Xlinker -rpath,$(CUDA_HOME)/lib64
 
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)

@@ -20,7 +20,7 @@ struct hf_matmul {
     size_t n;
     size_t elem;          /* 4 (float32) or 8 (float64) */
     uint64_t seed;        /* inputs are drawn from it */
-    int rounds;           /* loads still to produce */
+    int rounds;           /* loads still to produce; 0 = no natural end (unused now) */
     void *A, *B, *C;      /* host matrices (A and C pinned by the CUDA side when present) */
     void *gpu[HF_MATMUL_MAX_GPUS]; /* per-GPU state owned by matmul_cuda.cu, by device index */
 };
@@ -29,6 +29,9 @@ struct hf_matmul {
 double hf__matmul_tolerance(size_t elem, size_t n);
 /* Reference: row i of C computed plainly in float64 into out[0..n-1]. */
 void hf__matmul_ref_row(const struct hf_matmul *m, size_t i, double *out);
+/* Reference with magnitudes: also mag[j] = sum_k |A_ik * B_kj|, the scale the
+ * tolerance is relative to (mag may be NULL). */
+void hf__matmul_ref_row_mag(const struct hf_matmul *m, size_t i, double *out, double *mag);
 
 #ifdef HF_HAVE_CUDA
 /* GPU side (matmul_cuda.cu): replicate B on every GPU of `devs` and pin A/C. */

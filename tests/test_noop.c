@@ -1,0 +1,204 @@
+/* test_noop.c - the noop app: its [load] keys, the synthetic load it produces,
+ * and the per-chunk run counter that checks "exactly once per round".
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hetfarm.h"
+
+static const struct hf_devices no_devices = {.count = 0, .dev = NULL, .executes = 1};
+
+struct inst {
+    const struct hf_app *app;
+    hf_config_t cfg;
+    void *ctx;
+    struct hf_load load;
+};
+
+static int make(struct inst *in, const char *ini, int execute)
+{
+    memset(in, 0, sizeof *in);
+    in->app = hf_app_find("noop");
+    assert_non_null(in->app);
+    hf_clear_error();
+    assert_int_equal(hf_config_parse(&in->cfg, "noop.ini", ini), 0);
+    int rc = in->app->create(&in->ctx, in->cfg);
+    if (rc == 0 && execute)
+        assert_int_equal(in->app->setup(in->ctx, &no_devices), 0);
+    return rc;
+}
+
+static void destroy(struct inst *in)
+{
+    if (in->ctx)
+        in->app->teardown(in->ctx);
+    hf_config_destroy(in->cfg);
+}
+
+static void next(struct inst *in, int round)
+{
+    memset(&in->load, 0, sizeof in->load);
+    in->load.round = round;
+    assert_int_equal(in->app->next_load(in->ctx, &in->load), 1);
+}
+
+/* Runs units [begin, end) as one bundle on the CPU kernel. */
+static void run(struct inst *in, size_t begin, size_t end)
+{
+    struct hf_bundle b = {.load = &in->load, .first = begin, .count = end - begin,
+                          .begin = begin, .end = end};
+    assert_int_equal(in->app->run_cpu(in->ctx, &b, 1), 0);
+}
+
+static void test_defaults_and_load(void **state)
+{
+    (void)state;
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\n", 0), 0);
+    next(&in, 0);
+    assert_int_equal(in.load.units, 200000);
+    assert_true(in.load.work == 200000.0);
+    assert_true(in.load.bytes == 0.0);
+    assert_int_equal(in.app->default_grain, 1);
+    assert_int_equal(in.app->verify(in.ctx, &in.load), 0); /* not executing: nothing to check */
+    destroy(&in);
+
+    assert_int_equal(make(&in, "[load]\nchunks = 10\nwork_per_chunk = 2.5\n"
+                               "bytes_per_chunk = 4096\n", 0), 0);
+    next(&in, 0);
+    assert_true(in.load.work == 25.0);
+    assert_true(in.load.bytes == 40960.0);
+    struct hf_chunk c[10];
+    assert_int_equal(hf_partition_even(NULL, &in.load, 1, c, 10), 10);
+    assert_true(c[3].work == 2.5 && c[3].bytes == 4096.0);
+    char sig[64];
+    in.app->signature(in.ctx, sig, sizeof sig);
+    assert_non_null(strstr(sig, "chunks=10"));
+    destroy(&in);
+}
+
+static void test_bad_load(void **state)
+{
+    (void)state;
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\nchunks = 0\n", 0), HF_ECONFIG);
+    assert_non_null(strstr(hf_last_error(), "noop.ini:2"));
+    assert_non_null(strstr(hf_last_error(), "zero-sized load"));
+    destroy(&in);
+    assert_int_equal(make(&in, "[load]\nchunks = -3\n", 0), HF_ECONFIG);
+    destroy(&in);
+    assert_int_equal(make(&in, "[load]\nwork_per_chunk = lots\n", 0), HF_ECONFIG);
+    assert_non_null(strstr(hf_last_error(), "work_per_chunk"));
+    destroy(&in);
+}
+
+/* Every chunk exactly once per round passes; a missed or repeated chunk fails. */
+static void test_exactly_once(void **state)
+{
+    (void)state;
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\nchunks = 100\n", 1), 0);
+    next(&in, 0);
+    run(&in, 0, 40);
+    run(&in, 40, 100);
+    assert_int_equal(in.app->verify(in.ctx, &in.load), 0);
+    next(&in, 1);
+    run(&in, 0, 100);
+    assert_int_equal(in.app->verify(in.ctx, &in.load), 0);
+
+    next(&in, 2); /* chunk 57 repeated */
+    run(&in, 0, 58);
+    run(&in, 57, 100);
+    hf_clear_error();
+    assert_int_equal(in.app->verify(in.ctx, &in.load), HF_EVERIFY);
+    assert_non_null(strstr(hf_last_error(), "unit 57 ran 4 times in 3 rounds"));
+    destroy(&in);
+
+    assert_int_equal(make(&in, "[load]\nchunks = 100\n", 1), 0);
+    next(&in, 0); /* chunk 99 missed */
+    run(&in, 0, 99);
+    hf_clear_error();
+    assert_int_equal(in.app->verify(in.ctx, &in.load), HF_EVERIFY);
+    assert_non_null(strstr(hf_last_error(), "unit 99 ran 0 times"));
+    destroy(&in);
+}
+
+/* The GPU kernel is a host no-op that counts too. */
+static void test_gpu_kernel_counts(void **state)
+{
+    (void)state;
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\nchunks = 8\n", 1), 0);
+    assert_non_null(in.app->run_cuda);
+    next(&in, 0);
+    struct hf_bundle b = {.load = &in.load, .first = 0, .count = 8, .begin = 0, .end = 8};
+    assert_int_equal(in.app->run_cuda(in.ctx, &b, NULL), 0);
+    assert_int_equal(in.app->verify(in.ctx, &in.load), 0);
+    destroy(&in);
+}
+
+struct half {
+    struct inst *in;
+    size_t begin, end;
+};
+
+static void *run_half(void *arg)
+{
+    struct half *h = arg;
+    for (size_t i = h->begin; i < h->end; i++)
+        run(h->in, i, i + 1);
+    return NULL;
+}
+
+/* Two threads (a CPU team and a GPU host thread) on disjoint halves: counts stay exact. */
+static void test_concurrent_bundles(void **state)
+{
+    (void)state;
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\nchunks = 20000\n", 1), 0);
+    next(&in, 0);
+    struct half a = {&in, 0, 10000}, b = {&in, 10000, 20000};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, run_half, &a), 0);
+    run_half(&b);
+    pthread_join(t, NULL);
+    assert_int_equal(in.app->verify(in.ctx, &in.load), 0);
+    destroy(&in);
+}
+
+/* spin_ns busy-waits per chunk. */
+static void test_spin(void **state)
+{
+    (void)state;
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\nchunks = 10\nspin_ns = 200000\n", 1), 0);
+    next(&in, 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run(&in, 0, 10);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    assert_true(s >= 0.002);
+    destroy(&in);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_load),
+        cmocka_unit_test(test_bad_load),
+        cmocka_unit_test(test_exactly_once),
+        cmocka_unit_test(test_gpu_kernel_counts),
+        cmocka_unit_test(test_concurrent_bundles),
+        cmocka_unit_test(test_spin),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
