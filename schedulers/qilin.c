@@ -1,0 +1,394 @@
+/* qilin.c - Qilin's adaptive mapping (Luk, Hong and Kim, MICRO 2009).
+ *
+ * DESIGN
+ * ------
+ * Qilin learns a linear time model per processor from a training run and then
+ * maps every later load statically by where the models cross. Round 0 trains on
+ * the first `train_fraction` of the load ([qilin] train_fraction = 0.1): those
+ * chunks are split evenly between the alive devices, and each device runs its
+ * part as `points` (3..5) sub-parts of different sizes (1 : 2 : ... : rest), so
+ * that a least-squares line T_d(N) = a_d + b_d*N through (work, seconds) can be
+ * fitted per device. A GPU runs each sub-part as one bundle; a CPU runs it
+ * chunk by chunk, the way it runs production work, and its point is the sum of
+ * those chunk times. Devices that finish training wait for the others (Qilin's
+ * training run is a separate phase). The fitted CPU time is then scaled by
+ * p/(p-g) because g of the p cores drive GPUs in production ([qilin] cpu_cores
+ * = p; default the CPU device's nthreads + g; a modelled CPU (sim) already
+ * models only its own cores, so it is not scaled unless cpu_cores is given).
+ *
+ * The split: with one CPU and one GPU, Qilin's β minimises
+ * max(T_c(βN), T_g((1-β)N)); the minimum is where the lines cross, unless one
+ * device alone is faster, and that is what we compute. With several GPUs (our
+ * generalisation, not in the paper) we solve a_d + b_d*N_d = T for all devices
+ * with ΣN_d = N, dropping any device whose N_d < 0 and solving again; one device
+ * alone is again taken when it is faster. The rest of round 0 and every later
+ * round (re-solved for that round's work) are split so: contiguous buffers, a
+ * GPU's share as one bundle, a CPU's chunk by chunk; no adaptation, no
+ * stealing. Fits are saved per device under "qilin.fit" (a, b, unscaled); with
+ * [qilin] reuse = yes and a fit for every device, training is skipped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+#include "sched_util.h"
+
+#define QILIN_MAX_POINTS 5
+
+struct qdev {
+    double a, b;          /* fitted T(N) = a + b*N, unscaled */
+    double scale;         /* CPU slowdown p/(p-g), 1 for GPUs */
+    size_t start, lo, hi; /* training chunks [start, hi); [lo, hi) not yet handed out */
+    int npoints, point;   /* points planned, point being handed out */
+    size_t size[QILIN_MAX_POINTS];
+    size_t given;         /* chunks of the current point handed out (CPU) */
+    size_t pending;       /* chunks of the current point not yet finished */
+    double x[QILIN_MAX_POINTS], t[QILIN_MAX_POINTS]; /* work, seconds per point */
+    int done;             /* points measured */
+    int trained;          /* all points measured and fitted */
+};
+
+struct qilin {
+    int ndev;
+    const struct hf_device_info *dev;
+    hf_profile_t profile;
+    double train_fraction;
+    long points;
+    int reuse;
+    struct qdev *q;
+    double *share;
+    int have_fit, mapped, training;
+    struct hf__buf *buf;
+    const struct hf_round *r;
+};
+
+static void qilin_destroy(void *state)
+{
+    struct qilin *s = state;
+    if (!s)
+        return;
+    free(s->q);
+    free(s->share);
+    free(s->buf);
+    free(s);
+}
+
+/* Reads [qilin] and sets each CPU's p/(p-g) slowdown. */
+static int qilin_create(void **state, const struct hf_sched_env *env)
+{
+    struct qilin *s = calloc(1, sizeof *s);
+    if (!s)
+        return hf_fail(HF_ENOMEM, "qilin: out of memory");
+    s->ndev = env->ndevices;
+    s->dev = env->dev;
+    s->profile = env->profile;
+    size_t n = (size_t)(s->ndev > 0 ? s->ndev : 1);
+    s->q = calloc(n, sizeof *s->q);
+    s->share = calloc(n, sizeof *s->share);
+    s->buf = calloc(n, sizeof *s->buf);
+    if (!s->q || !s->share || !s->buf) {
+        qilin_destroy(s);
+        return hf_fail(HF_ENOMEM, "qilin: out of memory");
+    }
+    int g = hf__count_gpus(env->dev, env->ndevices);
+    long cores = 0;
+    int rc;
+    if ((rc = hf_config_double(env->cfg, "qilin", "train_fraction", 0.1, 1e-9, 0.9,
+                               &s->train_fraction)) ||
+        (rc = hf_config_long(env->cfg, "qilin", "points", 3, 3, QILIN_MAX_POINTS, &s->points)) ||
+        (rc = hf_config_bool(env->cfg, "qilin", "reuse", 1, &s->reuse)) ||
+        (rc = hf_config_long(env->cfg, "qilin", "cpu_cores", 0, 0, 1L << 20, &cores))) {
+        qilin_destroy(s);
+        return rc;
+    }
+    if (cores > 0 && cores <= g) {
+        rc = hf_fail(HF_ECONFIG, "%s: [qilin] cpu_cores = %ld: must exceed the %d core(s) that "
+                                 "drive GPUs",
+                     hf_config_where(env->cfg, "qilin", "cpu_cores"), cores, g);
+        qilin_destroy(s);
+        return rc;
+    }
+    for (int d = 0; d < s->ndev; d++) {
+        s->q[d].scale = 1.0;
+        if (env->dev[d].is_gpu || g == 0)
+            continue;
+        long p = cores;
+        if (p == 0 && env->dev[d].kind != HF_DEV_SIM && env->dev[d].nthreads > 0)
+            p = env->dev[d].nthreads + g;
+        if (p > g)
+            s->q[d].scale = (double)p / (double)(p - g);
+    }
+    *state = s;
+    return 0;
+}
+
+/* Least squares T = a + b*x over the device's points; falls back to a line
+ * through the origin when the fit is degenerate or has a negative intercept. */
+static void fit_line(struct qdev *q)
+{
+    int n = q->done;
+    double sx = 0, st = 0, sxx = 0, sxt = 0;
+    for (int i = 0; i < n; i++) {
+        sx += q->x[i];
+        st += q->t[i];
+        sxx += q->x[i] * q->x[i];
+        sxt += q->x[i] * q->t[i];
+    }
+    double den = n * sxx - sx * sx;
+    q->a = 0.0;
+    q->b = 0.0;
+    if (n >= 2 && den > 1e-12 * n * sxx) {
+        q->b = (n * sxt - sx * st) / den;
+        q->a = (st - q->b * sx) / n;
+    }
+    if (!(q->b > 0.0) || q->a < 0.0) {
+        q->a = 0.0;
+        q->b = sxx > 0.0 ? sxt / sxx : 0.0;
+    }
+    q->trained = 1;
+}
+
+/* Shares of `work` that make every device's fitted time equal (see DESIGN). */
+static void solve_split(struct qilin *s, double work)
+{
+    int nd = s->ndev;
+    int on[nd];
+    double A[nd], B[nd], N[nd];
+    for (int d = 0; d < nd; d++) {
+        A[d] = s->q[d].scale * s->q[d].a;
+        B[d] = s->q[d].scale * s->q[d].b;
+        on[d] = s->r->alive[d] && B[d] > 0.0;
+        N[d] = 0.0;
+    }
+    double T = INFINITY;
+    for (;;) {
+        double inv = 0.0, ab = 0.0;
+        for (int d = 0; d < nd; d++)
+            if (on[d]) {
+                inv += 1.0 / B[d];
+                ab += A[d] / B[d];
+            }
+        if (inv == 0.0)
+            break;
+        T = (work + ab) / inv;
+        int worst = -1;
+        for (int d = 0; d < nd; d++) {
+            N[d] = on[d] ? (T - A[d]) / B[d] : 0.0;
+            if (on[d] && N[d] < 0.0 && (worst < 0 || N[d] < N[worst]))
+                worst = d;
+        }
+        if (worst < 0)
+            break;
+        on[worst] = 0;
+    }
+    /* One device alone wins when the others' intercepts cost more than they save. */
+    int alone = -1;
+    for (int d = 0; d < nd; d++)
+        if (s->r->alive[d] && B[d] > 0.0 && A[d] + B[d] * work < T) {
+            T = A[d] + B[d] * work;
+            alone = d;
+        }
+    for (int d = 0; d < nd; d++)
+        s->share[d] = alone >= 0 ? (d == alone) : N[d];
+    hf__normalise(s->share, nd);
+}
+
+/* Splits chunks [base, nchunks) by the fitted times and lays out buffers. */
+static void map_rest(struct qilin *s, size_t base)
+{
+    const struct hf_round *r = s->r;
+    double work = 0.0;
+    for (size_t i = base; i < r->nchunks; i++)
+        work += r->chunks[i].work;
+    solve_split(s, work);
+    size_t counts[s->ndev];
+    hf__split_counts(r->nchunks - base, s->share, r->alive, s->ndev, counts);
+    hf__layout(s->buf, counts, s->dev, s->ndev, base);
+    s->mapped = 1;
+}
+
+/* Loads every device's saved fit; 1 when all were there. */
+static int load_fits(struct qilin *s)
+{
+    double v[s->ndev][2];
+    for (int d = 0; d < s->ndev; d++)
+        if (hf_profile_get(s->profile, s->dev[d].name, "qilin.fit", v[d], 2) < 2 || !(v[d][1] > 0))
+            return 0;
+    for (int d = 0; d < s->ndev; d++) {
+        s->q[d].a = v[d][0];
+        s->q[d].b = v[d][1];
+        s->q[d].trained = 1;
+    }
+    return 1;
+}
+
+/* Plans round 0's training: an even part per alive device, cut into points. */
+static void plan_training(struct qilin *s)
+{
+    const struct hf_round *r = s->r;
+    int alive = 0;
+    for (int d = 0; d < s->ndev; d++)
+        alive += r->alive[d] != 0;
+    size_t per = alive ? (size_t)floor(s->train_fraction * (double)r->nchunks / alive) : 0;
+    if (per == 0 && (size_t)alive <= r->nchunks)
+        per = 1; /* a load too small for the fraction still needs one point each */
+    size_t at = 0;
+    for (int d = 0; d < s->ndev; d++) {
+        struct qdev *q = &s->q[d];
+        memset(q->size, 0, sizeof q->size);
+        memset(q->x, 0, sizeof q->x);
+        memset(q->t, 0, sizeof q->t);
+        q->npoints = 0;
+        q->done = q->point = q->trained = 0;
+        q->given = q->pending = 0;
+        q->start = q->lo = q->hi = at;
+        if (!r->alive[d] || per == 0)
+            continue;
+        /* As many points (<= `points`) as sizes 1, 2, ..., P fit into `per`. */
+        int P = (int)s->points;
+        while (P > 1 && (size_t)(P * (P + 1) / 2) > per)
+            P--;
+        size_t unit = per / (size_t)(P * (P + 1) / 2), used = 0;
+        for (int i = 0; i < P; i++) {
+            q->size[i] = i < P - 1 ? unit * (size_t)(i + 1) : per - used;
+            used += q->size[i];
+        }
+        q->npoints = P;
+        q->hi = at + per;
+        at = q->hi;
+    }
+    s->training = 1;
+    s->mapped = 0;
+    if (at == 0) {
+        /* Fewer chunks than devices: nothing to train on; equal shares this round. */
+        double eq[s->ndev];
+        size_t counts[s->ndev];
+        for (int d = 0; d < s->ndev; d++)
+            eq[d] = 1.0;
+        hf__split_counts(r->nchunks, eq, r->alive, s->ndev, counts);
+        hf__layout(s->buf, counts, s->dev, s->ndev, 0);
+        s->training = 0;
+        s->mapped = 1;
+    }
+}
+
+static int qilin_round_begin(void *state, const struct hf_round *r)
+{
+    struct qilin *s = state;
+    s->r = r;
+    s->mapped = 0;
+    s->training = 0;
+    memset(s->buf, 0, (size_t)s->ndev * sizeof *s->buf);
+    if (r->nchunks == 0)
+        return 0;
+    if (!s->have_fit && s->reuse && load_fits(s))
+        s->have_fit = 1;
+    if (s->have_fit)
+        map_rest(s, 0);
+    else
+        plan_training(s);
+    return 0;
+}
+
+/* Hands out the next training piece of device d, if any. */
+static int next_training(struct qilin *s, int d, struct hf_span *out)
+{
+    struct qdev *q = &s->q[d];
+    if (q->point >= q->npoints || q->lo >= q->hi)
+        return 0;
+    /* A CPU runs its point chunk by chunk; one request at a time, so a point's
+     * chunks always finish before the next point's begin. */
+    size_t want = s->dev[d].is_gpu ? q->size[q->point] : 1;
+    out->first = q->lo;
+    out->count = want;
+    out->stolen = 0;
+    q->lo += want;
+    q->given += want;
+    q->pending += want;
+    if (s->dev[d].is_gpu || q->given == q->size[q->point]) {
+        q->point++;
+        q->given = 0;
+    }
+    return 1;
+}
+
+static int qilin_next(void *state, int d, struct hf_span *out)
+{
+    struct qilin *s = state;
+    if (!s->r->alive[d])
+        return 0;
+    if (!s->mapped)
+        return s->training ? next_training(s, d, out) : 0;
+    if (hf__take_own(s->buf, s->dev, d, out))
+        return 1;
+    return hf__take_orphan(s->buf, s->dev, s->r->alive, s->ndev, d, out);
+}
+
+/* Whether training is over: every alive device measured all its points. */
+static int training_done(const struct qilin *s)
+{
+    for (int d = 0; d < s->ndev; d++)
+        if (s->r->alive[d] && s->q[d].npoints > 0 && s->q[d].done < s->q[d].npoints)
+            return 0;
+    return 1;
+}
+
+/* Accumulates a training point; fits and maps the rest once all are in. */
+static void qilin_finished(void *state, int d, const struct hf_span *span, double seconds)
+{
+    struct qilin *s = state;
+    if (!s->training || s->mapped)
+        return;
+    struct qdev *q = &s->q[d];
+    /* A span re-run for a failed device is not this device's training point. */
+    if (q->done >= q->npoints || span->first < q->start || span->first >= q->hi)
+        return;
+    double w = 0.0;
+    for (size_t i = span->first; i < span->first + span->count; i++)
+        w += s->r->chunks[i].work;
+    q->x[q->done] += w;
+    q->t[q->done] += seconds;
+    q->pending -= span->count;
+    if (q->pending == 0 && q->x[q->done] > 0.0 &&
+        (s->dev[d].is_gpu || q->done < q->point)) {
+        q->done++;
+        if (q->done == q->npoints) {
+            fit_line(q);
+            double ab[2] = {q->a, q->b};
+            hf_profile_set(s->profile, s->dev[d].name, "qilin.fit", ab, 2);
+        }
+    }
+    if (!training_done(s))
+        return;
+    s->training = 0;
+    s->have_fit = 1;
+    for (int k = 0; k < s->ndev; k++)
+        if (s->r->alive[k] && !s->q[k].trained)
+            s->q[k].b = 0.0; /* never trained (no chunk for it): leave it out */
+    size_t base = 0;
+    for (int k = 0; k < s->ndev; k++)
+        base = s->q[k].hi > base ? s->q[k].hi : base;
+    if (base < s->r->nchunks)
+        map_rest(s, base);
+}
+
+static int qilin_plan(void *state, double *out)
+{
+    struct qilin *s = state;
+    if (!s->have_fit || !s->mapped)
+        return 0;
+    memcpy(out, s->share, (size_t)s->ndev * sizeof *out);
+    return 1;
+}
+
+const struct hf_sched_ops hf_sched_qilin = {
+    .name = "qilin",
+    .summary = "Qilin adaptive mapping: train linear time models, split where they cross",
+    .create = qilin_create,
+    .round_begin = qilin_round_begin,
+    .next = qilin_next,
+    .finished = qilin_finished,
+    .plan = qilin_plan,
+    .destroy = qilin_destroy,
+};

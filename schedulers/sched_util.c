@@ -1,0 +1,156 @@
+/* sched_util.c - shared arithmetic and buffer handling of the schedulers.
+ *
+ * DESIGN
+ * ------
+ * The schedulers differ in how they pick shares (measured rates, fitted lines,
+ * a profile, a config line) but not in what they do with them, so that part
+ * lives here once. Shares become whole chunk counts by "floor, then min
+ * completion time for the leftovers": a plain largest-remainder rounding can
+ * hand a slow CPU one extra chunk that costs more than the whole rest of the
+ * round on a GPU, while giving each leftover chunk to the device that would
+ * finish it first keeps the rounding error within one chunk of the *fastest*
+ * device. Counts become contiguous buffers (GPUs first, CPUs last) because a
+ * GPU bundle must be one contiguous span and GPUs steal from a CPU buffer's
+ * tail. Nothing here keeps state; all of it runs under the engine lock.
+ */
+#include "sched_util.h"
+
+#include <math.h>
+
+int hf__split_counts(size_t n, const double *rate, const int *alive, int ndev, size_t *counts)
+{
+    double sum = 0.0;
+    int users = 0;
+    for (int d = 0; d < ndev; d++) {
+        counts[d] = 0;
+        if (rate[d] > 0.0 && isfinite(rate[d]) && (!alive || alive[d])) {
+            sum += rate[d];
+            users++;
+        }
+    }
+    if (users == 0 || n == 0)
+        return users;
+    size_t given = 0;
+    for (int d = 0; d < ndev; d++) {
+        if (rate[d] <= 0.0 || !isfinite(rate[d]) || (alive && !alive[d]))
+            continue;
+        counts[d] = (size_t)floor((double)n * rate[d] / sum);
+        given += counts[d];
+    }
+    /* Floors can only undershoot (by fewer than `users` chunks, plus rounding
+     * noise), so hand the rest out one at a time to whoever finishes it first. */
+    while (given < n) {
+        int best = -1;
+        double best_t = INFINITY;
+        for (int d = 0; d < ndev; d++) {
+            if (rate[d] <= 0.0 || !isfinite(rate[d]) || (alive && !alive[d]))
+                continue;
+            double t = (double)(counts[d] + 1) / rate[d];
+            if (t < best_t) {
+                best_t = t;
+                best = d;
+            }
+        }
+        counts[best]++;
+        given++;
+    }
+    /* Guard against a floor that overshot through floating-point rounding. */
+    while (given > n) {
+        int worst = -1;
+        double worst_t = -1.0;
+        for (int d = 0; d < ndev; d++)
+            if (counts[d] > 0 && (double)counts[d] / rate[d] > worst_t) {
+                worst_t = (double)counts[d] / rate[d];
+                worst = d;
+            }
+        counts[worst]--;
+        given--;
+    }
+    return users;
+}
+
+void hf__layout(struct hf__buf *buf, const size_t *counts, const struct hf_device_info *dev,
+                int ndev, size_t base)
+{
+    size_t at = base;
+    for (int pass = 1; pass >= 0; pass--)
+        for (int d = 0; d < ndev; d++) {
+            if ((dev[d].is_gpu != 0) != (pass == 1))
+                continue;
+            buf[d].lo = at;
+            buf[d].hi = at + counts[d];
+            at = buf[d].hi;
+        }
+}
+
+int hf__take_own(struct hf__buf *buf, const struct hf_device_info *dev, int d,
+                 struct hf_span *out)
+{
+    struct hf__buf *b = &buf[d];
+    if (b->lo >= b->hi)
+        return 0;
+    out->first = b->lo;
+    out->count = dev[d].is_gpu ? b->hi - b->lo : 1;
+    out->stolen = 0;
+    b->lo += out->count;
+    return 1;
+}
+
+int hf__take_tail(struct hf__buf *buf, int from, size_t count, struct hf_span *out)
+{
+    struct hf__buf *b = &buf[from];
+    size_t left = b->hi - b->lo;
+    if (left == 0)
+        return 0;
+    if (count < 1)
+        count = 1;
+    if (count > left)
+        count = left;
+    b->hi -= count;
+    out->first = b->hi;
+    out->count = count;
+    out->stolen = 1;
+    return 1;
+}
+
+int hf__take_orphan(struct hf__buf *buf, const struct hf_device_info *dev, const int *alive,
+                    int ndev, int d, struct hf_span *out)
+{
+    for (int o = 0; o < ndev; o++) {
+        if (!alive || alive[o] || buf[o].lo >= buf[o].hi)
+            continue;
+        /* The orphaned range is handed out the way its new owner eats. */
+        return hf__take_tail(buf, o, dev[d].is_gpu ? buf[o].hi - buf[o].lo : 1, out);
+    }
+    return 0;
+}
+
+void hf__normalise(double *v, int n)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += v[i] > 0.0 ? v[i] : 0.0;
+    for (int i = 0; i < n; i++)
+        v[i] = sum > 0.0 ? (v[i] > 0.0 ? v[i] / sum : 0.0) : 1.0 / n;
+}
+
+double hf__max_share_change(const double *a, const double *b, int n)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; i++)
+        m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+int hf__count_gpus(const struct hf_device_info *dev, int ndev)
+{
+    int g = 0;
+    for (int d = 0; d < ndev; d++)
+        g += dev[d].is_gpu != 0;
+    return g;
+}
+
+double hf__mean_chunk_work(const struct hf_round *r)
+{
+    return r->nchunks ? r->total_work / (double)r->nchunks : 0.0;
+}

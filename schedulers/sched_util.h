@@ -1,0 +1,60 @@
+/* sched_util.h - helpers shared by the schedulers (internal, not a public API).
+ *
+ * Every scheduler here ends up doing the same few things: turn shares into
+ * whole numbers of chunks, lay those counts out as contiguous per-device
+ * buffers, hand a GPU its buffer as one bundle and a CPU one chunk at a time,
+ * and make sure a retired device's untouched buffer still gets run by someone.
+ */
+#ifndef HF_SCHED_UTIL_H
+#define HF_SCHED_UTIL_H
+
+#include "sched.h"
+
+/* The chunks [lo, hi) of one device's buffer not yet handed out. */
+struct hf__buf {
+    size_t lo, hi;
+};
+
+/* Splits n chunks into counts[0..ndev-1] in proportion to `rate` (work/s or any
+ * weight; devices with rate <= 0 or alive[d] == 0 get nothing). Each device first
+ * gets the floor of its exact share; each chunk left over then goes to the device
+ * that would finish it soonest, (counts[d] + 1) / rate[d], so that rounding never
+ * lengthens the round by a whole slow chunk. alive may be NULL. Returns the
+ * number of devices that got a positive weight (0: counts are all zero). */
+int hf__split_counts(size_t n, const double *rate, const int *alive, int ndev, size_t *counts);
+
+/* Lays counts out as contiguous buffers starting at chunk `base`: GPUs first in
+ * index order, then CPUs, so each CPU buffer's tail (where GPUs steal) is its
+ * high end and CPU buffers sit next to each other. */
+void hf__layout(struct hf__buf *buf, const size_t *counts, const struct hf_device_info *dev,
+                int ndev, size_t base);
+
+/* Hands device d work from its own buffer: the whole buffer as one span for a
+ * GPU, one chunk from the front for a CPU. Returns 1, or 0 when it is empty. */
+int hf__take_own(struct hf__buf *buf, const struct hf_device_info *dev, int d,
+                 struct hf_span *out);
+
+/* Takes `count` chunks (at least 1, at most what is left) from the tail of
+ * buffer `from` for another device; marks the span stolen. Returns 1 or 0. */
+int hf__take_tail(struct hf__buf *buf, int from, size_t count, struct hf_span *out);
+
+/* A retired device's buffer must still run: hands device d all of it (GPU) or
+ * one chunk of it (CPU), from the first retired device that has chunks left.
+ * Returns 1, or 0 when no retired device holds work. */
+int hf__take_orphan(struct hf__buf *buf, const struct hf_device_info *dev, const int *alive,
+                    int ndev, int d, struct hf_span *out);
+
+/* Normalises v[0..n-1] to sum 1 (all zero: equal shares). */
+void hf__normalise(double *v, int n);
+
+/* The largest absolute change between two share vectors (0.004 = 0.4% of the
+ * work moved to or from some device). */
+double hf__max_share_change(const double *a, const double *b, int n);
+
+/* Number of GPUs (is_gpu) among the devices. */
+int hf__count_gpus(const struct hf_device_info *dev, int ndev);
+
+/* Mean work of one chunk of the round (0 for an empty round). */
+double hf__mean_chunk_work(const struct hf_round *r);
+
+#endif
