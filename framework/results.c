@@ -1,0 +1,304 @@
+/* results.c - results.json (cJSON) and the comparison table printed by the CLI.
+ *
+ * DESIGN
+ * ------
+ * results.json is the durable record of a run: the machine it ran on (host,
+ * CPU model, cores, NUMA nodes, the BLAS core actually used, GPUs), the config
+ * path, and per run everything struct hf_run holds: per round the makespan,
+ * the ideal makespan and the efficiency, the scheduler's plan, what each device
+ * did; and every bundle as an event. Benchmarks and plots read it, so its
+ * field names are a stable interface (README's "Output formats").
+ * The document is built in memory with cJSON and written atomically, so a
+ * failed write never leaves half a file (or the previous run's file) behind.
+ *
+ * The table is the human summary, one row per run: final-round makespan and
+ * efficiency, the mean efficiency from round 2 on (round 0 profiles, round 1
+ * is the first adapted split), the round from which the scheduler's planned
+ * shares stop moving (< 1% relative change in every share for the rest of
+ * the run), and the chunks stolen. Simulated runs are labelled SIMULATED so
+ * that modelled seconds are never mistaken for measurements.
+ */
+#include "engine.h"
+
+#include "blas_env.h"
+#include "cli.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *kind_name(enum hf_device_kind k)
+{
+    switch (k) {
+    case HF_DEV_CPU:
+        return "cpu";
+    case HF_DEV_CUDA:
+        return "cuda";
+    case HF_DEV_SIM:
+        return "sim";
+    }
+    return "?";
+}
+
+/* The "machine" object: where the numbers were measured. */
+static cJSON *machine_json(void)
+{
+    cJSON *m = cJSON_CreateObject();
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    cJSON_AddStringToObject(m, "host", host);
+    cJSON_AddStringToObject(m, "cpu_model", hf_topo_cpu_model());
+    cJSON_AddNumberToObject(m, "cores", hf_topo_cores());
+    cJSON_AddNumberToObject(m, "numa_nodes", hf_topo_numa_nodes());
+    cJSON_AddStringToObject(m, "blas", hf_blas_describe());
+#ifdef HF_HAVE_CUDA
+    int n = hf_cuda_device_count();
+    if (n > 0) {
+        cJSON *gpus = cJSON_AddArrayToObject(m, "gpus");
+        for (int i = 0; i < n; i++) {
+            char name[128] = "", busid[64] = "";
+            size_t mem = 0;
+            if (hf_cuda_describe(i, name, sizeof name, busid, sizeof busid, &mem) != 0)
+                continue;
+            cJSON *g = cJSON_CreateObject();
+            cJSON_AddNumberToObject(g, "ordinal", i);
+            cJSON_AddStringToObject(g, "name", name);
+            cJSON_AddStringToObject(g, "pci_bus_id", busid);
+            cJSON_AddNumberToObject(g, "memory_bytes", (double)mem);
+            cJSON_AddItemToArray(gpus, g);
+        }
+    }
+#endif
+    return m;
+}
+
+/* One round: its timing, the plan the scheduler made for the next round
+ * (null when the policy has none, e.g. greedy) and what each device did. */
+static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "round", rs->round);
+    cJSON_AddNumberToObject(o, "makespan_s", rs->makespan_s);
+    cJSON_AddNumberToObject(o, "ideal_s", rs->ideal_s);
+    cJSON_AddNumberToObject(o, "efficiency", rs->efficiency);
+    if (rs->has_plan && rs->plan)
+        cJSON_AddItemToObject(o, "plan", cJSON_CreateDoubleArray(rs->plan, r->ndevices));
+    else
+        cJSON_AddNullToObject(o, "plan");
+    cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+    for (int d = 0; d < r->ndevices && rs->dev; d++) {
+        const struct hf_round_device *rd = &rs->dev[d];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", r->devs[d].name);
+        cJSON_AddNumberToObject(x, "chunks", (double)rd->chunks);
+        cJSON_AddNumberToObject(x, "bundles", (double)rd->bundles);
+        cJSON_AddNumberToObject(x, "stolen", (double)rd->stolen);
+        cJSON_AddNumberToObject(x, "work", rd->work);
+        cJSON_AddNumberToObject(x, "share", rd->share);
+        cJSON_AddNumberToObject(x, "busy_s", rd->busy_s);
+        cJSON_AddItemToArray(devs, x);
+    }
+    return o;
+}
+
+/* One bundle as it ran; "device" is the index into the run's "devices". */
+static cJSON *event_json(const struct hf_event *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "round", e->round);
+    cJSON_AddNumberToObject(o, "device", e->device);
+    cJSON_AddNumberToObject(o, "first", (double)e->first);
+    cJSON_AddNumberToObject(o, "count", (double)e->count);
+    cJSON_AddNumberToObject(o, "work", e->work);
+    cJSON_AddNumberToObject(o, "start_s", e->start_s);
+    cJSON_AddNumberToObject(o, "end_s", e->end_s);
+    cJSON_AddNumberToObject(o, "copy_in_s", e->t.copy_in_s);
+    cJSON_AddNumberToObject(o, "kernel_s", e->t.kernel_s);
+    cJSON_AddNumberToObject(o, "copy_out_s", e->t.copy_out_s);
+    cJSON_AddBoolToObject(o, "stolen", e->stolen != 0);
+    return o;
+}
+
+/* One run. "simulated" is explicit so that no script has to know that the
+ * engine named "sim" reports virtual seconds. */
+static cJSON *run_json(const struct hf_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "scheduler", r->scheduler);
+    cJSON_AddStringToObject(o, "app", r->app);
+    cJSON_AddStringToObject(o, "engine", r->engine);
+    cJSON_AddStringToObject(o, "signature", r->signature);
+    cJSON_AddBoolToObject(o, "simulated", strcmp(r->engine, "sim") == 0);
+    cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+    for (int d = 0; d < r->ndevices; d++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", r->devs[d].name);
+        cJSON_AddStringToObject(x, "kind", kind_name(r->devs[d].kind));
+        cJSON_AddBoolToObject(x, "is_gpu", r->devs[d].is_gpu != 0);
+        if (r->devs[d].kind == HF_DEV_CPU)
+            cJSON_AddNumberToObject(x, "nthreads", r->devs[d].nthreads);
+        if (r->devs[d].kind == HF_DEV_CUDA)
+            cJSON_AddNumberToObject(x, "cuda_ordinal", r->devs[d].cuda_ordinal);
+        cJSON_AddNumberToObject(x, "standalone_rate",
+                                r->standalone_rate ? r->standalone_rate[d] : 0);
+        cJSON_AddItemToArray(devs, x);
+    }
+    cJSON_AddNumberToObject(o, "total_work", r->total_work);
+    cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+    cJSON_AddStringToObject(o, "fault", r->fault);
+    cJSON *rounds = cJSON_AddArrayToObject(o, "rounds");
+    for (int i = 0; i < r->nrounds; i++)
+        cJSON_AddItemToArray(rounds, round_json(r, &r->rounds[i]));
+    cJSON *events = cJSON_AddArrayToObject(o, "events");
+    for (size_t i = 0; i < r->nevents; i++)
+        cJSON_AddItemToArray(events, event_json(&r->events[i]));
+    return o;
+}
+
+int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg)
+{
+    HF_ASSERT_MSG(path && (runs || nruns == 0), "hf_results_write: bad arguments");
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return hf_fail(HF_ENOMEM, "out of memory building %s", path);
+    cJSON_AddStringToObject(root, "hetfarm", "0.1");
+    cJSON_AddItemToObject(root, "machine", machine_json());
+    if (cfg)
+        cJSON_AddStringToObject(root, "config", hf_config_path(cfg));
+    else
+        cJSON_AddNullToObject(root, "config");
+    cJSON *arr = cJSON_AddArrayToObject(root, "runs");
+    for (int i = 0; i < nruns; i++)
+        cJSON_AddItemToArray(arr, run_json(runs[i]));
+    /* cJSON_Add* silently drop items on allocation failure; printing the
+     * whole tree is the one place where a failure surfaces reliably enough,
+     * so also count the runs that made it into the array. */
+    char *text = cJSON_Print(root);
+    int complete = cJSON_GetArraySize(arr) == nruns;
+    cJSON_Delete(root);
+    if (!text || !complete) {
+        free(text);
+        return hf_fail(HF_ENOMEM, "out of memory building %s", path);
+    }
+    size_t len = strlen(text);
+    text[len] = '\n'; /* replace the NUL: a text file ends with a newline */
+    int rc = hf__write_atomic(path, text, len + 1, "results");
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table.                                                                 */
+
+/* Whether two plans differ by less than 1% (relative) in every share; shares
+ * below 0.1% are compared absolutely, since a relative change of a share
+ * that is essentially zero means nothing. */
+static int plans_close(const double *a, const double *b, int n)
+{
+    for (int d = 0; d < n; d++) {
+        double ref = fabs(b[d]) > 1e-3 ? fabs(b[d]) : 1e-3;
+        if (fabs(a[d] - b[d]) >= 0.01 * ref)
+            return 0;
+    }
+    return 1;
+}
+
+/* The round from which the plan stopped moving for the rest of the run, -1
+ * when the run has fewer than two plans, -2 when it never settled. */
+static int plan_stable_round(const struct hf_run *r)
+{
+    int last = -1, count = 0;
+    for (int i = 0; i < r->nrounds; i++)
+        if (r->rounds[i].has_plan && r->rounds[i].plan)
+            count++;
+    if (count < 2)
+        return -1;
+    int stable = -2; /* the earliest round whose plan matched its predecessor and kept matching */
+    for (int i = 0; i < r->nrounds; i++) {
+        const struct hf_round_stats *rs = &r->rounds[i];
+        if (!rs->has_plan || !rs->plan)
+            continue;
+        if (last >= 0) {
+            if (plans_close(rs->plan, r->rounds[last].plan, r->ndevices)) {
+                if (stable == -2)
+                    stable = rs->round;
+            } else {
+                stable = -2;
+            }
+        }
+        last = i;
+    }
+    return stable;
+}
+
+/* "cpu,sim:h200#1,..." cut to `width` characters with a trailing "..". */
+static void device_list(const struct hf_run *r, char *buf, size_t width)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < r->ndevices; d++) {
+        int w = snprintf(buf + o, width + 1 - o, "%s%s", d ? "," : "", r->devs[d].name);
+        if (w < 0 || o + (size_t)w > width) {
+            if (width >= 2)
+                memcpy(buf + width - 2, "..", 3);
+            return;
+        }
+        o += (size_t)w;
+    }
+}
+
+/* One row per run; the footer explains the columns and flags simulated
+ * times and faults, so the table can be pasted into a report as it is. */
+void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
+{
+    FILE *f = file;
+    int any_sim = 0, any_fault = 0;
+    fprintf(f, "%-10s %-9s %-30s %11s %11s %6s %9s %7s %7s\n", "scheduler", "engine",
+            "devices", "makespan_s", "ideal_s", "eff", "eff(r>=2)", "stable", "stolen");
+    for (int i = 0; i < nruns; i++) {
+        const struct hf_run *r = runs[i];
+        int sim = strcmp(r->engine, "sim") == 0;
+        any_sim |= sim;
+        any_fault |= r->fault[0] != '\0';
+        char devs[31];
+        device_list(r, devs, 30);
+        const struct hf_round_stats *last = r->nrounds > 0 ? &r->rounds[r->nrounds - 1] : NULL;
+        double mean = 0;
+        int nmean = 0;
+        size_t stolen = 0;
+        for (int k = 0; k < r->nrounds; k++) {
+            if (r->rounds[k].round >= 2) {
+                mean += r->rounds[k].efficiency;
+                nmean++;
+            }
+            for (int d = 0; d < r->ndevices && r->rounds[k].dev; d++)
+                stolen += r->rounds[k].dev[d].stolen;
+        }
+        char meanbuf[16] = "-", stablebuf[16] = "-";
+        if (nmean)
+            snprintf(meanbuf, sizeof meanbuf, "%.3f", mean / nmean);
+        int st = plan_stable_round(r);
+        if (st >= 0)
+            snprintf(stablebuf, sizeof stablebuf, "%d", st);
+        else if (st == -2)
+            snprintf(stablebuf, sizeof stablebuf, "never");
+        fprintf(f, "%-10s %-9s %-30s %11.4g %11.4g %6.3f %9s %7s %7zu%s\n", r->scheduler,
+                sim ? "SIMULATED" : r->engine, devs, last ? last->makespan_s : 0,
+                last ? last->ideal_s : 0, last ? last->efficiency : 0, meanbuf, stablebuf,
+                stolen, r->fault[0] ? "  (fault)" : "");
+    }
+    fprintf(f, "eff = ideal_s / makespan_s of the last round; eff(r>=2) = mean over rounds >= 2;\n"
+               "stable = round from which the planned shares change < 1%%.\n");
+    if (any_sim)
+        fprintf(f, "SIMULATED: virtual seconds from the sim engine's device models, not "
+                   "measurements on this machine.\n");
+    if (any_fault)
+        for (int i = 0; i < nruns; i++)
+            if (runs[i]->fault[0])
+                fprintf(f, "fault in %s (%s): %s\n", runs[i]->scheduler, runs[i]->engine,
+                        runs[i]->fault);
+}

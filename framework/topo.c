@@ -1,0 +1,234 @@
+/* topo.c - the machine's topology through hwloc: cores, NUMA nodes, pinning, GPU locality.
+ *
+ * DESIGN
+ * ------
+ * One hwloc topology is loaded once per process (pthread_once) and shared
+ * read-only by every thread afterwards: loading it takes milliseconds and the
+ * CPU team, every GPU host thread and `hetfarm devices` all need it. I/O
+ * objects are kept (HWLOC_TYPE_FILTER_KEEP_IMPORTANT) so that a GPU's PCI bus
+ * id leads to the cores of its NUMA node, where its host thread belongs.
+ *
+ * "Cores" are physical cores of the cpuset this process may use (a container
+ * or `taskset` may allow fewer than the machine has), numbered 0..n-1 in
+ * hwloc's logical order; the CPU team and the GPU host threads divide that
+ * range between them, so pinning by core index never oversubscribes a core.
+ * Without a usable topology every query degrades gracefully: the core count
+ * falls back to the online CPUs and pinning reports HF_ENOTSUP, which callers
+ * treat as "run unpinned".
+ */
+#include "device.h"
+
+#include <hwloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h" /* hf_cuda_device_count, hf_cuda_describe */
+
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+static hwloc_topology_t topo;     /* NULL when hwloc failed */
+static hwloc_const_cpuset_t allowed;
+static char cpu_model[256];
+
+/* Reads "model name" from /proc/cpuinfo (hwloc's CPUModel info is the
+ * fallback, e.g. on machines whose cpuinfo lacks the field). */
+static void read_cpu_model(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0)
+            continue;
+        const char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        v++;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        snprintf(cpu_model, sizeof cpu_model, "%s", v);
+        cpu_model[strcspn(cpu_model, "\n")] = '\0';
+        break;
+    }
+    if (f)
+        fclose(f);
+    if (cpu_model[0] == '\0' && topo) {
+        hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+        const char *m = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+        if (m)
+            snprintf(cpu_model, sizeof cpu_model, "%s", m);
+    }
+    if (cpu_model[0] == '\0')
+        snprintf(cpu_model, sizeof cpu_model, "unknown CPU");
+}
+
+static void topo_init(void)
+{
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) == 0) {
+        hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+        if (hwloc_topology_load(t) == 0) {
+            topo = t;
+            allowed = hwloc_topology_get_allowed_cpuset(t);
+        } else {
+            hwloc_topology_destroy(t);
+        }
+    }
+    read_cpu_model();
+}
+
+static hwloc_topology_t get_topo(void)
+{
+    pthread_once(&topo_once, topo_init);
+    return topo;
+}
+
+/* The i-th allowed physical core (logical order), or NULL. */
+static hwloc_obj_t nth_core(int i)
+{
+    hwloc_topology_t t = get_topo();
+    if (!t || i < 0)
+        return NULL;
+    return hwloc_get_obj_inside_cpuset_by_type(t, allowed, HWLOC_OBJ_CORE, (unsigned)i);
+}
+
+/* Physical cores, not hardware threads: the CPU team runs one compute thread
+ * per core, as hyperthreads share the FMA units GEMM saturates. */
+int hf_topo_cores(void)
+{
+    hwloc_topology_t t = get_topo();
+    int n = t ? hwloc_get_nbobjs_inside_cpuset_by_type(t, allowed, HWLOC_OBJ_CORE) : 0;
+    if (n <= 0) {
+        /* Some VMs expose PUs without cores; count what may run then. */
+        n = t ? hwloc_get_nbobjs_inside_cpuset_by_type(t, allowed, HWLOC_OBJ_PU) : 0;
+        if (n <= 0)
+            n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    }
+    return n > 0 ? n : 1;
+}
+
+int hf_topo_numa_nodes(void)
+{
+    hwloc_topology_t t = get_topo();
+    int n = t ? hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE) : 0;
+    return n > 0 ? n : 1;
+}
+
+/* Binds the calling thread to the PUs of cores [first, first + count). */
+int hf_topo_pin_cores(int first, int count)
+{
+    hwloc_topology_t t = get_topo();
+    if (!t)
+        return hf_fail(HF_ENOTSUP, "pinning: hwloc could not load the topology");
+    int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(t, allowed, HWLOC_OBJ_CORE);
+    if (first < 0 || count <= 0 || first + count > ncores)
+        return hf_fail(HF_ERANGE, "pinning: cores %d..%d asked for, %d available", first,
+                       first + count - 1, ncores);
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set)
+        return hf_fail(HF_ENOMEM, "pinning: out of memory");
+    for (int i = first; i < first + count; i++) {
+        hwloc_obj_t core = nth_core(i);
+        if (core)
+            hwloc_bitmap_or(set, set, core->cpuset);
+    }
+    /* All PUs of each core: the OS may use either hyperthread; never ones
+     * outside the allowed cpuset, which would make the binding fail. */
+    hwloc_bitmap_and(set, set, allowed);
+    int rc = hwloc_set_cpubind(t, set, HWLOC_CPUBIND_THREAD);
+    hwloc_bitmap_free(set);
+    if (rc != 0)
+        return hf_fail(HF_ENOTSUP, "pinning to cores %d..%d failed", first, first + count - 1);
+    return 0;
+}
+
+/* The logical index of the first allowed core inside `set`, or -1. */
+static int first_core_in(hwloc_const_cpuset_t set)
+{
+    int n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, allowed, HWLOC_OBJ_CORE);
+    for (int i = 0; i < n; i++) {
+        hwloc_obj_t core = nth_core(i);
+        if (core && hwloc_bitmap_intersects(core->cpuset, set))
+            return i;
+    }
+    return -1;
+}
+
+/* The GPU's nearest non-I/O ancestor (usually its NUMA node or package)
+ * gives the cores whose memory traffic to the GPU crosses no socket link. */
+int hf_topo_core_near_pci(const char *busid)
+{
+    hwloc_topology_t t = get_topo();
+    if (!t || !busid)
+        return -1;
+    hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t, busid);
+    if (!pci)
+        return -1;
+    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, pci);
+    if (!anc || !anc->cpuset)
+        return -1;
+    return first_core_in(anc->cpuset);
+}
+
+const char *hf_topo_cpu_model(void)
+{
+    get_topo();
+    return cpu_model;
+}
+
+/* Prints the GPUs the CUDA driver sees, with the core nearest to each. */
+static void describe_gpus(FILE *f)
+{
+#ifdef HF_HAVE_CUDA
+    int n = hf_cuda_device_count();
+    if (n <= 0) {
+        fprintf(f, "GPUs:       no CUDA device found\n");
+        return;
+    }
+    fprintf(f, "GPUs:       %d CUDA device%s\n", n, n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++) {
+        char name[128] = "?", busid[64] = "";
+        size_t mem = 0;
+        if (hf_cuda_describe(i, name, sizeof name, busid, sizeof busid, &mem) != 0) {
+            fprintf(f, "  cuda%d      (cannot query: %s)\n", i, hf_last_error());
+            continue;
+        }
+        int core = busid[0] ? hf_topo_core_near_pci(busid) : -1;
+        fprintf(f, "  cuda%-2d     %s, %.1f GiB, PCI %s", i, name, (double)mem / (1 << 30),
+                busid[0] ? busid : "?");
+        if (core >= 0)
+            fprintf(f, ", nearest core %d", core);
+        fputc('\n', f);
+    }
+#else
+    fprintf(f, "GPUs:       CUDA: not built (no nvcc at build time)\n");
+#endif
+}
+
+/* `hetfarm devices`: what a run on this machine can use, in plain words. */
+void hf_topo_describe(void *file)
+{
+    FILE *f = file;
+    hwloc_topology_t t = get_topo();
+    fprintf(f, "CPU:        %s\n", hf_topo_cpu_model());
+    if (!t) {
+        fprintf(f, "Cores:      %d (hwloc could not load the topology)\n", hf_topo_cores());
+    } else {
+        int pus = hwloc_get_nbobjs_inside_cpuset_by_type(t, allowed, HWLOC_OBJ_PU);
+        int pkgs = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+        fprintf(f, "Cores:      %d physical, %d hardware threads, %d package%s (allowed to "
+                   "this process)\n",
+                hf_topo_cores(), pus, pkgs, pkgs == 1 ? "" : "s");
+        int nn = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+        fprintf(f, "NUMA nodes: %d\n", nn > 0 ? nn : 1);
+        for (int i = 0; i < nn; i++) {
+            hwloc_obj_t node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, (unsigned)i);
+            char cpus[256] = "";
+            if (node->cpuset)
+                hwloc_bitmap_list_snprintf(cpus, sizeof cpus, node->cpuset);
+            fprintf(f, "  node %u    %.1f GiB, PUs %s\n", node->os_index,
+                    (double)node->attr->numanode.local_memory / (1 << 30), cpus);
+        }
+    }
+    describe_gpus(f);
+}

@@ -1,0 +1,223 @@
+/* test_cli.c - the `hetfarm` binary: help, bad configs, unknown names, exit codes.
+ *
+ * The binary is found next to the test directory (<dir of argv[0]>/../hetfarm,
+ * i.e. build/hetfarm for build/tests/test_cli) or through $HF_BIN. Without it
+ * the test is skipped (exit 77).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char bin[PATH_MAX];
+static char dir[64];
+static char out[1 << 16];
+
+/* Runs `bin args` in the temporary directory, capturing stdout+stderr into
+ * `out`; returns the exit status (or -1 when it did not exit normally). */
+static int hetfarm(const char *args)
+{
+    char cmd[PATH_MAX + 1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && HF_BLAS_REEXEC=1 '%s' %s 2>&1", dir, bin, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int exists(const char *name)
+{
+    char path[256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    assert_int_equal(hetfarm("--help"), 0);
+    assert_non_null(strstr(out, "usage: hetfarm"));
+    assert_non_null(strstr(out, "compare CONFIG"));
+    assert_int_equal(hetfarm("help"), 0);
+    assert_int_equal(hetfarm("help run"), 0);
+    assert_non_null(strstr(out, "usage: hetfarm run CONFIG"));
+    assert_int_equal(hetfarm("run --help"), 0);
+    assert_non_null(strstr(out, "hass")); /* lists the schedulers */
+    assert_non_null(strstr(out, "noop")); /* and the apps */
+    assert_int_equal(hetfarm("compare --help"), 0);
+    assert_int_equal(hetfarm("profile --help"), 0);
+    assert_int_equal(hetfarm("devices --help"), 0);
+    assert_int_equal(hetfarm(""), 2);
+    assert_int_equal(hetfarm("frobnicate"), 2);
+    assert_non_null(strstr(out, "unknown command 'frobnicate'"));
+    assert_int_equal(hetfarm("run"), 2);
+    assert_int_equal(hetfarm("run a.ini --bogus"), 2);
+    assert_non_null(strstr(out, "--bogus"));
+    assert_int_equal(hetfarm("run a.ini --rounds zero"), 2);
+}
+
+static void test_devices(void **state)
+{
+    (void)state;
+    assert_int_equal(hetfarm("devices"), 0);
+    assert_non_null(strstr(out, "CPU:"));
+    assert_non_null(strstr(out, "Cores:"));
+    assert_non_null(strstr(out, "NUMA nodes:"));
+    assert_non_null(strstr(out, "BLAS:"));
+    /* Either GPUs, "no CUDA device found" or "CUDA: not built". */
+    assert_non_null(strstr(out, "GPUs:"));
+}
+
+static void test_missing_config(void **state)
+{
+    (void)state;
+    int rc = hetfarm("run /nonexistent/hf.ini");
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "hetfarm: "));
+    assert_non_null(strstr(out, "/nonexistent/hf.ini"));
+    assert_false(exists("results.json"));
+}
+
+static void test_bad_lines(void **state)
+{
+    (void)state;
+    write_file("bad.ini", "[run]\napp = noop\nthis is not a key\n");
+    assert_int_equal(hetfarm("run bad.ini"), 1);
+    assert_non_null(strstr(out, "bad.ini:3: malformed line"));
+    write_file("dup.ini", "[run]\napp = noop\nrounds = 1\nrounds = 2\n");
+    assert_int_equal(hetfarm("run dup.ini"), 1);
+    assert_non_null(strstr(out, "dup.ini:4:"));
+    write_file("val.ini", "[run]\napp = noop\nrounds = many\n");
+    assert_int_equal(hetfarm("run val.ini"), 1);
+    assert_non_null(strstr(out, "val.ini:3: [run] rounds = many"));
+    /* A misspelt [run] key is caught before anything runs. */
+    write_file("typo.ini", "[run]\napp = noop\nrouds = 3\n");
+    assert_int_equal(hetfarm("run typo.ini"), 1);
+    assert_non_null(strstr(out, "typo.ini:3: [run] rouds"));
+    assert_false(exists("results.json"));
+}
+
+static void test_unknown_names(void **state)
+{
+    (void)state;
+    write_file("s.ini", "[run]\napp = noop\nscheduler = nosuch\n");
+    assert_int_equal(hetfarm("run s.ini"), 2);
+    assert_non_null(strstr(out, "unknown scheduler 'nosuch'"));
+    assert_non_null(strstr(out, "s.ini:3"));
+    assert_non_null(strstr(out, "hass"));
+    assert_non_null(strstr(out, "greedy"));
+    assert_int_equal(hetfarm("run s.ini --scheduler alsonot"), 2);
+    assert_non_null(strstr(out, "alsonot"));
+    write_file("a.ini", "[run]\napp = nosuchapp\n");
+    assert_int_equal(hetfarm("run a.ini"), 2);
+    assert_non_null(strstr(out, "unknown app 'nosuchapp'"));
+    assert_non_null(strstr(out, "matmul"));
+    write_file("e.ini", "[run]\napp = noop\nengine = quantum\n");
+    assert_int_equal(hetfarm("run e.ini"), 2);
+    assert_non_null(strstr(out, "unknown engine 'quantum'"));
+    assert_non_null(strstr(out, "sim"));
+    write_file("c.ini", "[run]\napp = noop\n[compare]\nschedulers = hass, nope\n");
+    assert_int_equal(hetfarm("compare c.ini"), 2);
+    assert_non_null(strstr(out, "unknown scheduler 'nope'"));
+    write_file("n.ini", "[load]\nchunks = 10\n");
+    assert_int_equal(hetfarm("run n.ini"), 2);
+    assert_non_null(strstr(out, "[run] app is missing"));
+    assert_false(exists("results.json"));
+}
+
+/* A small simulated comparison end to end: table, results.json, trace. */
+static void test_sim_compare(void **state)
+{
+    (void)state;
+    write_file("sim.ini", "[run]\napp = noop\nrounds = 3\nengine = sim\nprogress = no\n"
+                          "[load]\nchunks = 200\n"
+                          "[devices]\nsim = host, gpu\n"
+                          "[sim.host]\nkind = cpu\nrate = 1e6\n"
+                          "[sim.gpu]\nkind = gpu\nrate = 4e6\nlatency_us = 5\n"
+                          "[compare]\nschedulers = hass, greedy\n");
+    int rc = hetfarm("compare sim.ini -o r.json --trace t.json");
+    if (rc != 0)
+        fail_msg("hetfarm compare failed (%d):\n%s", rc, out);
+    assert_non_null(strstr(out, "SIMULATED"));
+    assert_non_null(strstr(out, "greedy"));
+    assert_true(exists("r.json"));
+    assert_true(exists("t.json"));
+    /* A misspelt [load] key fails after the run and writes nothing. */
+    write_file("sim2.ini", "[run]\napp = noop\nrounds = 1\nengine = sim\nprogress = no\n"
+                           "[load]\nchunks = 50\nchunkz = 3\n"
+                           "[devices]\nsim = host\n"
+                           "[sim.host]\nkind = cpu\nrate = 1e6\n");
+    assert_int_equal(hetfarm("run sim2.ini -o r2.json"), 1);
+    assert_non_null(strstr(out, "sim2.ini:8: [load] chunkz"));
+    assert_false(exists("r2.json"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/hf_test_cli_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    const char *env = getenv("HF_BIN");
+    if (env) {
+        snprintf(bin, sizeof bin, "%s", env);
+    } else {
+        char self[PATH_MAX];
+        if (!realpath(argv[0], self))
+            snprintf(self, sizeof self, "%s", argv[0]);
+        snprintf(bin, sizeof bin, "%s/../hetfarm", dirname(self));
+    }
+    if (access(bin, X_OK) != 0) {
+        printf("skipped: no hetfarm binary at %s (build it, or set HF_BIN)\n", bin);
+        return 77;
+    }
+    char *abs = realpath(bin, NULL);
+    if (abs) {
+        snprintf(bin, sizeof bin, "%s", abs);
+        free(abs);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_config, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sim_compare, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
