@@ -20,6 +20,7 @@
  */
 #include "blas_env.h"
 #include "engine.h"
+#include "report.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@
 
 #define EXIT_USAGE 2
 
-enum cmd { CMD_DEVICES, CMD_RUN, CMD_COMPARE, CMD_PROFILE };
+enum cmd { CMD_DEVICES, CMD_RUN, CMD_COMPARE, CMD_PROFILE, CMD_REPORT };
 
 /* What the command line said; NULL / -1 fields fall back to the config. */
 struct cli {
@@ -83,6 +84,7 @@ static void usage(FILE *f)
                "  run CONFIG         run [run] app under one scheduler; table + results.json\n"
                "  compare CONFIG     run every scheduler of [compare] on the same loads\n"
                "  profile CONFIG     measure and save every device's standalone rate\n"
+               "  report RESULTS     draw a results.json as one self-contained HTML page\n"
                "  help [COMMAND]     help on a command\n\n"
                "`hetfarm COMMAND --help` describes a command's options.\n");
 }
@@ -116,6 +118,13 @@ static void help_cmd(FILE *f, enum cmd c)
                    "options:\n%s\nschedulers:\n",
                 common_opts);
         list_schedulers(f);
+        break;
+    case CMD_REPORT:
+        fprintf(f, "usage: hetfarm report RESULTS.json [-o FILE]\n\n"
+                   "Writes one self-contained HTML file (inline SVG, nothing fetched): summary\n"
+                   "table, Gantt chart per run, work share per round, makespan vs ideal and\n"
+                   "efficiency per round, machine and config. Default FILE: report.html next\n"
+                   "to RESULTS.json (`hetfarm compare` writes it there too).\n");
         break;
     case CMD_PROFILE:
         fprintf(f, "usage: hetfarm profile CONFIG [OPTIONS]\n\n"
@@ -238,8 +247,8 @@ static int parse_opts(struct cli *c, int argc, char **argv)
     int want = c->cmd == CMD_DEVICES ? 0 : 1;
     if (npos != want) {
         if (want)
-            fprintf(stderr, "hetfarm %s: expects one CONFIG file (see hetfarm %s --help)\n",
-                    c->cmdname, c->cmdname);
+            fprintf(stderr, "hetfarm %s: expects one %s file (see hetfarm %s --help)\n",
+                    c->cmdname, c->cmd == CMD_REPORT ? "RESULTS" : "CONFIG", c->cmdname);
         else
             fprintf(stderr, "hetfarm %s: takes no arguments\n", c->cmdname);
         return -1;
@@ -517,6 +526,17 @@ static int cmd_run(const struct cli *c)
             st = fail(rc);
         else if (out)
             printf("results: %s\n", out);
+        if (!st && out && c->cmd == CMD_COMPARE) {
+            /* The report is derived from the results just written; if it
+             * fails, results.json stays (`hetfarm report` can redo it). */
+            char html[4096];
+            hf_clear_error();
+            if ((rc = hf_report_default_path(out, html, sizeof html)) != 0 ||
+                (rc = hf_report_write(out, html)) != 0)
+                st = fail(rc);
+            else
+                printf("report: %s\n", html);
+        }
         if (!st && c->trace) {
             if ((rc = hf_trace_write(c->trace, runs, nruns)) != 0) {
                 st = fail(rc);
@@ -532,6 +552,24 @@ static int cmd_run(const struct cli *c)
     free(runs);
     hf_config_destroy(cfg);
     return st;
+}
+
+/* `hetfarm report RESULTS [-o FILE]`: the HTML report of a results file,
+ * by default report.html next to it. */
+static int cmd_report(const struct cli *c)
+{
+    char def[4096];
+    const char *out = c->out;
+    int rc = 0;
+    hf_clear_error();
+    if (!out && (rc = hf_report_default_path(c->config, def, sizeof def)) == 0)
+        out = def;
+    if (!rc)
+        rc = hf_report_write(c->config, out);
+    if (rc)
+        return fail(rc);
+    printf("report: %s\n", out);
+    return 0;
 }
 
 static int cmd_devices(void)
@@ -561,7 +599,8 @@ int main(int argc, char **argv)
     } cmds[] = {{"devices", CMD_DEVICES},
                 {"run", CMD_RUN},
                 {"compare", CMD_COMPARE},
-                {"profile", CMD_PROFILE}};
+                {"profile", CMD_PROFILE},
+                {"report", CMD_REPORT}};
     int help = strcmp(name, "help") == 0;
     if (help) {
         if (argc == 2) {
@@ -585,6 +624,8 @@ int main(int argc, char **argv)
         }
         if (r < 0)
             return EXIT_USAGE;
+        if (c.cmd == CMD_REPORT)
+            return cmd_report(&c);
         return c.cmd == CMD_DEVICES ? cmd_devices() : cmd_run(&c);
     }
     fprintf(stderr, "hetfarm: unknown command '%s'\n\n", name);

@@ -1,0 +1,676 @@
+/* report.c - `hetfarm report`: one self-contained HTML page from a results.json.
+ *
+ * DESIGN
+ * ------
+ * People compare schedulers by looking at them, so the report draws what
+ * ViTE or Nsight Systems users expect: a Gantt chart per run (a lane per
+ * device, a bar per bundle, stolen bundles hatched and outlined, round
+ * boundaries, GPU bars split into copy-in / kernel / copy-out), each
+ * device's share of the work per round (the thesis's Fig. 3.7), makespan
+ * against the ideal and efficiency per round (Figs. 3.6 and 3.8), a summary
+ * table, and the machine and config the numbers came from.
+ *
+ * The page is one file with inline SVG and CSS and nothing else: no script,
+ * font or image is fetched (a Content-Security-Policy of default-src 'none'
+ * makes the browser enforce that), so it can be mailed, archived and opened
+ * offline. Hover tooltips are SVG <title> elements, which need no script.
+ *
+ * The input is validated completely into plain structs before a byte of
+ * HTML is produced: a missing or mistyped field fails with the file and the
+ * JSON path of the field, and nothing is written. Rendering then works on
+ * trusted numbers. All text from the file is HTML-escaped (svg.c). Lanes
+ * with more than HF__REPORT_MAX_BARS bundles merge consecutive bundles into
+ * one bar, and the chart says so: a browser chokes on a million rects and a
+ * screen has only ~1300 pixel columns anyway.
+ */
+#include "report.h"
+
+#include "cli.h"
+#include "hetfarm.h"
+#include "report_internal.h"
+#include "svg.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Numbers derived for the table.                                             */
+
+/* The round after which every device's share moves by less than one
+ * percentage point from each round to the next for the rest of the run; -1
+ * if that never happens (including runs too short to tell). */
+static int converge_round(const struct hf__rp_run *r)
+{
+    int settled = -1;
+    for (int i = 1; i < r->nrounds; i++) {
+        int still = 1;
+        for (int d = 0; d < r->ndev; d++) {
+            double a = r->rd[i].share[d], b = r->rd[i - 1].share[d];
+            if (!isfinite(a) || !isfinite(b) || fabs(a - b) >= 0.01)
+                still = 0;
+        }
+        if (!still)
+            settled = -1;
+        else if (settled < 0)
+            settled = i - 1;
+    }
+    return settled < 0 ? -1 : r->rd[settled].round;
+}
+
+/* Chunks that moved to another device after the plan handed them out: the
+ * rounds' per-device counts (events mark stolen bundles, which may hold
+ * several chunks, so counting events would undercount). */
+static double chunks_stolen(const struct hf__rp_run *r)
+{
+    double s = 0;
+    for (int i = 0; i < r->nrounds; i++)
+        s += r->rd[i].stolen;
+    return s;
+}
+
+/* Writes a number, or "-" for NaN (a round that recorded none). */
+static void num(struct hf__sb *b, const char *fmt, double v)
+{
+    if (isfinite(v))
+        hf__sb_printf(b, fmt, v);
+    else
+        hf__sb_printf(b, "-");
+}
+
+/* Modelled seconds must never pass for measurements: every place that names
+ * a simulated run (table row, chart title, Gantt heading) carries this badge. */
+static void sim_badge(struct hf__sb *b, const struct hf__rp_run *r)
+{
+    if (r->sim)
+        hf__sb_printf(b, " <span class=\"sim\">SIMULATED</span>");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The page.                                                                  */
+
+/* The page's only styling. System fonts only: a web font would be a fetch.
+ * Chart colours are attributes (per device or scheduler); the classes here
+ * give the marks their shape, so that the tests can count them by class. */
+static const char page_css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222;"
+    "margin:24px auto;max-width:1360px;padding:0 16px;background:#fff}\n"
+    "h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;"
+    "border-bottom:2px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}\n"
+    ".sub{color:#666}.note{color:#555;font-size:13px;margin:4px 0}\n"
+    ".sim{display:inline-block;background:#8a2be2;color:#fff;font-weight:600;font-size:11px;"
+    "padding:1px 6px;border-radius:3px;letter-spacing:.5px;vertical-align:middle}\n"
+    ".banner{padding:8px 12px;border-radius:4px;margin:12px 0}"
+    ".banner.simb{background:#f3eafd;border:1px solid #c9a7f2}"
+    ".banner.fault{background:#fdecea;border:1px solid #f0a8a0}\n"
+    "table{border-collapse:collapse;margin:6px 0}th,td{padding:4px 10px;border-bottom:1px solid "
+    "#e4e4e4;text-align:left;vertical-align:top}th{background:#f5f5f5;font-weight:600}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "td.eng{white-space:nowrap}td.devs{font-size:12px;color:#444}\n"
+    "pre{background:#f7f7f7;border:1px solid #e4e4e4;padding:10px;overflow:auto;font-size:12px}\n"
+    ".charts{display:flex;flex-wrap:wrap;gap:12px 24px}\n"
+    "svg.chart{display:block;max-width:100%;height:auto;font-size:12px;background:#fff}\n"
+    "svg .ctitle{font-size:13px;font-weight:600;fill:#222}svg .tick{fill:#555;font-size:11px}\n"
+    "svg .axislabel{fill:#333;font-size:12px}svg .nodata{fill:#999;text-anchor:middle}\n"
+    "svg .grid line{stroke:#ececec;stroke-width:1}svg .frame{fill:none;stroke:#999}\n"
+    "svg .line{fill:none;stroke-width:2}svg .line.dashed{stroke-dasharray:6 4;stroke-width:1.5}\n"
+    "svg .pt.hollow{fill:#fff;stroke-width:1.5}svg .legend text{fill:#333}\n"
+    "svg .lane{fill:#f6f6f6}svg .lanelabel{fill:#222;font-size:12px}\n"
+    "svg .bar{stroke:none}svg .bar.stolen{stroke:#111;stroke-width:1.2}\n"
+    "svg .bar.merged{opacity:.85}svg .seg.cin{fill:#2f6f3f}svg .seg.cout{fill:#b5651d}\n"
+    "svg .roundline{stroke:#444;stroke-width:1;stroke-dasharray:3 3}"
+    "svg .roundlabel{fill:#444;font-size:10px}\n";
+
+/* The summary table: one row per run. */
+static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
+{
+    hf__sb_printf(b, "<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\"><thead><tr>"
+                     "<th>scheduler</th><th>app</th><th>engine</th><th>devices</th>"
+                     "<th>rounds</th><th>final makespan (s)</th><th>ideal (s)</th>"
+                     "<th>efficiency</th><th>rounds to converge</th><th>chunks stolen</th>"
+                     "<th>wall (s)</th></tr></thead><tbody>\n");
+    for (int i = 0; i < doc->nruns; i++) {
+        const struct hf__rp_run *r = &doc->runs[i];
+        const struct hf__rp_round *last = r->nrounds ? &r->rd[r->nrounds - 1] : NULL;
+        hf__sb_printf(b, "<tr class=\"run\"><td>");
+        hf__sb_esc(b, r->sched);
+        hf__sb_printf(b, "</td><td>");
+        hf__sb_esc(b, r->app);
+        hf__sb_printf(b, "</td><td class=\"eng\">");
+        hf__sb_esc(b, r->engine);
+        sim_badge(b, r);
+        hf__sb_printf(b, "</td><td class=\"devs\">");
+        for (int d = 0; d < r->ndev; d++) {
+            hf__sb_printf(b, "%s", d ? ", " : "");
+            hf__sb_esc(b, r->dev[d].name);
+        }
+        hf__sb_printf(b, "</td><td class=\"n\">%d</td><td class=\"n\">", r->nrounds);
+        num(b, "%.4g", last ? last->makespan : NAN);
+        hf__sb_printf(b, "</td><td class=\"n\">");
+        num(b, "%.4g", last ? last->ideal : NAN);
+        hf__sb_printf(b, "</td><td class=\"n\">");
+        num(b, "%.3f", last ? last->eff : NAN);
+        int c = converge_round(r);
+        if (c >= 0)
+            hf__sb_printf(b, "</td><td class=\"n conv\">%d", c);
+        else
+            hf__sb_printf(b, "</td><td class=\"n conv\">-");
+        hf__sb_printf(b, "</td><td class=\"n stolen\">%.0f</td><td class=\"n\">", chunks_stolen(r));
+        num(b, "%.3g", r->wall_s);
+        hf__sb_printf(b, "</td></tr>\n");
+    }
+    hf__sb_printf(b, "</tbody></table>\n<p class=\"note\">Final makespan, ideal and efficiency "
+                     "(ideal / makespan) are those of the last round. Rounds to converge: the "
+                     "first round after which every device's share of the work moves by less "
+                     "than one percentage point from round to round (\"-\": never).</p>\n");
+}
+
+/* One lane's bars, sorted by start time. Events arrive in the order the
+ * engine recorded them (device threads interleave), and merging past the
+ * cap must merge neighbours in time, so each lane is sorted first. */
+struct lane_ev {
+    double start;
+    size_t idx;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct lane_ev *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Writes the <title> tooltip of a bar that stands for events [lo, hi) of the lane. */
+static void bar_title(struct hf__sb *b, const struct hf__rp_run *r, const struct lane_ev *le,
+                      size_t lo, size_t hi, double t0, double t1, int stolen)
+{
+    const struct hf__rp_event *e = &r->ev[le[lo].idx];
+    hf__sb_printf(b, "<title>");
+    hf__sb_esc(b, r->dev[e->device].name);
+    if (hi - lo > 1) {
+        hf__sb_printf(b, ": %zu bundles merged, round %d", hi - lo, e->round);
+    } else {
+        hf__sb_printf(b, ", round %d", e->round);
+        if (isfinite(e->first) && isfinite(e->count))
+            hf__sb_printf(b, ", chunks %.0f..%.0f", e->first, e->first + e->count - 1);
+        if (e->cin > 0 || e->kern > 0 || e->cout > 0)
+            hf__sb_printf(b, ", copy-in %.3g s, kernel %.3g s, copy-out %.3g s", e->cin, e->kern,
+                          e->cout);
+    }
+    hf__sb_printf(b, ", %.6g-%.6g s%s</title>", t0, t1, stolen ? ", stolen" : "");
+}
+
+/* The Gantt chart of run `ri`: a lane per device, a bar per bundle. Its
+ * time axis runs to `tspan` seconds, the longest run of the same engine, so
+ * that schedulers compare by bar length at a glance. */
+static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double tspan)
+{
+    const double W = 1320, L = 150, R = 20, T = 34, LH = 26, GAP = 8;
+    double pw = W - L - R, lanes_h = r->ndev * (LH + GAP);
+    double H = T + lanes_h + 44 + 26;
+    int maxround = 0;
+    for (size_t k = 0; k < r->nev; k++)
+        maxround = r->ev[k].round > maxround ? r->ev[k].round : maxround;
+    double x0 = 0, x1 = tspan > 0 ? tspan : 1;
+    double step = hf__svg_nice(&x0, &x1, 10, 0);
+    x0 = 0;
+#define GX(t) (L + ((t) - x0) / (x1 - x0) * pw)
+
+    struct lane_ev *le = malloc((r->nev + 1) * sizeof *le);
+    double *rstart = malloc(((size_t)maxround + 1) * sizeof *rstart);
+    if (!le || !rstart) {
+        free(le);
+        free(rstart);
+        return hf_fail(HF_ENOMEM, "out of memory drawing the Gantt chart");
+    }
+
+    hf__sb_printf(b, "<h3 id=\"gantt-%d\">", ri);
+    hf__sb_esc(b, r->sched);
+    hf__sb_printf(b, " &middot; ");
+    hf__sb_esc(b, r->engine);
+    hf__sb_printf(b, " &middot; ");
+    hf__sb_esc(b, r->app);
+    if (r->sig[0]) {
+        hf__sb_printf(b, " (");
+        hf__sb_esc(b, r->sig);
+        hf__sb_printf(b, ")");
+    }
+    sim_badge(b, r);
+    hf__sb_printf(b, "</h3>\n");
+
+    hf__sb_printf(b, "<svg class=\"chart gantt\" data-run=\"%d\" width=\"%g\" height=\"%g\" "
+                     "viewBox=\"0 0 %g %g\" role=\"img\"><title>Gantt chart: ", ri, W, H, W, H);
+    hf__sb_esc(b, r->sched);
+    hf__sb_printf(b, "</title>\n<defs><pattern id=\"hatch-%d\" width=\"6\" height=\"6\" "
+                     "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+                     "<rect width=\"6\" height=\"6\" fill=\"none\"/>"
+                     "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#111\" "
+                     "stroke-width=\"2\" stroke-opacity=\"0.55\"/></pattern></defs>\n", ri);
+
+    /* Time grid first, so that bars draw over it. */
+    hf__sb_printf(b, "<g class=\"grid\">");
+    for (double v = 0; v <= x1 + step * 1e-6; v += step)
+        hf__sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\"/><text class=\"tick\" "
+                         "x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%g</text>",
+                      GX(v), GX(v), T - 4, T + lanes_h, GX(v), T + lanes_h + 16,
+                      fabs(v) < step * 1e-9 ? 0.0 : v);
+    hf__sb_printf(b, "</g>\n<text class=\"axislabel\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">"
+                     "%s since the start of the run</text>\n",
+                  L + pw / 2, T + lanes_h + 36,
+                  r->sim ? "virtual seconds (SIMULATED)" : "seconds");
+
+    /* Lanes and their bars. */
+    int merged_any = 0;
+    for (int d = 0; d < r->ndev; d++) {
+        double y = T + d * (LH + GAP);
+        size_t n = 0;
+        for (size_t k = 0; k < r->nev; k++)
+            if (r->ev[k].device == d)
+                le[n++] = (struct lane_ev){r->ev[k].start, k};
+        qsort(le, n, sizeof *le, by_start);
+        hf__sb_printf(b, "<rect class=\"lane\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
+                         "<text class=\"lanelabel\" x=\"%g\" y=\"%g\" text-anchor=\"end\">",
+                      L, y, pw, LH, L - 8, y + LH / 2 + 4);
+        hf__sb_esc(b, r->dev[d].name);
+        hf__sb_printf(b, "</text>\n<g class=\"lanebars\" data-device=\"%d\" fill=\"%s\">", d,
+                      hf__svg_color(d));
+        /* Consecutive bundles merge into groups of `g` past the cap. */
+        size_t cap = HF__REPORT_MAX_BARS, g = n > cap ? (n + cap - 1) / cap : 1;
+        merged_any |= g > 1;
+        for (size_t lo = 0; lo < n; lo += g) {
+            size_t hi = lo + g < n ? lo + g : n;
+            const struct hf__rp_event *e = &r->ev[le[lo].idx];
+            double t0 = e->start, t1 = e->end;
+            int stolen = 0;
+            for (size_t j = lo; j < hi; j++) {
+                const struct hf__rp_event *f = &r->ev[le[j].idx];
+                t1 = f->end > t1 ? f->end : t1;
+                stolen |= f->stolen;
+            }
+            double bx = GX(t0), bw = GX(t1) - bx;
+            if (bw >= 4)
+                bw -= 1; /* a pixel of lane between neighbours tells bundles apart */
+            if (bw < 0.6)
+                bw = 0.6; /* a zero-length bundle still shows as a hairline */
+            hf__sb_printf(b, "<rect class=\"bar%s%s\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+                             "height=\"%g\">", stolen ? " stolen" : "", g > 1 ? " merged" : "",
+                          bx, y + 2, bw, LH - 4);
+            bar_title(b, r, le, lo, hi, t0, t1, stolen);
+            hf__sb_printf(b, "</rect>");
+            /* GPU bundles: copy-in at the start, copy-out at the end, the kernel
+             * between (the bar's own colour). Overlapped copies (sum > span)
+             * are scaled to fit, so the proportions stay readable. */
+            double sum = e->cin + e->kern + e->cout, span = t1 - t0;
+            if (g == 1 && r->dev[d].is_gpu && sum > 0 && span > 0 && bw >= 3) {
+                double s = sum > span ? span / sum : 1;
+                double wi = e->cin * s / (x1 - x0) * pw, wo = e->cout * s / (x1 - x0) * pw;
+                if (wi > 0)
+                    hf__sb_printf(b, "<rect class=\"seg cin\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+                                     "height=\"%g\"/>", bx, y + 2, wi, LH - 4);
+                if (wo > 0)
+                    hf__sb_printf(b, "<rect class=\"seg cout\" x=\"%.2f\" y=\"%g\" "
+                                     "width=\"%.2f\" height=\"%g\"/>", bx + bw - wo, y + 2, wo,
+                                  LH - 4);
+            }
+            if (stolen)
+                hf__sb_printf(b, "<rect class=\"hatch\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+                                 "height=\"%g\" fill=\"url(#hatch-%d)\"/>", bx, y + 2, bw, LH - 4,
+                              ri);
+        }
+        hf__sb_printf(b, "</g>\n");
+        if (g > 1)
+            hf__sb_printf(b, "<text class=\"mergenote\" x=\"%g\" y=\"%g\" font-size=\"10\" "
+                             "fill=\"#a00\" text-anchor=\"end\">%zu bundles in %zu bars"
+                             "</text>\n", L - 8, y + LH + 5, n, (n + g - 1) / g);
+    }
+
+    /* Round boundaries: where each round's first bundle started. The engine
+     * records no round start of its own, and the gap before the first bundle
+     * (the scheduler adapting) belongs to the previous round's tail. */
+    for (int k = 0; k <= maxround; k++)
+        rstart[k] = INFINITY;
+    for (size_t k = 0; k < r->nev; k++)
+        if (r->ev[k].start < rstart[r->ev[k].round])
+            rstart[r->ev[k].round] = r->ev[k].start;
+    double lastlabel = -1e9;
+    hf__sb_printf(b, "<g class=\"rounds\">");
+    for (int k = 0; k <= maxround; k++) {
+        if (!isfinite(rstart[k]))
+            continue;
+        double x = GX(rstart[k]);
+        hf__sb_printf(b, "<line class=\"roundline\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\"/>",
+                      x, x, T - 12, T + lanes_h);
+        if (x - lastlabel >= 22) { /* labels of crowded rounds would overprint */
+            hf__sb_printf(b, "<text class=\"roundlabel\" x=\"%.1f\" y=\"%g\">r%d</text>", x + 2,
+                          T - 14, k);
+            lastlabel = x;
+        }
+    }
+    hf__sb_printf(b, "</g>\n");
+
+    /* The legend under the axis label. */
+    double ly = T + lanes_h + 52;
+    hf__sb_printf(b, "<g class=\"glegend\" font-size=\"12\">"
+                     "<rect x=\"%g\" y=\"%g\" width=\"22\" height=\"12\" fill=\"#bbb\" "
+                     "stroke=\"#111\" stroke-width=\"1.2\"/><rect x=\"%g\" y=\"%g\" width=\"22\" "
+                     "height=\"12\" fill=\"url(#hatch-%d)\"/><text x=\"%g\" y=\"%g\">stolen "
+                     "bundle</text>"
+                     "<line class=\"roundline\" x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\"/>"
+                     "<text x=\"%g\" y=\"%g\">round boundary (rN)</text>",
+                  L, ly, L, ly, ri, L + 28, ly + 10, L + 150, L + 150, ly - 2, ly + 14, L + 158,
+                  ly + 10);
+    int anygpu = 0;
+    for (int d = 0; d < r->ndev; d++)
+        anygpu |= r->dev[d].is_gpu;
+    if (anygpu)
+        hf__sb_printf(b, "<rect class=\"seg cin\" x=\"%g\" y=\"%g\" width=\"22\" height=\"12\"/>"
+                         "<text x=\"%g\" y=\"%g\">GPU copy-in</text><rect class=\"seg cout\" "
+                         "x=\"%g\" y=\"%g\" width=\"22\" height=\"12\"/><text x=\"%g\" y=\"%g\">"
+                         "GPU copy-out (kernel: device colour)</text>",
+                      L + 320, ly, L + 348, ly + 10, L + 460, ly, L + 488, ly + 10);
+    hf__sb_printf(b, "</g>\n</svg>\n");
+#undef GX
+    if (merged_any)
+        hf__sb_printf(b, "<p class=\"note merged\">Lanes with more than %d bundles merge "
+                         "consecutive bundles into one bar (marked stolen if any of them was); "
+                         "hover a bar for what it covers.</p>\n", HF__REPORT_MAX_BARS);
+    if (r->fault[0]) {
+        hf__sb_printf(b, "<p class=\"banner fault\">Fault: ");
+        hf__sb_esc(b, r->fault);
+        hf__sb_printf(b, "</p>\n");
+    }
+    free(le);
+    free(rstart);
+    return 0;
+}
+
+/* Each device's share of the work per round, one chart per run (Fig. 3.7). */
+static int shares(struct hf__sb *b, const struct hf__rp_run *r, int ri)
+{
+    double *x = malloc(((size_t)r->nrounds + 1) * sizeof *x);
+    double *y = malloc(((size_t)r->nrounds + 1) * (size_t)r->ndev * sizeof *y);
+    struct hf__svg_series *s = calloc((size_t)r->ndev, sizeof *s);
+    if (!x || !y || !s) {
+        free(x);
+        free(y);
+        free(s);
+        return hf_fail(HF_ENOMEM, "out of memory drawing shares");
+    }
+    for (int d = 0; d < r->ndev; d++) {
+        for (int i = 0; i < r->nrounds; i++) {
+            x[i] = r->rd[i].round;
+            y[(size_t)d * r->nrounds + i] = r->rd[i].share[d] * 100;
+        }
+        s[d] = (struct hf__svg_series){r->dev[d].name, hf__svg_color(d), 0, r->nrounds, x,
+                                       y + (size_t)d * r->nrounds};
+    }
+    char title[160];
+    snprintf(title, sizeof title, "%s (%s%s): share of the work per round", r->sched, r->engine,
+             r->sim ? ", SIMULATED" : "");
+    struct hf__svg_plot p = {.cls = "shares", .title = title, .xlabel = "round",
+                             .ylabel = "share of the work (%)", .yfmt = "%g", .width = 640,
+                             .height = 300, .ymin = 0, .ymax = 100, .integers_x = 1};
+    (void)ri;
+    hf__svg_lines(b, &p, s, r->ndev);
+    free(x);
+    free(y);
+    free(s);
+    return 0;
+}
+
+/* Makespan against the ideal, and efficiency, per round: one pair of charts
+ * per engine, since simulated and measured seconds must not share an axis. */
+static int makespans(struct hf__sb *b, const struct hf__rp_doc *doc)
+{
+    for (int i = 0; i < doc->nruns; i++) {
+        const char *eng = doc->runs[i].engine;
+        int first = 1, n = 0, sim = 0;
+        for (int k = 0; k < doc->nruns; k++)
+            if (strcmp(doc->runs[k].engine, eng) == 0) {
+                first &= k >= i;
+                n++;
+                sim |= doc->runs[k].sim;
+            }
+        if (!first)
+            continue; /* this engine's charts are drawn already */
+        struct hf__svg_series *ms = calloc((size_t)n * 2 + 1, sizeof *ms);
+        struct hf__svg_series *es = calloc((size_t)n, sizeof *es);
+        double **bufs = calloc((size_t)n, sizeof *bufs);
+        int ok = ms && es && bufs, j = 0;
+        for (int k = i; k < doc->nruns && ok; k++) {
+            const struct hf__rp_run *r = &doc->runs[k];
+            if (strcmp(r->engine, eng) != 0)
+                continue;
+            double *v = bufs[j] = malloc(((size_t)r->nrounds + 1) * 4 * sizeof *v);
+            if (!v) {
+                ok = 0;
+                break;
+            }
+            double *x = v, *m = v + r->nrounds, *id = m + r->nrounds, *ef = id + r->nrounds;
+            for (int q = 0; q < r->nrounds; q++) {
+                x[q] = r->rd[q].round;
+                m[q] = r->rd[q].makespan;
+                id[q] = r->rd[q].ideal;
+                ef[q] = r->rd[q].eff;
+            }
+            const char *c = hf__svg_color(j);
+            ms[2 * j] = (struct hf__svg_series){r->sched, c, 0, r->nrounds, x, m};
+            ms[2 * j + 1] = (struct hf__svg_series){NULL, c, 1, r->nrounds, x, id};
+            es[j] = (struct hf__svg_series){r->sched, c, 0, r->nrounds, x, ef};
+            j++;
+        }
+        if (ok) {
+            /* A legend-only entry explains the dashed lines once. */
+            static const double none = NAN;
+            ms[2 * n] = (struct hf__svg_series){"ideal (dashed, same colour)", "#777", 1, 1,
+                                                &none, &none};
+            char t1[160], t2[160];
+            snprintf(t1, sizeof t1, "Makespan per round vs ideal: engine %s%s", eng,
+                     sim ? " (SIMULATED)" : "");
+            snprintf(t2, sizeof t2, "Efficiency (ideal / makespan) per round: engine %s%s", eng,
+                     sim ? " (SIMULATED)" : "");
+            double emax = 1;
+            for (int q = 0; q < n; q++)
+                for (int z = 0; z < es[q].n; z++)
+                    if (isfinite(es[q].y[z]) && es[q].y[z] > emax)
+                        emax = es[q].y[z];
+            struct hf__svg_plot pm = {.cls = "makespan", .title = t1, .xlabel = "round",
+                                      .ylabel = sim ? "virtual seconds" : "seconds",
+                                      .yfmt = "%g", .width = 640, .height = 320, .ymin = 0,
+                                      .ymax = NAN, .integers_x = 1};
+            struct hf__svg_plot pe = {.cls = "efficiency", .title = t2, .xlabel = "round",
+                                      .ylabel = "efficiency", .yfmt = "%.1f", .width = 640,
+                                      .height = 320, .ymin = 0, .ymax = emax, .integers_x = 1};
+            hf__sb_printf(b, "<div class=\"charts\">\n");
+            hf__svg_lines(b, &pm, ms, 2 * n + 1);
+            hf__svg_lines(b, &pe, es, n);
+            hf__sb_printf(b, "</div>\n");
+        }
+        for (int q = 0; bufs && q < n; q++)
+            free(bufs[q]);
+        free(bufs);
+        free(ms);
+        free(es);
+        if (!ok)
+            return hf_fail(HF_ENOMEM, "out of memory drawing makespans");
+    }
+    return 0;
+}
+
+/* A machine field as text, or "unknown". */
+static void machine_field(struct hf__sb *b, const cJSON *m, const char *key)
+{
+    const cJSON *it = m ? cJSON_GetObjectItemCaseSensitive(m, key) : NULL;
+    if (cJSON_IsString(it))
+        hf__sb_esc(b, it->valuestring);
+    else if (cJSON_IsNumber(it))
+        hf__sb_printf(b, "%g", it->valuedouble);
+    else
+        hf__sb_printf(b, "unknown");
+}
+
+/* The machine the numbers came from, and the config (its text when readable:
+ * as given, else next to the results file, since paths in results.json are
+ * relative to wherever hetfarm ran). */
+static void machine(struct hf__sb *b, const struct hf__rp_doc *doc)
+{
+    const cJSON *m = doc->machine;
+    hf__sb_printf(b, "<h2 id=\"machine\">Machine and config</h2>\n<table class=\"machine\">"
+                     "<tr><th>host</th><td>");
+    machine_field(b, m, "host");
+    hf__sb_printf(b, "</td></tr><tr><th>CPU</th><td>");
+    machine_field(b, m, "cpu_model");
+    hf__sb_printf(b, ", ");
+    machine_field(b, m, "cores");
+    hf__sb_printf(b, " cores, ");
+    machine_field(b, m, "numa_nodes");
+    hf__sb_printf(b, " NUMA node(s)</td></tr><tr><th>BLAS</th><td>");
+    machine_field(b, m, "blas");
+    hf__sb_printf(b, "</td></tr><tr><th>GPUs</th><td>");
+    const cJSON *gpus = m ? cJSON_GetObjectItemCaseSensitive(m, "gpus") : NULL, *g;
+    int ng = 0;
+    if (!cJSON_IsArray(gpus))
+        gpus = NULL;
+    cJSON_ArrayForEach(g, gpus)
+    {
+        hf__sb_printf(b, "%s", ng++ ? "<br>" : "");
+        machine_field(b, g, "ordinal");
+        hf__sb_printf(b, ": ");
+        machine_field(b, g, "name");
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(g, "memory_bytes");
+        if (cJSON_IsNumber(mem))
+            hf__sb_printf(b, ", %.1f GiB", mem->valuedouble / (1024.0 * 1024 * 1024));
+        hf__sb_printf(b, ", PCI ");
+        machine_field(b, g, "pci_bus_id");
+    }
+    if (!ng)
+        hf__sb_printf(b, "none");
+    hf__sb_printf(b, "</td></tr><tr><th>hetfarm</th><td>");
+    hf__sb_esc(b, doc->version);
+    hf__sb_printf(b, "</td></tr><tr><th>results</th><td>");
+    hf__sb_esc(b, doc->file);
+    hf__sb_printf(b, "</td></tr><tr><th>config</th><td>");
+    hf__sb_esc(b, doc->config ? doc->config : "(none recorded)");
+    hf__sb_printf(b, "</td></tr></table>\n");
+    if (!doc->config)
+        return;
+    size_t len = 0;
+    char *text = hf__report_slurp(doc->config, HF__REPORT_MAX_CONFIG, &len);
+    if (!text && doc->config[0] != '/' && strrchr(doc->file, '/')) {
+        char alt[4096];
+        int dl = (int)(strrchr(doc->file, '/') - doc->file);
+        if (snprintf(alt, sizeof alt, "%.*s/%s", dl, doc->file, doc->config) < (int)sizeof alt)
+            text = hf__report_slurp(alt, HF__REPORT_MAX_CONFIG, &len);
+    }
+    if (!text) {
+        hf__sb_printf(b, "<p class=\"note\">The config file could not be read here; only its "
+                         "path is shown.</p>\n");
+        return;
+    }
+    hf__sb_printf(b, "<pre class=\"config\">");
+    hf__sb_esc(b, text);
+    hf__sb_printf(b, "%s</pre>\n", len >= HF__REPORT_MAX_CONFIG ? "\n[... cut]" : "");
+    free(text);
+}
+
+/* The latest bundle end over the runs of engine `eng` (virtual and measured
+ * seconds never share an axis). */
+static double engine_span(const struct hf__rp_doc *doc, const char *eng)
+{
+    double t = 0;
+    for (int i = 0; i < doc->nruns; i++)
+        if (strcmp(doc->runs[i].engine, eng) == 0)
+            for (size_t k = 0; k < doc->runs[i].nev; k++)
+                t = doc->runs[i].ev[k].end > t ? doc->runs[i].ev[k].end : t;
+    return t;
+}
+
+/* The whole page into `b`. */
+static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
+{
+    int anysim = 0, anyfault = 0, rc = 0;
+    for (int i = 0; i < doc->nruns; i++) {
+        anysim |= doc->runs[i].sim;
+        anyfault |= doc->runs[i].fault[0] != '\0';
+    }
+    /* The Content-Security-Policy makes the browser refuse (and log) any
+     * fetch, so an accidental external reference fails the browser test
+     * instead of silently working online and breaking offline. */
+    hf__sb_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                     "style-src 'unsafe-inline'\">\n<meta name=\"viewport\" "
+                     "content=\"width=device-width\">\n<title>hetfarm report: ");
+    hf__sb_esc(b, doc->file);
+    hf__sb_printf(b, "</title>\n<style>\n%s</style></head><body>\n<h1>hetfarm report</h1>\n"
+                     "<p class=\"sub\">", page_css);
+    hf__sb_esc(b, doc->file);
+    hf__sb_printf(b, " &middot; %d run(s)", doc->nruns);
+    if (doc->config) {
+        hf__sb_printf(b, " &middot; config ");
+        hf__sb_esc(b, doc->config);
+    }
+    hf__sb_printf(b, "</p>\n");
+    if (anysim)
+        hf__sb_printf(b, "<p class=\"banner simb\"><span class=\"sim\">SIMULATED</span> Runs "
+                         "marked SIMULATED ran on the sim engine: their seconds are virtual, "
+                         "from the device models, not measurements on this machine.</p>\n");
+    if (anyfault)
+        hf__sb_printf(b, "<p class=\"banner fault\">Some runs recorded a device fault; see "
+                         "their Gantt charts.</p>\n");
+    summary(b, doc);
+    hf__sb_printf(b, "<h2 id=\"makespan\">Makespan and efficiency per round</h2>\n");
+    if ((rc = makespans(b, doc)) != 0)
+        return rc;
+    hf__sb_printf(b, "<h2 id=\"shares\">Share of the work per device and round</h2>\n"
+                     "<div class=\"charts\">\n");
+    for (int i = 0; i < doc->nruns && !rc; i++)
+        rc = shares(b, &doc->runs[i], i);
+    hf__sb_printf(b, "</div>\n<h2 id=\"gantt\">Schedules</h2>\n<p class=\"note\">One lane per "
+                     "device, one bar per bundle; hover a bar for its chunks and times. Runs of "
+                     "the same engine share a time axis.</p>\n");
+    for (int i = 0; i < doc->nruns && !rc; i++)
+        rc = gantt(b, &doc->runs[i], i, engine_span(doc, doc->runs[i].engine));
+    if (rc)
+        return rc;
+    machine(b, doc);
+    hf__sb_printf(b, "</body></html>\n");
+    return 0;
+}
+
+int hf_report_write(const char *results_json_path, const char *html_path)
+{
+    HF_ASSERT_MSG(results_json_path && html_path, "hf_report_write: NULL path");
+    /* `-o results.json` by mistake would replace the data with its picture. */
+    if (strcmp(results_json_path, html_path) == 0)
+        return hf_fail(HF_EINVAL, "%s: the report would overwrite the results it is drawn from",
+                       html_path);
+    struct hf__rp_doc doc;
+    int rc = hf__report_load(results_json_path, &doc);
+    struct hf__sb b = {0};
+    /* The whole page is built in memory first: a failure halfway leaves no
+     * half page behind, and the write itself is atomic. */
+    if (!rc)
+        rc = render(&b, &doc);
+    if (!rc && b.oom)
+        rc = hf_fail(HF_ENOMEM, "out of memory writing report %s", html_path);
+    if (!rc)
+        rc = hf__write_atomic(html_path, b.p, b.len, "report");
+    hf__sb_free(&b);
+    hf__report_free(&doc);
+    return rc;
+}
+
+int hf_report_default_path(const char *results_json_path, char *buf, size_t size)
+{
+    HF_ASSERT_MSG(results_json_path && buf, "hf_report_default_path: NULL argument");
+    const char *slash = strrchr(results_json_path, '/');
+    int dl = slash ? (int)(slash - results_json_path) + 1 : 0;
+    int n = snprintf(buf, size, "%.*sreport.html", dl, results_json_path);
+    if (n < 0 || (size_t)n >= size)
+        return hf_fail(HF_EINVAL, "%s: path too long for the report next to it",
+                       results_json_path);
+    return 0;
+}

@@ -1,0 +1,64 @@
+/* report_internal.h - the validated content of a results.json, shared by
+ * report_load.c (reading) and report.c (drawing). Private to the framework.
+ */
+#ifndef HF_REPORT_INTERNAL_H
+#define HF_REPORT_INTERNAL_H
+
+#include <cJSON.h>
+#include <stddef.h>
+
+/* Bars drawn per Gantt lane before consecutive bundles are merged. */
+#define HF__REPORT_MAX_BARS 5000
+/* The largest round number accepted (round numbers index small arrays). */
+#define HF__REPORT_MAX_ROUND 1000000
+/* The most config text shown in the page. */
+#define HF__REPORT_MAX_CONFIG (256 * 1024)
+
+struct hf__rp_dev {
+    const char *name, *kind;
+    int is_gpu;
+};
+
+struct hf__rp_round {
+    int round;
+    double makespan, ideal, eff;
+    double *share; /* per device */
+    double stolen; /* chunks stolen, all devices */
+};
+
+struct hf__rp_event {
+    int round, device, stolen;
+    double first, count, start, end, cin, kern, cout;
+};
+
+struct hf__rp_run {
+    const char *sched, *app, *engine, *sig, *fault;
+    int sim, ndev, nrounds;
+    size_t nev;
+    double wall_s;
+    struct hf__rp_dev *dev;
+    struct hf__rp_round *rd;
+    struct hf__rp_event *ev;
+};
+
+struct hf__rp_doc {
+    const char *file;
+    cJSON *root;
+    const cJSON *machine;
+    const char *version, *config;
+    int nruns;
+    struct hf__rp_run *runs;
+};
+
+/* Reads and validates the whole results file into *doc (release with
+ * hf__report_free, also after a failure). 0, HF_EIO (unreadable), HF_EINVAL
+ * (not JSON, or a field missing or mistyped: the message names the file and
+ * the field's JSON path) or HF_ENOMEM. */
+int hf__report_load(const char *file, struct hf__rp_doc *doc);
+void hf__report_free(struct hf__rp_doc *doc);
+
+/* Reads a whole file into a NUL-terminated buffer (at most `max` bytes, 0 =
+ * no limit) and sets *len; NULL with errno set on failure. */
+char *hf__report_slurp(const char *path, size_t max, size_t *len);
+
+#endif

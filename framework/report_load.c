@@ -1,0 +1,359 @@
+/* report_load.c - reading and validating a results.json for the HTML report.
+ *
+ * DESIGN
+ * ------
+ * The report validates its whole input before drawing anything, so that a
+ * truncated or hand-edited results.json fails with one clear message (the
+ * file and the JSON path of the field: "r.json: runs[0].events[3]: missing
+ * number \"end_s\"") and no half-drawn page is written. Fields the charts
+ * cannot do without are required; descriptive ones (app, signature, copy
+ * times, stolen) default, so that results from older versions still draw.
+ * Strings stay in the cJSON tree, which lives as long as the document.
+ * NaN is written by cJSON as null, so the per-round numbers accept null and
+ * read it back as NaN ("-" in the table, a gap in the charts).
+ */
+#include "report_internal.h"
+
+#include "hetfarm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Reading and validating.                                                    */
+
+enum { OPT = 0, REQ = 1, NULLOK = 2 };
+
+/* Reads number `key` of object `o` into *out. Missing: an error if REQ, else
+ * `dflt`. JSON null: NaN if NULLOK (cJSON writes NaN as null), else an error. */
+static int get_num(const char *file, const char *where, const cJSON *o, const char *key,
+                   int flags, double dflt, double *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it) {
+        if (flags & REQ)
+            return hf_fail(HF_EINVAL, "%s: %s: missing number \"%s\"", file, where, key);
+        *out = dflt;
+    } else if (cJSON_IsNull(it) && (flags & NULLOK)) {
+        *out = NAN;
+    } else if (cJSON_IsNumber(it)) {
+        *out = it->valuedouble;
+    } else {
+        return hf_fail(HF_EINVAL, "%s: %s: \"%s\" is not a number", file, where, key);
+    }
+    return 0;
+}
+
+/* Reads string `key`; missing or null gives `dflt` unless REQ. */
+static int get_str(const char *file, const char *where, const cJSON *o, const char *key,
+                   int flags, const char *dflt, const char **out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it || cJSON_IsNull(it)) {
+        if (flags & REQ)
+            return hf_fail(HF_EINVAL, "%s: %s: missing string \"%s\"", file, where, key);
+        *out = dflt;
+        return 0;
+    }
+    if (!cJSON_IsString(it))
+        return hf_fail(HF_EINVAL, "%s: %s: \"%s\" is not a string", file, where, key);
+    *out = it->valuestring;
+    return 0;
+}
+
+/* Reads a boolean `key`; missing gives `dflt`. */
+static int get_bool(const char *file, const char *where, const cJSON *o, const char *key,
+                    int dflt, int *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it) {
+        *out = dflt;
+        return 0;
+    }
+    if (!cJSON_IsBool(it))
+        return hf_fail(HF_EINVAL, "%s: %s: \"%s\" is not true or false", file, where, key);
+    *out = cJSON_IsTrue(it);
+    return 0;
+}
+
+/* Finds the required array `key` of `o`. */
+static int get_arr(const char *file, const char *where, const cJSON *o, const char *key,
+                   const cJSON **out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it)
+        return hf_fail(HF_EINVAL, "%s: %s: missing array \"%s\"", file, where, key);
+    if (!cJSON_IsArray(it))
+        return hf_fail(HF_EINVAL, "%s: %s: \"%s\" is not an array", file, where, key);
+    *out = it;
+    return 0;
+}
+
+static int not_object(const char *file, const char *where, const cJSON *it)
+{
+    return cJSON_IsObject(it) ? 0 : hf_fail(HF_EINVAL, "%s: %s: not an object", file, where);
+}
+
+/* Reads rounds[i] of run `ri`; its "devices" must list the run's devices in order. */
+static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf__rp_run *r,
+                      struct hf__rp_round *rd)
+{
+    char w[96];
+    double v = 0;
+    const cJSON *devs;
+    snprintf(w, sizeof w, "runs[%d].rounds[%d]", ri, i);
+    int rc = not_object(file, w, o);
+    if (!rc)
+        rc = get_num(file, w, o, "round", REQ, 0, &v);
+    if (!rc && (v < 0 || v > HF__REPORT_MAX_ROUND || v != floor(v)))
+        rc = hf_fail(HF_EINVAL, "%s: %s: \"round\" = %g is not a round number", file, w, v);
+    rd->round = (int)v;
+    if (!rc)
+        rc = get_num(file, w, o, "makespan_s", REQ | NULLOK, 0, &rd->makespan);
+    if (!rc)
+        rc = get_num(file, w, o, "ideal_s", REQ | NULLOK, 0, &rd->ideal);
+    if (!rc)
+        rc = get_num(file, w, o, "efficiency", REQ | NULLOK, 0, &rd->eff);
+    if (!rc)
+        rc = get_arr(file, w, o, "devices", &devs);
+    if (rc)
+        return rc;
+    if (cJSON_GetArraySize(devs) != r->ndev)
+        return hf_fail(HF_EINVAL, "%s: %s: \"devices\" has %d entries, the run has %d devices",
+                       file, w, cJSON_GetArraySize(devs), r->ndev);
+    rd->share = calloc((size_t)r->ndev + 1, sizeof *rd->share);
+    if (!rd->share)
+        return hf_fail(HF_ENOMEM, "%s: out of memory", file);
+    int d = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, devs)
+    {
+        char wd[128];
+        double st;
+        snprintf(wd, sizeof wd, "%s.devices[%d]", w, d);
+        if ((rc = not_object(file, wd, x)) || (rc = get_num(file, wd, x, "share", REQ | NULLOK,
+                                                            0, &rd->share[d])) ||
+            (rc = get_num(file, wd, x, "stolen", OPT, 0, &st)))
+            return rc;
+        rd->stolen += st;
+        d++;
+    }
+    return 0;
+}
+
+/* Reads events[i] of run `ri`. */
+static int load_event(const char *file, int ri, size_t i, const cJSON *o,
+                      const struct hf__rp_run *r, struct hf__rp_event *e)
+{
+    char w[96];
+    double rnd, dev;
+    snprintf(w, sizeof w, "runs[%d].events[%zu]", ri, i);
+    int rc = not_object(file, w, o);
+    if (!rc)
+        rc = get_num(file, w, o, "round", REQ, 0, &rnd);
+    if (!rc)
+        rc = get_num(file, w, o, "device", REQ, 0, &dev);
+    if (!rc)
+        rc = get_num(file, w, o, "start_s", REQ, 0, &e->start);
+    if (!rc)
+        rc = get_num(file, w, o, "end_s", REQ, 0, &e->end);
+    if (!rc)
+        rc = get_num(file, w, o, "first", OPT, NAN, &e->first);
+    if (!rc)
+        rc = get_num(file, w, o, "count", OPT, NAN, &e->count);
+    if (!rc)
+        rc = get_num(file, w, o, "copy_in_s", OPT, 0, &e->cin);
+    if (!rc)
+        rc = get_num(file, w, o, "kernel_s", OPT, 0, &e->kern);
+    if (!rc)
+        rc = get_num(file, w, o, "copy_out_s", OPT, 0, &e->cout);
+    if (!rc)
+        rc = get_bool(file, w, o, "stolen", 0, &e->stolen);
+    if (rc)
+        return rc;
+    if (dev < 0 || dev >= r->ndev || dev != floor(dev))
+        return hf_fail(HF_EINVAL, "%s: %s: \"device\" = %g is not a device of the run (0..%d)",
+                       file, w, dev, r->ndev - 1);
+    if (rnd < 0 || rnd > HF__REPORT_MAX_ROUND || rnd != floor(rnd))
+        return hf_fail(HF_EINVAL, "%s: %s: \"round\" = %g is not a round number", file, w, rnd);
+    if (!isfinite(e->start) || !isfinite(e->end) || e->end < e->start)
+        return hf_fail(HF_EINVAL, "%s: %s: \"start_s\" = %g, \"end_s\" = %g is not a time span",
+                       file, w, e->start, e->end);
+    e->round = (int)rnd;
+    e->device = (int)dev;
+    return 0;
+}
+
+/* Reads runs[ri]: its identity, devices, rounds and events. */
+static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run *r)
+{
+    char w[64];
+    const cJSON *devs, *rounds, *events, *x;
+    snprintf(w, sizeof w, "runs[%d]", ri);
+    int rc = not_object(file, w, o);
+    if (!rc)
+        rc = get_str(file, w, o, "scheduler", REQ, NULL, &r->sched);
+    if (!rc)
+        rc = get_str(file, w, o, "engine", REQ, NULL, &r->engine);
+    if (!rc)
+        rc = get_str(file, w, o, "app", OPT, "", &r->app);
+    if (!rc)
+        rc = get_str(file, w, o, "signature", OPT, "", &r->sig);
+    if (!rc)
+        rc = get_str(file, w, o, "fault", OPT, "", &r->fault);
+    if (!rc)
+        rc = get_bool(file, w, o, "simulated", strcmp(r->engine, "sim") == 0, &r->sim);
+    if (!rc)
+        rc = get_num(file, w, o, "wall_s", OPT | NULLOK, NAN, &r->wall_s);
+    if (!rc)
+        rc = get_arr(file, w, o, "devices", &devs);
+    if (!rc)
+        rc = get_arr(file, w, o, "rounds", &rounds);
+    if (!rc)
+        rc = get_arr(file, w, o, "events", &events);
+    if (rc)
+        return rc;
+    r->ndev = cJSON_GetArraySize(devs);
+    if (r->ndev == 0)
+        return hf_fail(HF_EINVAL, "%s: %s: \"devices\" is empty", file, w);
+    r->nrounds = cJSON_GetArraySize(rounds);
+    r->nev = (size_t)cJSON_GetArraySize(events);
+    r->dev = calloc((size_t)r->ndev, sizeof *r->dev);
+    r->rd = calloc((size_t)r->nrounds + 1, sizeof *r->rd);
+    r->ev = calloc(r->nev + 1, sizeof *r->ev);
+    if (!r->dev || !r->rd || !r->ev)
+        return hf_fail(HF_ENOMEM, "%s: out of memory", file);
+    int d = 0;
+    cJSON_ArrayForEach(x, devs)
+    {
+        char wd[96];
+        snprintf(wd, sizeof wd, "%s.devices[%d]", w, d);
+        if ((rc = not_object(file, wd, x)) ||
+            (rc = get_str(file, wd, x, "name", REQ, NULL, &r->dev[d].name)) ||
+            (rc = get_str(file, wd, x, "kind", OPT, "", &r->dev[d].kind)) ||
+            (rc = get_bool(file, wd, x, "is_gpu", 0, &r->dev[d].is_gpu)))
+            return rc;
+        d++;
+    }
+    int i = 0;
+    cJSON_ArrayForEach(x, rounds)
+    {
+        if ((rc = load_round(file, ri, i, x, r, &r->rd[i])) != 0)
+            return rc;
+        i++;
+    }
+    size_t k = 0;
+    cJSON_ArrayForEach(x, events)
+    {
+        if ((rc = load_event(file, ri, k, x, r, &r->ev[k])) != 0)
+            return rc;
+        k++;
+    }
+    return 0;
+}
+
+void hf__report_free(struct hf__rp_doc *doc)
+{
+    for (int i = 0; i < doc->nruns && doc->runs; i++) {
+        for (int k = 0; k < doc->runs[i].nrounds && doc->runs[i].rd; k++)
+            free(doc->runs[i].rd[k].share);
+        free(doc->runs[i].dev);
+        free(doc->runs[i].rd);
+        free(doc->runs[i].ev);
+    }
+    free(doc->runs);
+    cJSON_Delete(doc->root);
+    memset(doc, 0, sizeof *doc);
+}
+
+char *hf__report_slurp(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t want = cap - n - 1;
+        if (max && n + want > max)
+            want = max - n;
+        size_t got = fread(buf + n, 1, want, f);
+        n += got;
+        if (got < want || (max && n >= max))
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = buf && ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+int hf__report_load(const char *file, struct hf__rp_doc *doc)
+{
+    memset(doc, 0, sizeof *doc);
+    doc->file = file;
+    size_t len = 0;
+    char *text = hf__report_slurp(file, 0, &len);
+    if (!text)
+        return hf_fail(HF_EIO, "%s: cannot read results: %s", file, strerror(errno));
+    const char *end = NULL;
+    doc->root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!doc->root) {
+        /* Name the line where the parser gave up: that is where to look. */
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        if (at && at >= text && at <= text + len)
+            for (const char *p = text; p < at; p++)
+                line += *p == '\n';
+        free(text);
+        return hf_fail(HF_EINVAL, "%s:%d: not a results file: invalid JSON", file, line);
+    }
+    free(text);
+    if (!cJSON_IsObject(doc->root))
+        return hf_fail(HF_EINVAL, "%s: not a results file: the top level is not an object", file);
+    const cJSON *runs, *x;
+    int rc = get_arr(file, "top level", doc->root, "runs", &runs);
+    if (!rc)
+        rc = get_str(file, "top level", doc->root, "hetfarm", OPT, "?", &doc->version);
+    if (!rc)
+        rc = get_str(file, "top level", doc->root, "config", OPT, NULL, &doc->config);
+    if (rc)
+        return rc;
+    doc->machine = cJSON_GetObjectItemCaseSensitive(doc->root, "machine");
+    if (doc->machine && !cJSON_IsObject(doc->machine))
+        return hf_fail(HF_EINVAL, "%s: \"machine\" is not an object", file);
+    doc->nruns = cJSON_GetArraySize(runs);
+    if (doc->nruns == 0)
+        return hf_fail(HF_EINVAL, "%s: \"runs\" is empty: nothing to report", file);
+    doc->runs = calloc((size_t)doc->nruns, sizeof *doc->runs);
+    if (!doc->runs)
+        return hf_fail(HF_ENOMEM, "%s: out of memory", file);
+    int i = 0;
+    cJSON_ArrayForEach(x, runs)
+    {
+        if ((rc = load_run(file, i, x, &doc->runs[i])) != 0)
+            return rc;
+        i++;
+    }
+    return 0;
+}
