@@ -16,24 +16,31 @@
  * device that finishes it first), laid out contiguously with the GPUs first and
  * the CPUs last. A GPU gets its whole buffer as ONE bundle; a CPU drains its
  * buffer one chunk per request; a GPU whose buffer is empty steals from the
- * tail of the CPU buffer with the most time left a span of remaining*g/(g+c)
- * chunks (the part that makes both finish together; at least one chunk; with
- * several GPUs, g/(sum of GPU rates + c), see steal()), and a CPU team with
- * nothing left steals one chunk from another CPU team. Going beyond the thesis,
- * `reserve` (3%) of each GPU's share is laid at the tail of the CPU buffer:
- * GPUs steal it back at the end when the plan was right, and it absorbs a GPU
- * bundle that ran slow when it was not (a bundle cannot be taken back). For
- * the same reason a CPU does not start one more chunk of its buffer when, by
- * the rates, that would end the round later than leaving the rest for the GPUs
- * to steal (a 16-core CPU's matmul chunk can take longer than the last quarter
- * of a GPU's bundle); it leaves only while a GPU is still running or has work,
- * so that someone always comes back for the rest.
- *
+ * tail of the CPU buffer with the most time left a span sized to its rate:
+ * chunks are whole, so it takes the k that makes the later of "CPU finishes
+ * its running chunk and the rest of its buffer" and "the GPUs finish k chunks"
+ * soonest (the thesis's remaining*g/(g+c) when chunks are small; everything
+ * when one CPU chunk outlasts the GPUs' whole tail), and with several GPUs its
+ * part of that by rate, coming back for more. A CPU team with nothing left
+ * steals one chunk from another CPU team. For the same reason a CPU does not
+ * start one more chunk of its buffer when, by the rates, that would end the
+ * round later than leaving the rest for the GPUs to steal (a 30-core CPU's
+ * 64-row matmul chunk takes 0.1 s on an H200 node, half a round). Going beyond
+ * the thesis, a `reserve` of each GPU's share is laid at the tail of the CPU
+ * buffer: GPUs steal it back at the end when the plan was right, and it
+ * absorbs a GPU bundle that ran slow when it was not (a bundle cannot be taken
+ * back). It costs every GPU a second bundle per round, so it is off by
+ * default (a real H200's bundle times vary well under 1%, and one bundle per
+ * GPU per round is the thesis's design); set it for noisy devices (the sim
+ * configs model 2% noise per bundle and use 0.03).
+
  * Rounds >= 1 split the whole round by the ratios of the adaptation phase:
  * round_end sets rate_d = work_d / busy_s_d from what each device really did,
  * summed over the last `window` rounds (a GPU runs one bundle per round, so one
  * round's rate carries one bundle's noise; the window averages it out before
- * the split freezes), and the ratios are the rates normalised. A split is final once two
+ * the split freezes), and the ratios are the rates normalised. Round 0's
+ * profile spans are deliberately small, so a profiled round 0 does not enter
+ * the window: its rates are the profiled ones. A split is final once two
  * consecutive adaptations moved no share by `stable_tol` or more (absolute:
  * 0.01 = one percent of the work); after that the ratios stay as they are and
  * only stealing balances. Rates are saved in the profile as `hass.rate` at
@@ -41,7 +48,7 @@
  * holds a rate for every device and splits at once.
  *
  * Knobs, section [hass]: profile_chunks (1), growth_stop (0.10),
- * stable_tol (0.01), window (4), reserve (0.03), steal (yes), warm_start (yes).
+ * stable_tol (0.01), window (4), reserve (0), steal (yes), warm_start (yes).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +70,7 @@ struct hass {
     double *rate;       /* work/s per device, 0 = unknown */
     double *hwork, *hbusy; /* per round (ring of `window` rounds) x device: work, busy s */
     int hrounds;        /* rounds recorded in the ring */
+    int profiled_round0;/* round 0 ran the profiling phase (not warm-started) */
     double *ratio;      /* current split, sums to 1 */
     int have_ratio, stable_rounds, final;
 
@@ -119,7 +127,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
                                &h->growth_stop)) ||
         (rc = hf_config_double(env->cfg, "hass", "stable_tol", 0.01, 0.0, 1.0, &h->stable_tol)) ||
         (rc = hf_config_long(env->cfg, "hass", "window", 4, 1, 64, &h->window)) ||
-        (rc = hf_config_double(env->cfg, "hass", "reserve", 0.03, 0.0, 0.5, &h->reserve)) ||
+        (rc = hf_config_double(env->cfg, "hass", "reserve", 0.0, 0.0, 0.5, &h->reserve)) ||
         (rc = hf_config_bool(env->cfg, "hass", "steal", 1, &h->steal)) ||
         (rc = hf_config_bool(env->cfg, "hass", "warm_start", 1, &h->warm_start))) {
         free(h);
@@ -163,23 +171,19 @@ static void split_rest(struct hass *h, const double *weight, size_t base)
     size_t n = h->r->nchunks - base;
     if (hf__split_counts(n, weight, h->r->alive, h->ndev, counts) == 0)
         return; /* nobody has a usable weight: keep serving the shared pool */
-    /* The reserve: a GPU's bundle cannot be taken back once handed out, so a
-     * GPU that runs slower than planned makes everyone wait. Moving a small
-     * part of every GPU's share to the tail of the fastest CPU buffer costs
-     * nothing when the plan is right (the GPUs steal it back at the end) and
-     * absorbs a slow bundle when it is not. */
+    /* The reserve goes to the fastest CPU buffer's tail, where the GPUs steal
+     * it back at the end when the plan was right. */
     int cpu = -1;
     for (int d = 0; d < h->ndev; d++)
         if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || weight[d] > weight[cpu]))
             cpu = d;
-    if (h->steal && cpu >= 0 && h->reserve > 0.0)
-        for (int d = 0; d < h->ndev; d++) {
-            if (!h->dev[d].is_gpu || counts[d] < 2)
-                continue;
-            size_t k = (size_t)floor(h->reserve * (double)counts[d]);
-            counts[d] -= k;
-            counts[cpu] += k;
-        }
+    for (int d = 0; h->steal && cpu >= 0 && d < h->ndev; d++) {
+        if (!h->dev[d].is_gpu || counts[d] < 2)
+            continue;
+        size_t k = (size_t)floor(h->reserve * (double)counts[d]);
+        counts[d] -= k;
+        counts[cpu] += k;
+    }
     hf__layout(h->buf, counts, h->dev, h->ndev, base);
     h->split = 1;
     h->pool_next = h->r->nchunks;
@@ -216,6 +220,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             ratios_from_rates(h, r->alive, h->ratio);
             h->have_ratio = 1;
         }
+        h->profiled_round0 = !h->have_ratio;
     }
     if (h->have_ratio)
         split_rest(h, h->ratio, 0);
@@ -250,24 +255,35 @@ static int steal(struct hass *h, int d, struct hf_span *out)
         return 0;
     if (!h->dev[d].is_gpu)
         return hf__take_tail(h->buf, c, 1, out);
-    double left = (double)(h->buf[c].hi - h->buf[c].lo);
+    size_t left = h->buf[c].hi - h->buf[c].lo;
     double g = h->rate[d], cr = h->rate[c], gsum = 0.0;
     for (int k = 0; k < h->ndev; k++)
         if (h->dev[k].is_gpu && h->r->alive[k])
             gsum += h->rate[k];
-    size_t k = 1;
-    if (g > 0.0 && cr > 0.0 && gsum > 0.0) {
-        /* One chunk on this GPU must end before the CPU would have drained the
-         * whole remainder, or stealing only lengthens the round. */
-        if (1.0 / g > left / cr && h->inflight[c])
-            return 0; /* the CPU is running and will come back for it */
-        /* remaining*g/(g+c) makes this GPU and the CPU finish together; with
-         * several GPUs each takes its part of what all of them and the CPU can
-         * share, remaining*g/(sum of GPU rates + c), and comes back for more,
-         * so that one GPU never walks off with the tail the others need. */
-        k = (size_t)llround(left * g / (gsum + cr));
+    if (!(g > 0.0) || !(cr > 0.0) || !(gsum > 0.0))
+        return hf__take_tail(h->buf, c, 1, out);
+    /* Chunks are whole: the CPU ends its part one chunk at a time, after the
+     * chunk it is running (assumed just started: the scheduler has no clock).
+     * Take the k that makes the later of the two finish soonest. With several
+     * GPUs this one takes only its part of the GPUs' share, by rate, and comes
+     * back for more, so that no GPU walks off with a tail the others need. */
+    double w = hf__mean_chunk_work(h->r), tc = w / cr, tg = w / gsum;
+    double busy = h->inflight[c] ? tc : 0.0;
+    size_t best = left;
+    double best_t = INFINITY;
+    for (size_t k = 0; k <= left; k++) {
+        double t = fmax(busy + (double)(left - k) * tc, (double)k * tg);
+        if (t < best_t - 1e-12 * best_t) {
+            best = k;
+            best_t = t;
+        }
     }
-    return hf__take_tail(h->buf, c, k, out);
+    if (best == 0 && h->inflight[c])
+        return 0; /* the running CPU finishes its buffer sooner than any steal would */
+    if (best == 0)
+        best = 1; /* an idle CPU left this chunk to the GPUs: someone must take it */
+    size_t mine = (size_t)llround((double)best * g / gsum);
+    return hf__take_tail(h->buf, c, mine > 0 ? mine : 1, out);
 }
 
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
@@ -275,8 +291,9 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out);
 /* Whether CPU c should leave the rest of its buffer to the GPUs: when starting
  * one more chunk would end the round later, in the rates' estimate, than
  * letting the GPUs steal it (a CPU chunk can take longer than the whole tail
- * of a GPU's bundle). Only while a GPU is running or still has its own work,
- * so that someone always comes back for what the CPU leaves. */
+ * of a GPU's bundle). Only when a GPU with a known rate is alive: an idle GPU is
+ * asked again whenever anything finishes, and steal() always takes from an
+ * idle CPU that left work, so what the CPU leaves is never stranded. */
 static int cpu_should_leave(const struct hass *h, int c)
 {
     const struct hf_round *r = h->r;
@@ -289,7 +306,7 @@ static int cpu_should_leave(const struct hass *h, int c)
             continue;
         G += h->rate[g];
         Wg += h->committed[g] + w * (double)(h->buf[g].hi - h->buf[g].lo);
-        waiting |= h->inflight[g] || h->buf[g].hi > h->buf[g].lo;
+        waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
     }
     if (!waiting || !(G > 0.0))
         return 0;
@@ -404,6 +421,8 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     /* rate_d = its work / its busy seconds over the last `window` rounds: one
      * round's single GPU bundle carries that bundle's noise, and a split frozen
      * on one noisy round would keep the noise for good. */
+    if (rep->round == 0 && h->profiled_round0)
+        goto adapt; /* round 0's small profile spans understate a GPU: keep the profiled rates */
     int slot = h->hrounds % (int)h->window;
     h->hrounds++;
     int span = h->hrounds < h->window ? h->hrounds : (int)h->window;
@@ -422,6 +441,7 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
         h->rate[d] = w / b;
         hf_profile_set(h->profile, h->dev[d].name, "hass.rate", &h->rate[d], 1);
     }
+adapt:
     if (h->final)
         return 0;
     double next[h->ndev];
