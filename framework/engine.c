@@ -36,6 +36,7 @@
 #define HF_MAX_EVENTS 400000 /* per run; later bundles still count, but are not drawn */
 #define HF_SOLO_PASSES 3       /* standalone passes of a short load on a real device */
 #define HF_SOLO_ENOUGH_S 2.0   /* a load measured for this long needs no second pass */
+#define HF_SOLO_SAMPLE 4       /* chunks of a real CPU's first standalone sample */
 
 double hf__now(void)
 {
@@ -263,7 +264,7 @@ void hf__engine_failed(struct hf__engine *e, int dev, const struct hf_span *span
 
 int hf__engine_round_complete(struct hf__engine *e)
 {
-    return hf_pool_done(e->pool) == e->nchunks;
+    return hf_pool_done(e->pool) >= e->round_target;
 }
 
 int hf__engine_stalled(struct hf__engine *e, int inflight)
@@ -286,6 +287,7 @@ int hf__engine_stalled(struct hf__engine *e, int inflight)
 struct solo {
     int target, is_gpu;
     size_t next, n;
+    size_t limit; /* chunks to hand out (a CPU's sample); 0 = the whole load */
 };
 
 static int solo_create(void **state, const struct hf_sched_env *env)
@@ -299,7 +301,7 @@ static int solo_round_begin(void *state, const struct hf_round *r)
 {
     struct solo *s = state;
     s->next = 0;
-    s->n = r->nchunks;
+    s->n = s->limit && s->limit < r->nchunks ? s->limit : r->nchunks;
     return 0;
 }
 
@@ -372,6 +374,7 @@ static int prepare_round(struct hf__engine *e, int round)
         e->chunks[i].index = i;
         total += e->chunks[i].work;
     }
+    e->round_target = e->nchunks;
     if ((rc = hf_pool_reset(e->pool, e->nchunks))) {
         hf__engine_error(e, rc, "%s", hf_last_error());
         return rc;
@@ -432,8 +435,13 @@ static int measure_standalone(struct hf__engine *e)
         solo.target = d;
         solo.is_gpu = dev->info.is_gpu;
         /* A cold first pass (thread start-up, first touch, library loading) would
-         * understate a real device: repeat short loads and keep the best pass. */
+         * understate a real device: repeat short loads and keep the best pass.
+         * A CPU runs a load chunk by chunk at a steady rate, so on a real CPU
+         * a sample of about HF_SOLO_ENOUGH_S seconds of chunks measures the
+         * rate of the whole load (a 30-core CPU needs minutes for a whole
+         * n = 32768 GEMM); a GPU always runs the whole load as one bundle. */
         double spent = 0;
+        solo.limit = simulated || dev->info.is_gpu ? 0 : HF_SOLO_SAMPLE;
         for (int pass = 0; rc == 0 && pass < (simulated ? 1 : HF_SOLO_PASSES); pass++) {
             if (pass > 0 && spent > HF_SOLO_ENOUGH_S)
                 break;
@@ -444,14 +452,23 @@ static int measure_standalone(struct hf__engine *e)
             }
             if (rc < 0)
                 break;
+            if (solo.limit && solo.limit < e->nchunks)
+                e->round_target = solo.limit;
             double t0 = simulated ? e->sim_now : hf__now();
             e->round_start = t0;
             e->round_end = t0;
             rc = execute_round(e);
-            double s = e->round_end - t0, rate = s > 0 ? e->round.total_work / s : 0;
+            double work = 0;
+            for (int k = 0; k < e->ndev; k++)
+                work += e->stats[k].work;
+            double s = e->round_end - t0, rate = s > 0 ? work / s : 0;
             spent += s;
             if (rc == 0 && rate > e->standalone[d])
                 e->standalone[d] = rate;
+            /* Size the next sample to about HF_SOLO_ENOUGH_S seconds. */
+            if (rc == 0 && solo.limit && s > 0)
+                solo.limit = (size_t)fmax(HF_SOLO_SAMPLE,
+                                          (double)solo.limit * HF_SOLO_ENOUGH_S / s);
         }
         if (rc == 0 && !simulated)
             hf_profile_set(e->profile, dev->info.name, "standalone_rate", &e->standalone[d], 1);

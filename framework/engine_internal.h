@@ -35,6 +35,7 @@ struct hf__engine {
     struct hf_load load;
     struct hf_chunk *chunks;
     size_t nchunks, chunks_cap;
+    size_t round_target;           /* chunks that end the round (all, or a solo sample) */
     struct hf_round round;
     int *alive;
     double *standalone;            /* per device work/s, NULL while measuring */
