@@ -17,6 +17,7 @@ GPUS=${GPUS:-1 2}
 ROUNDS=${ROUNDS:-10}
 SCHEDULERS=${SCHEDULERS:-hass, greedy, minmin, qilin, static}
 PROFILES=${PROFILES:-$OUT/profiles}
+ALONE=${ALONE:-1}   # 0 skips the one-GPU-alone runs
 mkdir -p "$OUT"
 have=$(nvidia-smi -L 2>/dev/null | wc -l)
 status=0
@@ -50,9 +51,11 @@ for n in $SIZES; do
     # One GPU alone: the framework's cost against raw cuBLAS.
     cfg="$OUT/matmul-alone-n$n.ini"
     config "$n" 0 1 | sed 's/^cpu = all/cpu = 0/; s/^schedulers = .*/schedulers = static/' > "$cfg"
-    echo "== matmul n=$n, GPU 0 alone"
-    timeout 300 "$BUILD/hetfarm" compare "$cfg" -o "$OUT/matmul-alone-n$n.json" \
-        --profiles "$PROFILES" || status=1
+    if [ "$ALONE" = 1 ]; then
+        echo "== matmul n=$n, GPU 0 alone"
+        timeout 300 "$BUILD/hetfarm" compare "$cfg" -o "$OUT/matmul-alone-n$n.json" \
+            --profiles "$PROFILES" || status=1
+    fi
     for g in $GPUS; do
         [ "$g" -le "$have" ] || { echo "skip $g GPUs: this machine has $have"; continue; }
         list=$(seq -s, 0 $((g - 1)))
