@@ -26,7 +26,7 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fopenmp -pthread -MMD -
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -fopenmp -pthread -lm
 
 ifneq ($(SAN),)
-CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -O1
+CFLAGS  += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer -O1
 LDFLAGS += -fsanitize=$(SAN)
 NVCC    :=
 endif
@@ -131,7 +131,7 @@ test: deps
 
 asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined tests
-	$(call run_tests,$(wildcard build/asan/tests/test_*))
+	$(call run_tests,$(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/test_*.c)))
 
 tsan:
 	$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread \
