@@ -61,8 +61,13 @@ BIN     := $(BUILD)/hetfarm
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TSAN_TESTS := test_pool test_engine
 
-.PHONY: all deps run test tests unit asan tsan bench format lint new-app clean
-all: deps $(BIN) $(GPU_PROBE)
+.PHONY: all build deps run test tests unit asan tsan bench format lint new-app clean
+# The flags above come from pkg-config, so everything that compiles runs in a
+# second make, after `deps` has installed the packages on a fresh machine.
+all: deps
+	@$(MAKE) --no-print-directory build
+
+build: $(BIN) $(GPU_PROBE)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
