@@ -4,8 +4,8 @@
  * ------
  * A profile is what a run measured about the devices for one app and one load
  * signature on one host (standalone rates, HASS's last rates, Qilin's fits). It
- * lives in   <dir>/<host>/<app>.<signature>.prof   with the signature reduced
- * to [A-Za-z0-9=._-] so that it is a safe file name, for example
+ * lives in <dir>/<host>-<cores>c-<cpu hash>/<app>.<signature>.prof, with the
+ * signature reduced to [A-Za-z0-9=._-] so that it is a safe file name, e.g.
  *
  *     # hetfarm profile
  *     # host: node17
@@ -30,6 +30,7 @@
 #include "profile.h"
 
 #include "cli.h"
+#include "device.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -203,8 +204,15 @@ int hf_profile_open(hf_profile_t *out, const char *dir, const char *app, const c
     if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
         snprintf(host, sizeof host, "localhost");
     host[sizeof host - 1] = '\0';
-    char shost[256], sapp[128], ssig[256];
-    sanitise(host, shost, sizeof shost);
+    /* Host names repeat across virtual machines ("vm", "localhost"), so the
+     * directory also carries the core count and a hash of the CPU model. */
+    char machine[320];
+    uint32_t hash = 2166136261u; /* FNV-1a */
+    for (const char *c = hf_topo_cpu_model(); *c; c++)
+        hash = (hash ^ (unsigned char)*c) * 16777619u;
+    snprintf(machine, sizeof machine, "%s-%dc-%08x", host, hf_topo_cores(), (unsigned)hash);
+    char shost[320], sapp[128], ssig[256];
+    sanitise(machine, shost, sizeof shost);
     sanitise(app ? app : "app", sapp, sizeof sapp);
     sanitise(signature ? signature : "", ssig, sizeof ssig);
     p->app = strdup(app ? app : "app");
