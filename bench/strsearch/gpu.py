@@ -13,6 +13,7 @@ The pinned host->device limit is the best h2d GB/s of gpu-probe's largest buffer
 end_to_end >= 0.8 x that limit, and HASS efficiency >= 0.95 from round 2 (issue 4).
 """
 import json
+import shutil
 import os
 import statistics
 import subprocess
@@ -54,6 +55,8 @@ def run_one(pats, sched):
                         os.path.join(WORK, f"profiles-{sched}")], capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"gpu.py: hetfarm failed:\n{r.stdout}\n{r.stderr}")
+    if env.get("KEEP"):
+        shutil.copy(res, os.path.join(env["KEEP"], f"strsearch-{sched}.json"))
     with open(res) as f:
         j = json.load(f)
     run = j["runs"][0] if "runs" in j else j
@@ -64,8 +67,13 @@ def run_one(pats, sched):
         work = sum(e["work"] for e in ev)
         kern = sum(e["kernel_s"] for e in ev)
         wall = sum(e["end_s"] - e["start_s"] for e in ev)
+        # The device's rate while everyone runs (rounds >= 2): below its standalone
+        # rate when the devices contend for host memory or PCIe.
+        late = [rd["devices"][i] for rd in run["rounds"] if rd["round"] >= 2]
+        busy = sum(x["busy_s"] for x in late)
         x = {"name": d["name"], "kind": d["kind"],
-             "standalone_GBps": round(d["standalone_rate"] / 1e9, 2)}
+             "standalone_GBps": round(d["standalone_rate"] / 1e9, 2),
+             "together_GBps": round(sum(x["work"] for x in late) / busy / 1e9, 2) if busy else None}
         if d["kind"] == "cuda":
             x["kernel_GBps"] = round(work / kern / 1e9, 2) if kern > 0 else None
             x["end_to_end_GBps"] = round(work / wall / 1e9, 2) if wall > 0 else None
