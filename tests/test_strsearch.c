@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "../apps/strsearch/strsearch.h"
 #include "engine.h"
 
@@ -27,30 +29,6 @@ static char dir[256];
 static char text_path[300], pat_path[300], out_path[300];
 
 /* ---- helpers ----------------------------------------------------------------- */
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
 
 static uint64_t rng = 12345;
 static unsigned rnd(void)
@@ -141,7 +119,7 @@ static void check_case(const char *text, size_t tlen, const char *pats, size_t p
                 print_error("%s run (%s): %s\n", runs[r].sched, runs[r].real ? "real" : "sim",
                             hf_last_error());
             assert_int_equal(rc, 0);
-            size_t glen;
+            size_t glen = 0;
             char *got = read_file(out_path, &glen);
             assert_non_null(got);
             if (glen != elen || memcmp(got, want, elen) != 0)
@@ -249,7 +227,7 @@ static void segments_and_passes(void **state)
     /* 10007 bytes in segments of 1000: 11 segments, 2 passes = 22 rounds. */
     assert_int_equal(run_app("chunk = 100\nsegment = 1000\npasses = 2\n", sim_devices,
                              HF_ENGINE_SIM, "hass", 50), 0);
-    size_t glen;
+    size_t glen = 0;
     char *got = read_file(out_path, &glen);
     assert_non_null(got);
     assert_int_equal(glen, elen);

@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "../apps/strsearch/strsearch.h"
 #include "engine.h"
 #ifdef HF_HAVE_CUDA
@@ -27,29 +29,6 @@
 extern const struct hf_app hf_app_strsearch;
 
 static char dir[256], text_path[300], pat_path[300], out_path[300];
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
 
 /* The expected output file, from the reference over the whole text. */
 static char *expected(const char *text, size_t tlen, int matches, size_t *outlen)

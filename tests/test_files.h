@@ -1,0 +1,35 @@
+/* test_files.h - file helpers shared by the tests (include after <cmocka.h>). */
+#ifndef HF_TEST_FILES_H
+#define HF_TEST_FILES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Writes len bytes to path, failing the test on any error. */
+static inline void write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* The whole file, NUL-terminated, with its length in *len; NULL when absent. */
+static inline char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    b[n] = 0;
+    *len = (size_t)n;
+    return b;
+}
+
+#endif
