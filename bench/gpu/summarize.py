@@ -51,7 +51,10 @@ machine = load("gpu-machine.json")
 probe = load("gpu-probe.json")
 first = load(sorted(glob.glob(os.path.join(DIR, "matmul-n*-g*.json")))[0].split("/")[-1])
 machine["cpu_blas"] = first["machine"].get("blas")
-raw = {s["n"]: s["tflops_best"] for s in probe["gpus"][0]["sgemm"]}
+raw = {}
+for extra in sorted(glob.glob(os.path.join(DIR, "gpu-probe*.json"))):
+    for s in json.load(open(extra))["gpus"][0]["sgemm"]:
+        raw[s["n"]] = s["tflops_best"]
 pinned_h2d = max(c["h2d_gbs_best"] for c in probe["gpus"][0]["copy"])
 out = {"machine": machine, "probe_gpu0": probe["gpus"][0], "configs": {}, "gpu_alone": {}}
 
