@@ -167,6 +167,9 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
     int ngpu = parse_cuda(cfg, ordinals, HF_MAX_DEVICES / 2);
     if (ngpu < 0)
         return ngpu;
+    /* Physical cores, not hardware threads: two GEMM threads on one core's
+     * hyperthreads run slower than one, and a GPU host thread that shares a
+     * core with the team delays every launch. */
     int cores = hf_topo_cores();
     const char *cpu_spec;
     long threads, teams;
@@ -179,6 +182,8 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         rc = hf_config_long(cfg, "devices", "cpu_teams", 1, 1, 64, &teams);
     if (rc)
         return rc;
+    /* Asking for more than exists is an error, not a clamp: the user's split
+     * of the machine would silently not be what ran. */
     if (threads + ngpu > cores)
         return hf_fail(HF_ENODEV,
                        "%s: [devices] cpu = %ld with %d GPU host thread(s) needs %ld cores, but "
@@ -195,6 +200,8 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
     int next_core = 0;
     for (long t = 0; threads > 0 && t < teams; t++) {
         struct hf_device *d = add_device(l, HF_DEV_CPU, 0);
+        /* Teams split the threads as evenly as possible (tests use two teams
+         * to exercise stealing between CPU devices on a 2-core machine). */
         int n = (int)(threads / teams + (t < threads % teams));
         d->ops = &hf_driver_cpu;
         d->info.nthreads = n;
@@ -207,6 +214,8 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         else
             snprintf(d->info.name, sizeof d->info.name, "cpu%ld", t);
     }
+    /* GPUs come after the CPU team(s), in the order the config lists them, so
+     * device indices mean the same thing in every run of a comparison. */
     for (int g = 0; g < ngpu; g++) {
         struct hf_device *d = add_device(l, HF_DEV_CUDA, 1);
         if (!d)
@@ -250,6 +259,7 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
         return hf_fail(HF_ECONFIG, "%s: [faults] %s = %s: expected device:round:bundle",
                        hf_config_where(cfg, "faults", key), key, spec);
     snprintf(dev, sizeof dev, "%.*s", (int)(c1 - spec), spec);
+    /* The device may be named ("cuda1", "sim:h200#2") or given by index. */
     for (int i = 0; i < l->count; i++) {
         char idx[16];
         snprintf(idx, sizeof idx, "%d", i);

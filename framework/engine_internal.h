@@ -85,6 +85,13 @@ int hf__engine_stalled(struct hf__engine *e, int inflight);
 void hf__engine_error(struct hf__engine *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* engine.c: draws round `round`'s load and cuts it into chunks (1, 0 = no
+ * more loads, or an error), and runs a prepared round on the chosen engine. */
+int hf__engine_prepare_round(struct hf__engine *e, int round);
+int hf__engine_execute_round(struct hf__engine *e);
+/* standalone.c: fills e->standalone (work/s of each device alone). */
+int hf__measure_standalone(struct hf__engine *e);
+
 /* engine_real.c */
 int hf__real_start(struct hf__engine *e);
 int hf__real_round(struct hf__engine *e);
