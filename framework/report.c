@@ -548,6 +548,10 @@ static void machine(struct hf__sb *b, const struct hf__rp_doc *doc)
     }
     if (!ng)
         hf__sb_printf(b, "none");
+    else if (m && cJSON_GetObjectItemCaseSensitive(m, "gpu_driver")) {
+        hf__sb_printf(b, "<br>driver ");
+        machine_field(b, m, "gpu_driver");
+    }
     hf__sb_printf(b, "</td></tr><tr><th>hetfarm</th><td>");
     hf__sb_esc(b, doc->version);
     hf__sb_printf(b, "</td></tr><tr><th>results</th><td>");

@@ -38,7 +38,8 @@
  * round_end sets rate_d = work_d / busy_s_d from what each device really did,
  * summed over the last `window` rounds (a GPU runs one bundle per round, so one
  * round's rate carries one bundle's noise; the window averages it out before
- * the split freezes), and the ratios are the rates normalised. Round 0's
+ * the split freezes), and the ratios are the rates normalised; a change of
+ * less than stable_tol in every share leaves the split as it is. Round 0's
  * profile spans are deliberately small, so a profiled round 0 does not enter
  * the window: its rates are the profiled ones. A split is final once two
  * consecutive adaptations moved no share by `stable_tol` or more (absolute:
@@ -269,12 +270,16 @@ static int steal(struct hass *h, int d, struct hf_span *out)
      * back for more, so that no GPU walks off with a tail the others need. */
     double w = hf__mean_chunk_work(h->r), tc = w / cr, tg = w / gsum;
     double busy = h->inflight[c] ? tc : 0.0;
+    /* The two finish times cross at k* = (busy + left*tc) / (tc + tg); the best
+     * whole k is one of its neighbours. */
+    double kstar = (busy + (double)left * tc) / (tc + tg);
     size_t best = left;
     double best_t = INFINITY;
-    for (size_t k = 0; k <= left; k++) {
-        double t = fmax(busy + (double)(left - k) * tc, (double)k * tg);
-        if (t < best_t - 1e-12 * best_t) {
-            best = k;
+    for (double k = floor(kstar); k <= floor(kstar) + 1.0; k += 1.0) {
+        double kk = fmin(fmax(k, 0.0), (double)left);
+        double t = fmax(busy + ((double)left - kk) * tc, kk * tg);
+        if (t < best_t) {
+            best = (size_t)kk;
             best_t = t;
         }
     }
@@ -446,11 +451,15 @@ adapt:
         return 0;
     double next[h->ndev];
     ratios_from_rates(h, h->r ? h->r->alive : NULL, next);
-    if (h->have_ratio && hf__max_share_change(next, h->ratio, h->ndev) < h->stable_tol)
+    /* A change smaller than stable_tol is noise, not news: the split stays
+     * where it is (stealing absorbs the difference, which bounds the loss by
+     * stable_tol of the work), so a stable split also stops moving at once. */
+    if (h->have_ratio && hf__max_share_change(next, h->ratio, h->ndev) < h->stable_tol) {
         h->stable_rounds++;
-    else
+    } else {
         h->stable_rounds = 0;
-    memcpy(h->ratio, next, sizeof next);
+        memcpy(h->ratio, next, sizeof next);
+    }
     h->have_ratio = 1;
     if (h->stable_rounds >= 2)
         h->final = 1;
