@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# run-all.sh - every hetfarm benchmark, as `make bench` runs them: the dispatch overhead next to
+# StarPU (bench/dispatch.sh) and the scheduling efficiency in simulation (bench/sim_efficiency.sh).
+# Results: bench/results/dispatch.json and bench/results/sim_efficiency.json. Each script's
+# environment knobs pass through (see bench/README.md). Both run even if the first fails; the
+# exit status is non-zero if either failed.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+rc=0
+bench/dispatch.sh || { echo "run-all.sh: dispatch.sh failed" >&2; rc=1; }
+bench/sim_efficiency.sh || { echo "run-all.sh: sim_efficiency.sh failed" >&2; rc=1; }
+exit $rc

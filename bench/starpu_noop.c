@@ -1,0 +1,210 @@
+/* starpu_noop.c - StarPU's cost per empty task, the yardstick for hetfarm's dispatch overhead.
+ *
+ * DESIGN
+ * ------
+ * The design is simple: start StarPU 1.3 with only CPU workers (CUDA, OpenCL, MIC and MPI
+ * master-slave switched off in the conf, so a machine with a GPU measures the same thing as one
+ * without), then submit N tasks of a codelet whose CPU function does nothing and which has no
+ * data handles, and wait for all of them. Only submit + wait is timed (task creation included,
+ * as an application pays it): starpu_init and starpu_shutdown are one-off costs that hetfarm's
+ * per-chunk figure does not include either.
+ *
+ * Each repetition is one timed batch inside the same StarPU instance; one untimed warm-up batch
+ * of the same size first lets StarPU grow its task and job allocations (the first batch is
+ * often 2-3x slower), so every timed batch sees a warm runtime, as hetfarm's rounds after
+ * round 0 do. The program prints one JSON object with the median batch and every sample, so
+ * bench/dispatch.sh can take it as it is.
+ *
+ * The conf takes precedence over STARPU_* environment variables so that a stray STARPU_SCHED or
+ * STARPU_NCPU in the caller's shell cannot silently change what is measured.
+ *
+ * Usage: starpu_noop --policy eager|ws|... --workers N --tasks N [--reps N]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <starpu.h>
+
+/* The empty CPU implementation: the whole cost of a task is StarPU's own. */
+static void noop_cpu(void *buffers[], void *arg)
+{
+    (void)buffers;
+    (void)arg;
+}
+
+static struct starpu_codelet noop_cl = {
+    .where = STARPU_CPU,
+    .cpu_funcs = {noop_cpu},
+    .nbuffers = 0,
+    .model = NULL, /* no performance model: nothing to calibrate or write to ~/.starpu */
+    .name = "noop",
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Submits `ntasks` empty tasks and waits for all of them; returns the seconds it took, or a
+ * negative value after printing why StarPU refused a task. */
+static double run_batch(long ntasks)
+{
+    double t0 = now_s();
+    for (long i = 0; i < ntasks; i++) {
+        struct starpu_task *task = starpu_task_create(); /* destroyed by StarPU when done */
+        task->cl = &noop_cl;
+        int rc = starpu_task_submit(task);
+        if (rc != 0) {
+            fprintf(stderr, "starpu_noop: starpu_task_submit failed at task %ld: %s\n", i,
+                    strerror(-rc));
+            return -1.0;
+        }
+    }
+    int rc = starpu_task_wait_for_all();
+    if (rc != 0) {
+        fprintf(stderr, "starpu_noop: starpu_task_wait_for_all failed: %s\n", strerror(-rc));
+        return -1.0;
+    }
+    return now_s() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether `name` is one of StarPU's predefined policies. starpu_init does not fail on an
+ * unknown name: it warns and falls back to its default policy, which would silently measure
+ * something else, so the name is checked first. */
+static int policy_exists(const char *name)
+{
+    struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
+    for (; p && *p; p++)
+        if ((*p)->policy_name && strcmp((*p)->policy_name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Parses a positive integer option value; exits with a message naming the option otherwise. */
+static long parse_count(const char *opt, const char *val, long max)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = val ? strtol(val, &end, 10) : 0;
+    if (!val || errno || *end || v < 1 || v > max) {
+        fprintf(stderr, "starpu_noop: %s = %s: expected an integer in 1..%ld\n", opt,
+                val ? val : "(missing)", max);
+        exit(2);
+    }
+    return v;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: starpu_noop --policy NAME --workers N --tasks N [--reps N]\n"
+               "  Times N empty CPU tasks under a StarPU scheduling policy (eager, ws, ...)\n"
+               "  and prints {policy, workers, tasks, reps, seconds, us_per_task, samples_s}.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *policy = "eager";
+    long workers = 1, ntasks = 100000, reps = 5;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--policy") && v) {
+            policy = v;
+        } else if (!strcmp(a, "--workers")) {
+            workers = parse_count(a, v, STARPU_MAXCPUS);
+        } else if (!strcmp(a, "--tasks")) {
+            ntasks = parse_count(a, v, 100000000L);
+        } else if (!strcmp(a, "--reps")) {
+            reps = parse_count(a, v, 1000);
+        } else {
+            fprintf(stderr, "starpu_noop: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+    }
+
+    if (!policy_exists(policy)) {
+        fprintf(stderr, "starpu_noop: --policy %s: not a StarPU scheduling policy (known:", policy);
+        for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
+            fprintf(stderr, " %s", (*p)->policy_name);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+
+    /* Quiet StarPU's banner and warnings: they would mix with the JSON on stdout/stderr. */
+    setenv("STARPU_SILENT", "1", 1);
+
+    struct starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.precedence_over_environment_variables = 1;
+    conf.sched_policy_name = policy;
+    conf.ncpus = (int)workers;
+    conf.ncuda = 0;
+    conf.nopencl = 0;
+    conf.nmic = 0;
+    conf.nmpi_ms = 0;
+    int rc = starpu_init(&conf);
+    if (rc != 0) {
+        fprintf(stderr, "starpu_noop: starpu_init (policy %s, %ld CPU workers) failed: %s\n",
+                policy, workers, strerror(-rc));
+        return 1;
+    }
+    /* StarPU may grant fewer CPU workers than asked (e.g. more than the machine has). */
+    unsigned got = starpu_cpu_worker_get_count();
+    if ((long)got != workers) {
+        fprintf(stderr, "starpu_noop: asked for %ld CPU workers, StarPU started %u\n", workers,
+                got);
+        starpu_shutdown();
+        return 1;
+    }
+
+    double *samples = calloc((size_t)reps, sizeof *samples);
+    if (!samples) {
+        starpu_shutdown();
+        return 1;
+    }
+    int failed = run_batch(ntasks) < 0; /* warm-up at full size, not timed */
+    for (long r = 0; r < reps && !failed; r++) {
+        samples[r] = run_batch(ntasks);
+        failed = samples[r] < 0;
+    }
+    starpu_shutdown();
+    if (failed) {
+        free(samples);
+        return 1;
+    }
+
+    double *sorted = malloc((size_t)reps * sizeof *sorted);
+    if (!sorted) {
+        free(samples);
+        return 1;
+    }
+    memcpy(sorted, samples, (size_t)reps * sizeof *sorted);
+    qsort(sorted, (size_t)reps, sizeof *sorted, cmp_double);
+    double med = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
+
+    printf("{\"policy\": \"%s\", \"workers\": %ld, \"tasks\": %ld, \"reps\": %ld, "
+           "\"seconds\": %.6f, \"us_per_task\": %.4f, \"samples_s\": [",
+           policy, workers, ntasks, reps, med, med / (double)ntasks * 1e6);
+    for (long r = 0; r < reps; r++)
+        printf("%s%.6f", r ? ", " : "", samples[r]);
+    printf("]}\n");
+    free(sorted);
+    free(samples);
+    return 0;
+}
