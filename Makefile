@@ -144,7 +144,6 @@ tsan:
 	$(call run_tests,$(addprefix build/tsan/tests/,$(TSAN_TESTS)))
 
 run: all
-	$(BIN) compare configs/cpu.ini
 	$(BIN) compare configs/default.ini
 
 bench: all

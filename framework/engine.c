@@ -230,10 +230,14 @@ static int setup(struct hf__engine *e, const struct hf_run_options *o)
     hf_clear_error();
     if ((rc = e->app->create(&e->app_ctx, o->cfg)))
         return *hf_last_error() ? rc : hf_fail(rc, "app %s: create failed", e->app->name);
-    char sig[128] = "";
-    e->app->signature(e->app_ctx, sig, sizeof sig);
-    /* Simulated devices have nothing to measure: their numbers stay in memory,
-     * so a simulation never depends on what an earlier one left on disk. */
+    /* A device's rate depends on the chunk size as much as on the load (a
+     * 16-row GEMM runs slower per flop than a 64-row one), so the grain is
+     * part of the profile's key. Simulated devices have nothing to measure:
+     * their numbers stay in memory, so a simulation never depends on what an
+     * earlier one left on disk. */
+    char app_sig[96] = "", sig[128];
+    e->app->signature(e->app_ctx, app_sig, sizeof app_sig);
+    snprintf(sig, sizeof sig, "%s grain=%zu", app_sig, o->grain ? o->grain : e->app->default_grain);
     if ((rc = hf_profile_open(&e->profile, simulated ? NULL : o->profile_dir, e->app->name, sig)))
         return rc;
     /* Data is allocated only when bundles really run: a simulated n = 65536
