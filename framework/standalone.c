@@ -84,9 +84,13 @@ int hf__measure_standalone(struct hf__engine *e)
     int simulated = e->opts->engine == HF_ENGINE_SIM;
     const struct hf_sched_ops *user = e->sched;
     void *user_state = e->sched_state;
-    struct solo solo = {0};
+    /* The run's own scheduler is created only after this, so the engine's
+     * scheduler slot is free to hold the solo policy meanwhile. */
+    struct solo *solo = NULL;
+    if (solo_ops.create((void **)&solo, NULL))
+        return hf_fail(HF_ENOMEM, "engine: out of memory");
     e->sched = &solo_ops;
-    e->sched_state = &solo;
+    e->sched_state = solo;
     int rc = 0;
     for (int d = 0; d < e->ndev && rc == 0; d++) {
         const struct hf_device *dev = hf_devlist_get(e->devs, d);
@@ -97,8 +101,8 @@ int hf__measure_standalone(struct hf__engine *e)
                 1 &&
             e->standalone[d] > 0)
             continue;
-        solo.target = d;
-        solo.is_gpu = dev->info.is_gpu;
+        solo->target = d;
+        solo->is_gpu = dev->info.is_gpu;
         /* A cold first pass (thread start-up, first touch, library loading) would
          * understate a real device: repeat short loads and keep the best pass.
          * A CPU runs a load chunk by chunk at a steady rate, so on a real CPU
@@ -106,7 +110,7 @@ int hf__measure_standalone(struct hf__engine *e)
          * rate of the whole load (a 30-core CPU needs minutes for a whole
          * n = 32768 GEMM); a GPU always runs the whole load as one bundle. */
         double spent = 0;
-        solo.limit = simulated || dev->info.is_gpu ? 0 : HF_SOLO_SAMPLE;
+        solo->limit = simulated || dev->info.is_gpu ? 0 : HF_SOLO_SAMPLE;
         for (int pass = 0; rc == 0 && pass < (simulated ? 1 : HF_SOLO_PASSES); pass++) {
             if (pass > 0 && spent > HF_SOLO_ENOUGH_S)
                 break;
@@ -117,8 +121,8 @@ int hf__measure_standalone(struct hf__engine *e)
             }
             if (rc < 0)
                 break;
-            if (solo.limit && solo.limit < e->nchunks)
-                e->round_target = solo.limit;
+            if (solo->limit && solo->limit < e->nchunks)
+                e->round_target = solo->limit;
             double t0 = simulated ? e->sim_now : hf__now();
             e->round_start = t0;
             e->round_end = t0;
@@ -131,14 +135,15 @@ int hf__measure_standalone(struct hf__engine *e)
             if (rc == 0 && rate > e->standalone[d])
                 e->standalone[d] = rate;
             /* Size the next sample to about HF_SOLO_ENOUGH_S seconds. */
-            if (rc == 0 && solo.limit && s > 0)
-                solo.limit = (size_t)fmax(HF_SOLO_SAMPLE,
-                                          (double)solo.limit * HF_SOLO_ENOUGH_S / s);
+            if (rc == 0 && solo->limit && s > 0)
+                solo->limit = (size_t)fmax(HF_SOLO_SAMPLE,
+                                          (double)solo->limit * HF_SOLO_ENOUGH_S / s);
         }
         if (rc == 0 && !simulated)
             hf_profile_set(e->profile, dev->info.name, "standalone_rate", &e->standalone[d], 1);
     }
     e->sched = user;
     e->sched_state = user_state;
+    solo_ops.destroy(solo);
     return rc;
 }
