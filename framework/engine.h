@@ -85,6 +85,14 @@ int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf
 /* Prints the comparison table, one row per run, to `file` (FILE*). */
 void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
 
+/* The round from which a run's plan stopped moving: the first round whose
+ * planned shares are within 1% (relative; absolute below a 0.1% share) of the
+ * previous round's, and stay so for the rest of the run. plans[i] is round i's
+ * plan of ndev shares, or NULL when the scheduler made none. Returns -1 when
+ * fewer than two rounds have a plan, -2 when the plan never settled. Used by
+ * the CLI table and the HTML report alike. */
+int hf_plan_stable_round(const double *const *plans, const int *rounds, int nrounds, int ndev);
+
 /* trace.c: writes Chrome trace-event JSON (Perfetto, chrome://tracing). */
 int hf_trace_write(const char *path, struct hf_run *const *runs, int nruns);
 

@@ -26,6 +26,7 @@
 #include "report.h"
 
 #include "cli.h"
+#include "engine.h"
 #include "hetfarm.h"
 #include "report_internal.h"
 #include "svg.h"
@@ -39,25 +40,23 @@
 /* ------------------------------------------------------------------------ */
 /* Numbers derived for the table.                                             */
 
-/* The round after which every device's share moves by less than one
- * percentage point from each round to the next for the rest of the run; -1
- * if that never happens (including runs too short to tell). */
+/* The round from which the scheduler's plan stopped moving (the rule the CLI
+ * table uses too); -1 when it never settled or the run has no plans. */
 static int converge_round(const struct hf__rp_run *r)
 {
-    int settled = -1;
-    for (int i = 1; i < r->nrounds; i++) {
-        int still = 1;
-        for (int d = 0; d < r->ndev; d++) {
-            double a = r->rd[i].share[d], b = r->rd[i - 1].share[d];
-            if (!isfinite(a) || !isfinite(b) || fabs(a - b) >= 0.01)
-                still = 0;
+    const double **plans = calloc((size_t)r->nrounds + 1, sizeof *plans);
+    int *rounds = calloc((size_t)r->nrounds + 1, sizeof *rounds);
+    int stable = -1;
+    if (plans && rounds) {
+        for (int i = 0; i < r->nrounds; i++) {
+            plans[i] = r->rd[i].plan;
+            rounds[i] = r->rd[i].round;
         }
-        if (!still)
-            settled = -1;
-        else if (settled < 0)
-            settled = i - 1;
+        stable = hf_plan_stable_round(plans, rounds, r->nrounds, r->ndev);
     }
-    return settled < 0 ? -1 : r->rd[settled].round;
+    free(plans);
+    free(rounds);
+    return stable < 0 ? -1 : stable;
 }
 
 /* Chunks that moved to another device after the plan handed them out: the
@@ -163,8 +162,8 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
     }
     hf__sb_printf(b, "</tbody></table>\n<p class=\"note\">Final makespan, ideal and efficiency "
                      "(ideal / makespan) are those of the last round. Rounds to converge: the "
-                     "first round after which every device's share of the work moves by less "
-                     "than one percentage point from round to round (\"-\": never).</p>\n");
+                     "round from which the scheduler's planned shares stay within 1%% of the "
+                     "previous round's (\"-\": never, or a policy without a plan).</p>\n");
 }
 
 /* One lane's bars, sorted by start time. Events arrive in the order the

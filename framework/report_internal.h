@@ -23,6 +23,7 @@ struct hf__rp_round {
     int round;
     double makespan, ideal, eff;
     double *share; /* per device */
+    double *plan;  /* per device: the scheduler's plan for the next round, NULL if none */
     double stolen; /* chunks stolen, all devices */
 };
 

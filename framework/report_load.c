@@ -141,6 +141,24 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
         rd->stolen += st;
         d++;
     }
+    /* The plan is optional (older files, policies without one) but, when
+     * present, must give one share per device. */
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(o, "plan");
+    if (cJSON_IsArray(plan)) {
+        if (cJSON_GetArraySize(plan) != r->ndev)
+            return hf_fail(HF_EINVAL, "%s: %s: \"plan\" has %d entries, the run has %d devices",
+                           file, w, cJSON_GetArraySize(plan), r->ndev);
+        rd->plan = calloc((size_t)r->ndev + 1, sizeof *rd->plan);
+        if (!rd->plan)
+            return hf_fail(HF_ENOMEM, "%s: out of memory", file);
+        d = 0;
+        cJSON_ArrayForEach(x, plan)
+        {
+            if (!cJSON_IsNumber(x))
+                return hf_fail(HF_EINVAL, "%s: %s: \"plan\"[%d] is not a number", file, w, d);
+            rd->plan[d++] = x->valuedouble;
+        }
+    }
     return 0;
 }
 
@@ -258,8 +276,10 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
 void hf__report_free(struct hf__rp_doc *doc)
 {
     for (int i = 0; i < doc->nruns && doc->runs; i++) {
-        for (int k = 0; k < doc->runs[i].nrounds && doc->runs[i].rd; k++)
+        for (int k = 0; k < doc->runs[i].nrounds && doc->runs[i].rd; k++) {
             free(doc->runs[i].rd[k].share);
+            free(doc->runs[i].rd[k].plan);
+        }
         free(doc->runs[i].dev);
         free(doc->runs[i].rd);
         free(doc->runs[i].ev);

@@ -234,31 +234,45 @@ static int plans_close(const double *a, const double *b, int n)
     return 1;
 }
 
-/* The round from which the plan stopped moving for the rest of the run, -1
- * when the run has fewer than two plans, -2 when it never settled. */
-static int plan_stable_round(const struct hf_run *r)
+int hf_plan_stable_round(const double *const *plans, const int *rounds, int nrounds, int ndev)
 {
     int last = -1, count = 0;
-    for (int i = 0; i < r->nrounds; i++)
-        if (r->rounds[i].has_plan && r->rounds[i].plan)
-            count++;
+    for (int i = 0; i < nrounds; i++)
+        count += plans[i] != NULL;
     if (count < 2)
         return -1;
     int stable = -2; /* the earliest round whose plan matched its predecessor and kept matching */
-    for (int i = 0; i < r->nrounds; i++) {
-        const struct hf_round_stats *rs = &r->rounds[i];
-        if (!rs->has_plan || !rs->plan)
+    for (int i = 0; i < nrounds; i++) {
+        if (!plans[i])
             continue;
         if (last >= 0) {
-            if (plans_close(rs->plan, r->rounds[last].plan, r->ndevices)) {
+            if (plans_close(plans[i], plans[last], ndev)) {
                 if (stable == -2)
-                    stable = rs->round;
+                    stable = rounds[i];
             } else {
                 stable = -2;
             }
         }
         last = i;
     }
+    return stable;
+}
+
+/* The table's view of a run: its rounds' plans for hf_plan_stable_round. */
+static int plan_stable_round(const struct hf_run *r)
+{
+    const double **plans = calloc((size_t)r->nrounds + 1, sizeof *plans);
+    int *rounds = calloc((size_t)r->nrounds + 1, sizeof *rounds);
+    int stable = -1;
+    if (plans && rounds) {
+        for (int i = 0; i < r->nrounds; i++) {
+            plans[i] = r->rounds[i].has_plan ? r->rounds[i].plan : NULL;
+            rounds[i] = r->rounds[i].round;
+        }
+        stable = hf_plan_stable_round(plans, rounds, r->nrounds, r->ndevices);
+    }
+    free(plans);
+    free(rounds);
     return stable;
 }
 

@@ -126,9 +126,10 @@ static void renders_every_chart(void **state)
      * round only shortens its line), a share line per device and run. */
     assert_int_equal(count_str(h, "<polyline"), 2 * 2 + 2 + (2 + 1));
 
-    /* Summary: converges after round 1 / never; chunks stolen; NaN efficiency as "-". */
+    /* Summary: the plan made in round 1 is repeated from round 2 on (the CLI
+     * table's rule) / greedy has no plan; chunks stolen; NaN efficiency as "-". */
     assert_int_equal(count_str(h, "<tr class=\"run\">"), 2);
-    assert_non_null(strstr(h, "<td class=\"n conv\">1</td>"));
+    assert_non_null(strstr(h, "<td class=\"n conv\">2</td>"));
     assert_non_null(strstr(h, "<td class=\"n conv\">-</td>"));
     assert_non_null(strstr(h, "<td class=\"n stolen\">8</td>"));
     assert_non_null(strstr(h, "<td class=\"n stolen\">7</td>"));
