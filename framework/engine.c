@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine_internal.h"
 #include "progress.h"
@@ -294,6 +295,10 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
     /* Only the scheduled rounds are recorded and can have faults injected;
      * the standalone passes before them are measurement, not the run. */
     e->recording = 1;
+    /* The progress line (a terminal only, so pipes and logs cost nothing)
+     * counts wall seconds even in simulation: it tells a person how long to wait. */
+    e->show_progress = o->progress && isatty(2);
+    e->wall_t0 = hf__now();
     double run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
     for (int r = 0; r < o->rounds; r++) {
         rc = hf__engine_prepare_round(e, r);
@@ -309,12 +314,9 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
             e->events[i].start_s -= run_t0;
             e->events[i].end_s -= run_t0;
         }
-        if (o->progress)
-            hf__progress(o->sched->name, r, o->rounds, (size_t)(r + 1) * e->nchunks,
-                         (size_t)o->rounds * e->nchunks,
-                         (o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now) - run_t0);
+        e->chunks_before += e->nchunks;
     }
-    if (o->progress)
+    if (e->show_progress)
         hf__progress_end();
     run->total_work = e->round.total_work;
     return rc < 0 ? rc : 0;

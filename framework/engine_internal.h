@@ -51,6 +51,9 @@ struct hf__engine {
     size_t nevents, events_cap;
     long *last_event;              /* per device: index of its latest event, -1 */
     char fault[256];
+    int show_progress;             /* draw the progress line (stderr is a terminal) */
+    double wall_t0;                /* wall clock at round 0, for the progress line */
+    size_t chunks_before;          /* chunks of the rounds already finished */
 
     int error;                     /* first error; stops the run */
     char errmsg[768];

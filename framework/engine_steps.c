@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "engine_internal.h"
+#include "progress.h"
 
 #define HF_MAX_EVENTS 400000 /* per run; later bundles still count, but are not drawn */
 
@@ -195,6 +196,10 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     if (e->sched->finished)
         e->sched->finished(e->sched_state, dev, span, end - start);
     e->progress_gen++;
+    if (e->show_progress)
+        hf__progress(e->sched->name, e->round.round, e->opts->rounds,
+                     e->chunks_before + hf_pool_done(e->pool),
+                     (size_t)e->opts->rounds * e->nchunks, hf__now() - e->wall_t0);
     return 0;
 }
 

@@ -60,8 +60,8 @@ void hf__progress(const char *label, int round, int nrounds, size_t done, size_t
     double frac = total ? (double)done / (double)total : 0;
     if (frac > 0)
         fmt_time(left, sizeof left, elapsed_s * (1 - frac) / frac);
-    fprintf(stderr, "\r%s  round %d/%d  %5.1f%%  %s elapsed, ~%s left\033[K",
-            label ? label : "", round + 1, nrounds, 100 * frac, el, left);
+    fprintf(stderr, "\r%s  round %d/%d  %zu/%zu chunks  %5.1f%%  %s elapsed, ~%s left\033[K",
+            label ? label : "", round + 1, nrounds, done, total, 100 * frac, el, left);
     fflush(stderr);
     drawn = 1;
     pthread_mutex_unlock(&lock);
