@@ -136,13 +136,10 @@ int hf__engine_fault_due(struct hf__engine *e, int dev)
 
 /* Appends an event, merging a CPU chunk into the previous one when it
  * continues it directly (a CPU draining its buffer is one bar, not thousands). */
-static void record_event(struct hf__engine *e, int dev, const struct hf_span *span, double start,
-                         double end, const struct hf_bundle_times *t)
+static void record_event(struct hf__engine *e, int dev, const struct hf_span *span, double work,
+                         double start, double end, const struct hf_bundle_times *t)
 {
     const struct hf_device *d = hf_devlist_get(e->devs, dev);
-    double work = 0;
-    for (size_t i = span->first; i < span->first + span->count; i++)
-        work += e->chunks[i].work;
     long li = e->last_event[dev];
     if (li >= 0 && !d->info.is_gpu) {
         struct hf_event *p = &e->events[li];
@@ -192,7 +189,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     if (end > e->round_end)
         e->round_end = end;
     if (e->recording)
-        record_event(e, dev, span, start, end, t);
+        record_event(e, dev, span, work, start, end, t);
     if (e->sched->finished)
         e->sched->finished(e->sched_state, dev, span, end - start);
     e->progress_gen++;

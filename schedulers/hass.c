@@ -418,24 +418,19 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     }
 }
 
-/* The adaptation phase: rates from what each device really did, the next
- * ratios from the rates, and the stability count that makes a split final. */
-static int hass_round_end(void *state, const struct hf_round_report *rep)
+/* Records what each device did in the window and sets its rate: rate_d = its
+ * work / its busy seconds over the last `window` rounds. One round's single
+ * GPU bundle carries that bundle's noise, and a split frozen on one noisy
+ * round would keep the noise for good. */
+static void update_rates(struct hass *h, const struct hf_round_report *rep)
 {
-    struct hass *h = state;
-    /* rate_d = its work / its busy seconds over the last `window` rounds: one
-     * round's single GPU bundle carries that bundle's noise, and a split frozen
-     * on one noisy round would keep the noise for good. */
-    if (rep->round == 0 && h->profiled_round0)
-        goto adapt; /* round 0's small profile spans understate a GPU: keep the profiled rates */
     int slot = h->hrounds % (int)h->window;
     h->hrounds++;
     int span = h->hrounds < h->window ? h->hrounds : (int)h->window;
     for (int d = 0; d < h->ndev; d++) {
-        h->hwork[slot * h->ndev + d] = rep->work[d] > 0.0 && rep->busy_s[d] > 0.0 ? rep->work[d]
-                                                                                   : 0.0;
-        h->hbusy[slot * h->ndev + d] = rep->work[d] > 0.0 && rep->busy_s[d] > 0.0 ? rep->busy_s[d]
-                                                                                  : 0.0;
+        int ran = rep->work[d] > 0.0 && rep->busy_s[d] > 0.0;
+        h->hwork[slot * h->ndev + d] = ran ? rep->work[d] : 0.0;
+        h->hbusy[slot * h->ndev + d] = ran ? rep->busy_s[d] : 0.0;
         double w = 0.0, b = 0.0;
         for (int k = 0; k < span; k++) {
             w += h->hwork[k * h->ndev + d];
@@ -446,7 +441,16 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
         h->rate[d] = w / b;
         hf_profile_set(h->profile, h->dev[d].name, "hass.rate", &h->rate[d], 1);
     }
-adapt:
+}
+
+/* The adaptation phase: rates from what each device really did, the next
+ * ratios from the rates, and the stability count that makes a split final. */
+static int hass_round_end(void *state, const struct hf_round_report *rep)
+{
+    struct hass *h = state;
+    /* Round 0's small profile spans understate a GPU: keep the profiled rates. */
+    if (!(rep->round == 0 && h->profiled_round0))
+        update_rates(h, rep);
     if (h->final)
         return 0;
     double next[h->ndev];

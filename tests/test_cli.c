@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,14 +39,12 @@ static int hetfarm(const char *args)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void write_file(const char *name, const char *text)
+/* Writes `text` to the file `name` in the test's directory. */
+static void write_in_dir(const char *name, const char *text)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    write_file(path, text, strlen(text));
 }
 
 static int exists(const char *name)
@@ -104,17 +104,17 @@ static void test_missing_config(void **state)
 static void test_bad_lines(void **state)
 {
     (void)state;
-    write_file("bad.ini", "[run]\napp = noop\nthis is not a key\n");
+    write_in_dir("bad.ini", "[run]\napp = noop\nthis is not a key\n");
     assert_int_equal(hetfarm("run bad.ini"), 1);
     assert_non_null(strstr(out, "bad.ini:3: malformed line"));
-    write_file("dup.ini", "[run]\napp = noop\nrounds = 1\nrounds = 2\n");
+    write_in_dir("dup.ini", "[run]\napp = noop\nrounds = 1\nrounds = 2\n");
     assert_int_equal(hetfarm("run dup.ini"), 1);
     assert_non_null(strstr(out, "dup.ini:4:"));
-    write_file("val.ini", "[run]\napp = noop\nrounds = many\n");
+    write_in_dir("val.ini", "[run]\napp = noop\nrounds = many\n");
     assert_int_equal(hetfarm("run val.ini"), 1);
     assert_non_null(strstr(out, "val.ini:3: [run] rounds = many"));
     /* A misspelt [run] key is caught before anything runs. */
-    write_file("typo.ini", "[run]\napp = noop\nrouds = 3\n");
+    write_in_dir("typo.ini", "[run]\napp = noop\nrouds = 3\n");
     assert_int_equal(hetfarm("run typo.ini"), 1);
     assert_non_null(strstr(out, "typo.ini:3: [run] rouds"));
     assert_false(exists("results.json"));
@@ -123,7 +123,7 @@ static void test_bad_lines(void **state)
 static void test_unknown_names(void **state)
 {
     (void)state;
-    write_file("s.ini", "[run]\napp = noop\nscheduler = nosuch\n");
+    write_in_dir("s.ini", "[run]\napp = noop\nscheduler = nosuch\n");
     assert_int_equal(hetfarm("run s.ini"), 2);
     assert_non_null(strstr(out, "unknown scheduler 'nosuch'"));
     assert_non_null(strstr(out, "s.ini:3"));
@@ -131,18 +131,18 @@ static void test_unknown_names(void **state)
     assert_non_null(strstr(out, "greedy"));
     assert_int_equal(hetfarm("run s.ini --scheduler alsonot"), 2);
     assert_non_null(strstr(out, "alsonot"));
-    write_file("a.ini", "[run]\napp = nosuchapp\n");
+    write_in_dir("a.ini", "[run]\napp = nosuchapp\n");
     assert_int_equal(hetfarm("run a.ini"), 2);
     assert_non_null(strstr(out, "unknown app 'nosuchapp'"));
     assert_non_null(strstr(out, "matmul"));
-    write_file("e.ini", "[run]\napp = noop\nengine = quantum\n");
+    write_in_dir("e.ini", "[run]\napp = noop\nengine = quantum\n");
     assert_int_equal(hetfarm("run e.ini"), 2);
     assert_non_null(strstr(out, "unknown engine 'quantum'"));
     assert_non_null(strstr(out, "sim"));
-    write_file("c.ini", "[run]\napp = noop\n[compare]\nschedulers = hass, nope\n");
+    write_in_dir("c.ini", "[run]\napp = noop\n[compare]\nschedulers = hass, nope\n");
     assert_int_equal(hetfarm("compare c.ini"), 2);
     assert_non_null(strstr(out, "unknown scheduler 'nope'"));
-    write_file("n.ini", "[load]\nchunks = 10\n");
+    write_in_dir("n.ini", "[load]\nchunks = 10\n");
     assert_int_equal(hetfarm("run n.ini"), 2);
     assert_non_null(strstr(out, "[run] app is missing"));
     assert_false(exists("results.json"));
@@ -152,7 +152,7 @@ static void test_unknown_names(void **state)
 static void test_sim_compare(void **state)
 {
     (void)state;
-    write_file("sim.ini", "[run]\napp = noop\nrounds = 3\nengine = sim\nprogress = no\n"
+    write_in_dir("sim.ini", "[run]\napp = noop\nrounds = 3\nengine = sim\nprogress = no\n"
                           "[load]\nchunks = 200\n"
                           "[devices]\nsim = host, gpu\n"
                           "[sim.host]\nkind = cpu\nrate = 1e6\n"
@@ -166,7 +166,7 @@ static void test_sim_compare(void **state)
     assert_true(exists("r.json"));
     assert_true(exists("t.json"));
     /* A misspelt [load] key fails after the run and writes nothing. */
-    write_file("sim2.ini", "[run]\napp = noop\nrounds = 1\nengine = sim\nprogress = no\n"
+    write_in_dir("sim2.ini", "[run]\napp = noop\nrounds = 1\nengine = sim\nprogress = no\n"
                            "[load]\nchunks = 50\nchunkz = 3\n"
                            "[devices]\nsim = host\n"
                            "[sim.host]\nkind = cpu\nrate = 1e6\n");
@@ -185,9 +185,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 int main(int argc, char **argv)

@@ -32,4 +32,19 @@ static inline char *read_file(const char *path, size_t *len)
     return b;
 }
 
+/* The whole file as a NUL-terminated string (free it), or NULL when absent. */
+static inline char *read_text(const char *path)
+{
+    size_t len;
+    return read_file(path, &len);
+}
+
+/* Removes a test's temporary directory and everything in it; 0 on success. */
+static inline int remove_tree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 #endif

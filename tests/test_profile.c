@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +28,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 static char *slurp(const char *path)

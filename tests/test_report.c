@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -57,25 +59,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static int exists(const char *path)
 {
     struct stat st;
@@ -103,7 +86,7 @@ static void renders_every_chart(void **state)
     hf_clear_error();
     assert_int_equal(hf_report_write(p->results, p->html), 0);
     assert_int_equal(nfiles(p->dir), 3); /* no temporary file left */
-    char *h = read_all(p->html);
+    char *h = read_text(p->html);
     assert_non_null(h);
     assert_memory_equal(h, "<!DOCTYPE html>", 15);
     assert_non_null(strstr(h, "</html>"));
@@ -210,7 +193,7 @@ static void merges_crowded_lanes(void **state)
     free(text);
     hf_clear_error();
     assert_int_equal(hf_report_write(p->results, p->html), 0);
-    char *h = read_all(p->html);
+    char *h = read_text(p->html);
     assert_non_null(h);
     assert_int_equal(count_str(h, "<rect class=\"bar merged"), 3999);
     assert_int_equal(count_str(h, "<rect class=\"bar stolen merged"), 1);
@@ -230,7 +213,7 @@ static void expect_fail(const struct paths *p, int err, const char *want1, const
     if (rc != err || !strstr(msg, want1) || !strstr(msg, want2))
         fail_msg("rc %d (want %d), message \"%s\" (want \"%s\" and \"%s\")", rc, err, msg,
                  want1, want2);
-    char *h = read_all(p->html);
+    char *h = read_text(p->html);
     assert_non_null(h);
     assert_string_equal(h, "old");
     free(h);

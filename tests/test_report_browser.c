@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,25 +32,6 @@
 
 static const char *chromium;
 static char screenshot[PATH_MAX + 16];
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* Runs headless Chromium on `url` with `extra` flags, stdout and stderr to
  * the given files; returns its exit status. Paths here are our own mkdtemp
@@ -71,7 +54,7 @@ static void loads_without_errors(void **state)
     (void)state;
     char dir[] = "/tmp/hf-test-report-browser-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char results[128], config[128], html[128], dom[128], log[128], url[160], cmd[256];
+    char results[128], config[128], html[128], dom[128], log[128], url[160];
     snprintf(results, sizeof results, "%s/results.json", dir);
     snprintf(config, sizeof config, "%s/config.ini", dir);
     snprintf(html, sizeof html, "%s/report.html", dir);
@@ -82,13 +65,13 @@ static void loads_without_errors(void **state)
     assert_int_equal(fix_write_results(results, config), 0);
     hf_clear_error();
     assert_int_equal(hf_report_write(results, html), 0);
-    char *page = read_all(html);
+    char *page = read_text(html);
     assert_non_null(page);
 
     /* The DOM as Chromium parsed it: every chart, one bar per event. */
     assert_int_equal(run_chromium(dir, "--enable-logging=stderr --v=0 --dump-dom", url, dom, log),
                      0);
-    char *d = read_all(dom), *l = read_all(log);
+    char *d = read_text(dom), *l = read_text(log);
     assert_non_null(d);
     assert_non_null(l);
     static const char *const charts[] = {"gantt", "shares", "makespan", "efficiency"};
@@ -125,8 +108,7 @@ static void loads_without_errors(void **state)
     free(page);
     free(d);
     free(l);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* our mkdtemp directory, profile included */
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(remove_tree(dir), 0); /* our mkdtemp directory, profile included */
 }
 
 int main(int argc, char **argv)

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -28,9 +30,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 /* A sim run of a CPU and a GPU over 4 rounds whose plan settles at round 2. */

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "test_files.h"
+#include "strsearch_expected.h"
 
 #include "../apps/strsearch/strsearch.h"
 #include "engine.h"
@@ -42,30 +43,7 @@ static char *expected_output(const char *text, size_t tlen, const char *pats, si
                              int matches, size_t *outlen)
 {
     write_file(pat_path, pats, plen);
-    struct hf__ss_patterns p;
-    assert_int_equal(hf__ss_patterns_load(pat_path, &p), 0);
-    struct hf__ss_part part = {0};
-    assert_int_equal(hf__ss_part_reset(&part, p.n, 0, tlen, matches), 0);
-    assert_int_equal(hf__ss_ref(&p, (const unsigned char *)text, tlen, &part), 0);
-    hf__ss_sort_matches(part.m, part.nm);
-    char *buf;
-    size_t blen;
-    FILE *f = open_memstream(&buf, &blen);
-    if (!matches)
-        for (size_t i = 0; i < p.n; i++) {
-            fprintf(f, "%llu\t", (unsigned long long)part.counts[i]);
-            fwrite(p.p[i], 1, p.len[i], f);
-            fputc('\n', f);
-        }
-    else
-        for (size_t i = 0; i < part.nm; i++)
-            fprintf(f, "%llu\t%llu\n", (unsigned long long)part.m[i].off,
-                    (unsigned long long)part.m[i].pat);
-    fclose(f);
-    hf__ss_part_free(&part);
-    hf__ss_patterns_free(&p);
-    *outlen = blen;
-    return buf;
+    return ss_expected(pat_path, text, tlen, matches, outlen);
 }
 
 static const char *sim_devices =

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "test_files.h"
+#include "strsearch_expected.h"
 
 #include "../apps/strsearch/strsearch.h"
 #include "engine.h"
@@ -29,33 +30,6 @@
 extern const struct hf_app hf_app_strsearch;
 
 static char dir[256], text_path[300], pat_path[300], out_path[300];
-
-/* The expected output file, from the reference over the whole text. */
-static char *expected(const char *text, size_t tlen, int matches, size_t *outlen)
-{
-    struct hf__ss_patterns p;
-    assert_int_equal(hf__ss_patterns_load(pat_path, &p), 0);
-    struct hf__ss_part part = {0};
-    assert_int_equal(hf__ss_part_reset(&part, p.n, 0, tlen, matches), 0);
-    assert_int_equal(hf__ss_ref(&p, (const unsigned char *)text, tlen, &part), 0);
-    hf__ss_sort_matches(part.m, part.nm);
-    char *buf;
-    size_t blen;
-    FILE *f = open_memstream(&buf, &blen);
-    for (size_t i = 0; !matches && i < p.n; i++) {
-        fprintf(f, "%llu\t", (unsigned long long)part.counts[i]);
-        fwrite(p.p[i], 1, p.len[i], f);
-        fputc('\n', f);
-    }
-    for (size_t i = 0; matches && i < part.nm; i++)
-        fprintf(f, "%llu\t%llu\n", (unsigned long long)part.m[i].off,
-                (unsigned long long)part.m[i].pat);
-    fclose(f);
-    hf__ss_part_free(&part);
-    hf__ss_patterns_free(&p);
-    *outlen = blen;
-    return buf;
-}
 
 /* Runs text/pats through CPU + GPUs under `sched` in every mode and pin setting. */
 static void check(const char *text, size_t tlen, const char *pats, size_t plen, size_t chunk)
@@ -86,7 +60,7 @@ static void check(const char *text, size_t tlen, const char *pats, size_t plen, 
                 hf_run_free(run);
                 hf_config_destroy(cfg);
                 size_t elen, glen;
-                char *want = expected(text, tlen, matches, &elen);
+                char *want = ss_expected(pat_path, text, tlen, matches, &elen);
                 char *got = read_file(out_path, &glen);
                 assert_non_null(got);
                 assert_int_equal(glen, elen);
