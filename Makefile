@@ -22,7 +22,7 @@ PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fopenmp -pthread -MMD -MP \
-           -iquote framework -iquote schedulers $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+           -iquote framework $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -fopenmp -pthread -lm
 
 ifneq ($(SAN),)
@@ -31,14 +31,17 @@ LDFLAGS += -fsanitize=$(SAN)
 NVCC    :=
 endif
 
-# Sources: every .c of the framework, the schedulers and the apps; main.c is the CLI.
-LIB_SRC := $(filter-out framework/main.c,$(wildcard framework/*.c)) \
+# Sources: the framework's rooms (framework/README.md), the schedulers and the
+# apps go into the library; framework/cli/ is the hetfarm command.
+FW_DIRS := core drivers io report
+LIB_SRC := $(foreach d,$(FW_DIRS),$(wildcard framework/$(d)/*.c)) \
            $(wildcard schedulers/*.c) $(wildcard apps/*/*.c)
+CLI_SRC := $(wildcard framework/cli/*.c)
 ifneq ($(NVCC),)
-CU_SRC  := $(wildcard framework/*.cu apps/*/*.cu)
+CU_SRC  := $(foreach d,$(FW_DIRS),$(wildcard framework/$(d)/*.cu)) $(wildcard apps/*/*.cu)
 CFLAGS  += -DHF_HAVE_CUDA -I$(CUDA_HOME)/include
 LDLIBS  += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ -Wl,-rpath,/usr/local/cuda/lib64
-NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework,-iquote,schedulers -Xcompiler -Wall,-Wextra,-Werror,-fPIC \
+NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework -Xcompiler -Wall,-Wextra,-Werror,-fPIC \
            -Werror all-warnings \
            -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
            -gencode arch=compute_90,code=compute_90
@@ -81,7 +84,7 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/framework/main.o $(LIB)
+$(BIN): $(CLI_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c
@@ -154,10 +157,15 @@ new-app: all
 	apps/new-app.sh $(NAME)
 
 format:
-	clang-format -i framework/*.[ch] schedulers/*.[ch] apps/*/*.[ch] tests/*.[ch]
+	clang-format -i framework/*.h framework/*/*.[ch] schedulers/*.[ch] apps/*/*.[ch] tests/*.[ch]
 
-lint:
-	cppcheck --quiet --enable=warning,performance --std=c11 -Iframework -Ischedulers \
+# The include rules of framework/README.md, checked on every `make test`;
+# `make lint` adds cppcheck and clang-tidy.
+check-includes:
+	@python3 tests/check_includes.py .
+
+lint: check-includes
+	cppcheck --quiet --enable=warning,performance --std=c11 -Iframework \
 	    framework schedulers apps
 	clang-tidy $(LIB_SRC) -- $(CFLAGS)
 

@@ -91,6 +91,24 @@ void hf_topo_describe(void *file /* FILE* */);
 /* The CPU model string (from /proc/cpuinfo), never NULL. */
 const char *hf_topo_cpu_model(void);
 
+/* "OpenBLAS 0.3.21 ... core=SkylakeX (OPENBLAS_CORETYPE=SkylakeX)": what the
+ * loaded BLAS runs (drivers/blas_env.c), for `hetfarm devices` and results.json. */
+const char *hf_blas_describe(void);
+
+#ifdef HF_HAVE_CUDA
+/* GPU discovery (drivers/device_cuda.c), from any thread. The number of CUDA
+ * devices; 0 when there is no driver, no device, or the runtime fails in any
+ * way (never an error). */
+int hf_cuda_device_count(void);
+/* Describes GPU `ordinal`: its name, PCI bus id ("0000:3b:00.0", the form hwloc
+ * and nvidia-smi print) and total memory. Any output may be NULL. Returns 0, or
+ * HF_ENODEV with a message when the ordinal does not exist. */
+int hf_cuda_describe(int ordinal, char *name, size_t nlen, char *busid, size_t blen,
+                     size_t *mem_bytes);
+/* The GPU driver's version ("580.159.04", else "CUDA 13.0", else "unknown"). */
+void hf_cuda_driver_version(char *buf, size_t len);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

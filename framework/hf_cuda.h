@@ -53,6 +53,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "device.h" /* hf_cuda_device_count, hf_cuda_describe */
 #include "hetfarm.h"
 
 #ifdef __cplusplus
@@ -60,19 +61,6 @@ extern "C" {
 #endif
 
 struct hf_device;
-
-/* ------------------------------------------------------------------------ */
-/* Discovery (any thread).                                                    */
-
-/* The number of CUDA devices; 0 when there is no driver, no device, or the
- * runtime fails in any way (never an error). */
-int hf_cuda_device_count(void);
-
-/* Describes GPU `ordinal`: its name, PCI bus id ("0000:3b:00.0", the form hwloc
- * and nvidia-smi print) and total memory. Any output may be NULL. Returns 0, or
- * HF_ENODEV with a message when the ordinal does not exist. */
-int hf_cuda_describe(int ordinal, char *name, size_t nlen, char *busid, size_t blen,
-                     size_t *mem_bytes);
 
 /* ------------------------------------------------------------------------ */
 /* The app's view of one opened GPU, valid inside run_cuda.                   */

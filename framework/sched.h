@@ -19,11 +19,25 @@
 #define HF_SCHED_H
 
 #include "hetfarm.h"
-#include "profile.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The profile store as a scheduler sees it: measured numbers per device,
+ * persisted under profiles/ between runs (core/profile.c; the engine opens,
+ * saves and closes it). It holds named vectors of doubles per device name:
+ *     standalone_rate  1.23e12          work/s of the device running a whole load alone
+ *     hass.rate        ...              HASS's last measured rates
+ *     qilin.fit        a b              Qilin's T(N) = a + b*N
+ */
+typedef struct hf_profile *hf_profile_t;
+/* Copies up to `cap` values of (device, key) into vals; returns how many the
+ * profile holds (0 when absent). */
+int hf_profile_get(hf_profile_t p, const char *device, const char *key, double *vals, int cap);
+/* Stores n values for (device, key), replacing older ones. */
+int hf_profile_set(hf_profile_t p, const char *device, const char *key, const double *vals,
+                   int n);
 
 /* A run of contiguous chunks of the current round. */
 struct hf_span {

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 static const char node3[] = "[devices]\nsim = host, gpu, gpu\ncuda = none\n"
                             "[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\njitter = 0.02\n"

@@ -34,7 +34,7 @@ int main(void)
 
 #include "../apps/matmul/matmul.h"
 #include "device.h"
-#include "engine.h"
+#include "core/engine.h"
 #include "sched.h"
 #include "hf_cuda.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 /* ---- a counting app ------------------------------------------------------- */
 

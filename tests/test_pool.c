@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "hetfarm.h"
-#include "pool.h"
+#include "core/pool.h"
 
 static void claim_complete_release(void **state)
 {

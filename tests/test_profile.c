@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "core/profile.h"
 
 static char dir[64];
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "hetfarm.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_fixture.h"
 
 struct paths {

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "core/profile.h"
 #include "sched.h"
 
 #define MAXD 8

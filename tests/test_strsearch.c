@@ -22,7 +22,7 @@
 #include "strsearch_expected.h"
 
 #include "../apps/strsearch/strsearch.h"
-#include "engine.h"
+#include "core/engine.h"
 
 extern const struct hf_app hf_app_strsearch;
 

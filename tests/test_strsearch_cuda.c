@@ -21,7 +21,7 @@
 #include "strsearch_expected.h"
 
 #include "../apps/strsearch/strsearch.h"
-#include "engine.h"
+#include "core/engine.h"
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"
 #endif

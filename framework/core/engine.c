@@ -1,19 +1,19 @@
-/* engine.c - the round loop shared by the real and the simulated engine.
+/* engine.c - the steps of one round, shared by the real and the simulated engine.
  *
  * DESIGN
  * ------
- * One function, hf_run(), owns the life of a run: devices, app context,
- * scheduler, profile store and the exactly-once pool. Every round follows the
- * same steps: next_load -> partition -> scheduler.round_begin -> run the round
- * (engine_real.c with a thread per device, or engine_sim.c with events in
- * virtual time) -> scheduler.round_end (adaptation) -> verify -> statistics.
+ * Every round follows the same steps: next_load -> partition ->
+ * scheduler.round_begin -> run the round (engine_real.c with a thread per
+ * device, or engine_sim.c with events in virtual time) -> scheduler.round_end
+ * (adaptation) -> verify -> statistics. run.c strings rounds together into a
+ * run; standalone.c uses the same steps with its own policy to measure each
+ * device alone. This file calls neither of them.
  *
  * The steps taken for one span (take, bundle, record, fail) live in
- * engine_steps.c so that both engines share them; the standalone rates behind
- * the ideal makespan are measured before round 0 by standalone.c. A round is
- * judged only after every chunk ran exactly once (the pool says so); a run
- * that cannot get there fails as a whole and produces no results, because a
- * results file with a silently short round would mislead every comparison.
+ * engine_steps.c so that both engines share them. A round is judged only
+ * after every chunk ran exactly once (the pool says so); a run that cannot get
+ * there fails as a whole and produces no results, because a results file with
+ * a silently short round would mislead every comparison.
  *
  * Time: the real engine reads the monotonic clock, the sim engine its virtual
  * clock; events are stored relative to the start of round 0, so traces and
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
-#include "progress.h"
+#include "io/progress.h"
 
 /* ---- the round loop ------------------------------------------------------------ */
 
@@ -118,7 +118,7 @@ int hf__engine_execute_round(struct hf__engine *e)
 
 
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */
-static int finish_round(struct hf__engine *e, struct hf_run *run)
+int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
 {
     struct hf_round_stats *rs = &run->rounds[run->nrounds];
     rs->round = e->round.round;
@@ -162,7 +162,7 @@ static int finish_round(struct hf__engine *e, struct hf_run *run)
 }
 
 /* Checks the round's result against the app's reference. */
-static int verify_round(struct hf__engine *e)
+int hf__engine_verify_round(struct hf__engine *e)
 {
     if (!e->opts->verify || !e->executes || !e->app->verify)
         return 0;
@@ -172,209 +172,4 @@ static int verify_round(struct hf__engine *e)
         hf__engine_error(e, rc, "app %s: round %d failed verification: %s", e->app->name,
                          e->round.round, *hf_last_error() ? hf_last_error() : hf_strerror(rc));
     return rc;
-}
-
-/* Creates the run record with the device list filled in. */
-static struct hf_run *new_run(struct hf__engine *e)
-{
-    struct hf_run *run = calloc(1, sizeof *run);
-    if (!run)
-        return NULL;
-    snprintf(run->scheduler, sizeof run->scheduler, "%s", e->opts->sched->name);
-    snprintf(run->app, sizeof run->app, "%s", e->app->name);
-    snprintf(run->engine, sizeof run->engine, "%s",
-             e->opts->engine == HF_ENGINE_REAL ? "real" : "sim");
-    run->ndevices = e->ndev;
-    run->devs = calloc((size_t)e->ndev, sizeof *run->devs);
-    run->standalone_rate = calloc((size_t)e->ndev, sizeof *run->standalone_rate);
-    run->rounds = calloc((size_t)(e->opts->rounds > 0 ? e->opts->rounds : 1), sizeof *run->rounds);
-    if (!run->devs || !run->standalone_rate || !run->rounds) {
-        hf_run_free(run);
-        return NULL;
-    }
-    for (int d = 0; d < e->ndev; d++)
-        run->devs[d] = hf_devlist_get(e->devs, d)->info;
-    return run;
-}
-
-/* Sets up everything a run needs; the counterpart is teardown(). */
-static int setup(struct hf__engine *e, const struct hf_run_options *o)
-{
-    e->opts = o;
-    e->app = o->app;
-    int simulated = o->engine == HF_ENGINE_SIM;
-    int rc = hf_devlist_init(&e->devs, o->cfg, simulated);
-    if (rc)
-        return rc;
-    e->ndev = hf_devlist_count(e->devs);
-    e->executes = !simulated || o->execute;
-    e->sim_now = 0;
-    e->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
-    e->alive = calloc((size_t)e->ndev, sizeof *e->alive);
-    e->stats = calloc((size_t)e->ndev, sizeof *e->stats);
-    e->asked_gen = calloc((size_t)e->ndev, sizeof *e->asked_gen);
-    e->last_event = calloc((size_t)e->ndev, sizeof *e->last_event);
-    if (!e->alive || !e->stats || !e->asked_gen || !e->last_event)
-        return hf_fail(HF_ENOMEM, "engine: out of memory");
-    /* A real GPU cannot run an app without a GPU kernel. */
-    int any = 0;
-    for (int d = 0; d < e->ndev; d++) {
-        const struct hf_device *dev = hf_devlist_get(e->devs, d);
-        e->alive[d] = !(dev->info.kind == HF_DEV_CUDA && !e->app->run_cuda);
-        any |= e->alive[d];
-    }
-    if (!any)
-        return hf_fail(HF_ENODEV, "app %s has no GPU kernel and no CPU device is configured",
-                       e->app->name);
-    if ((rc = hf_pool_init(&e->pool)))
-        return rc;
-    hf_clear_error();
-    if ((rc = e->app->create(&e->app_ctx, o->cfg)))
-        return *hf_last_error() ? rc : hf_fail(rc, "app %s: create failed", e->app->name);
-    /* A device's rate depends on the chunk size as much as on the load (a
-     * 16-row GEMM runs slower per flop than a 64-row one), so the grain is
-     * part of the profile's key. Simulated devices have nothing to measure:
-     * their numbers stay in memory, so a simulation never depends on what an
-     * earlier one left on disk. */
-    char app_sig[96] = "", sig[128];
-    e->app->signature(e->app_ctx, app_sig, sizeof app_sig);
-    snprintf(sig, sizeof sig, "%s grain=%zu", app_sig, o->grain ? o->grain : e->app->default_grain);
-    if ((rc = hf_profile_open(&e->profile, simulated ? NULL : o->profile_dir, e->app->name, sig)))
-        return rc;
-    /* Data is allocated only when bundles really run: a simulated n = 65536
-     * GEMM must not ask for 48 GiB. Device threads start last, after the app
-     * has its data, because a GPU's open() may already register it. */
-    struct hf_devices view = *hf_devlist_view(e->devs);
-    view.executes = e->executes;
-    if (e->executes && e->app->setup && (rc = e->app->setup(e->app_ctx, &view)))
-        return *hf_last_error() ? rc : hf_fail(rc, "app %s: setup failed", e->app->name);
-    if (o->engine == HF_ENGINE_REAL && (rc = hf__real_start(e)))
-        return rc;
-    return 0;
-}
-
-/* Undoes setup() in reverse: the device threads stop first, because they may
- * still hold app data (pinned buffers, GPU copies) and the scheduler's state. */
-static void teardown(struct hf__engine *e)
-{
-    if (e->real)
-        hf__real_stop(e);
-    if (e->sched_state && e->sched->destroy)
-        e->sched->destroy(e->sched_state);
-    if (e->app_ctx && e->app->teardown)
-        e->app->teardown(e->app_ctx);
-    hf_profile_destroy(e->profile);
-    hf_pool_destroy(e->pool);
-    if (e->devs)
-        hf_devlist_destroy(e->devs);
-    free(e->alive);
-    free(e->stats);
-    free(e->asked_gen);
-    free(e->last_event);
-    free(e->standalone);
-    free(e->chunks);
-    free(e->orphans.v);
-    free(e->events);
-}
-
-/* Runs the rounds proper, after the standalone rates are known. */
-static int run_rounds(struct hf__engine *e, struct hf_run *run)
-{
-    const struct hf_run_options *o = e->opts;
-    struct hf_sched_env env = {
-        .ndevices = e->ndev, .dev = hf_devlist_view(e->devs)->dev, .cfg = o->cfg,
-        .profile = e->profile, .app = e->app->name, .seed = o->seed,
-    };
-    e->sched = o->sched;
-    hf_clear_error();
-    int rc = e->sched->create(&e->sched_state, &env);
-    if (rc) {
-        e->sched_state = NULL;
-        return *hf_last_error() ? rc : hf_fail(rc, "scheduler %s: create failed", e->sched->name);
-    }
-    /* Only the scheduled rounds are recorded and can have faults injected;
-     * the standalone passes before them are measurement, not the run. */
-    e->recording = 1;
-    /* The progress line (a terminal only, so pipes and logs cost nothing)
-     * counts wall seconds even in simulation: it tells a person how long to wait. */
-    e->show_progress = o->progress && isatty(2);
-    e->wall_t0 = hf__now();
-    double run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
-    for (int r = 0; r < o->rounds; r++) {
-        rc = hf__engine_prepare_round(e, r);
-        if (rc <= 0)
-            break;
-        e->round_start = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
-        e->round_end = e->round_start;
-        size_t first_event = e->nevents;
-        if ((rc = hf__engine_execute_round(e)) || (rc = finish_round(e, run)) ||
-            (rc = verify_round(e)))
-            break;
-        for (size_t i = first_event; i < e->nevents; i++) {
-            e->events[i].start_s -= run_t0;
-            e->events[i].end_s -= run_t0;
-        }
-        e->chunks_before += e->nchunks;
-    }
-    if (e->show_progress)
-        hf__progress_end();
-    run->total_work = e->round.total_work;
-    return rc < 0 ? rc : 0;
-}
-
-int hf_run(const struct hf_run_options *o, struct hf_run **out)
-{
-    *out = NULL;
-    HF_ASSERT_MSG(o && o->app && o->sched && o->cfg, "hf_run needs an app, a scheduler and a config");
-    if (o->rounds <= 0)
-        return hf_fail(HF_EINVAL, "rounds = %d: a run needs at least one round", o->rounds);
-    struct hf__engine e = {0};
-    struct hf_run *run = NULL;
-    double wall0 = hf__now();
-    hf_clear_error();
-    int rc = setup(&e, o);
-    if (rc == 0 && !(run = new_run(&e)))
-        rc = hf_fail(HF_ENOMEM, "engine: out of memory");
-    if (rc == 0)
-        rc = hf__measure_standalone(&e);
-    if (rc == 0)
-        rc = run_rounds(&e, run);
-    if (rc == 0 && e.error)
-        rc = e.error;
-    if (rc == 0) {
-        e.app->signature(e.app_ctx, run->signature, sizeof run->signature);
-        memcpy(run->standalone_rate, e.standalone, (size_t)e.ndev * sizeof *e.standalone);
-        memcpy(run->fault, e.fault, sizeof run->fault);
-        run->events = e.events;
-        run->nevents = e.nevents;
-        e.events = NULL;
-        rc = hf_profile_save(e.profile);
-    }
-    if (e.error) {
-        hf_clear_error();
-        hf_fail(e.error, "%s", e.errmsg);
-    }
-    teardown(&e);
-    if (rc) {
-        hf_run_free(run);
-        return rc;
-    }
-    run->wall_s = hf__now() - wall0;
-    *out = run;
-    return 0;
-}
-
-void hf_run_free(struct hf_run *run)
-{
-    if (!run)
-        return;
-    for (int i = 0; i < run->nrounds; i++) {
-        free(run->rounds[i].dev);
-        free(run->rounds[i].plan);
-    }
-    free(run->rounds);
-    free(run->devs);
-    free(run->standalone_rate);
-    free(run->events);
-    free(run);
 }

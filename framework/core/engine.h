@@ -4,14 +4,13 @@
  * spans -> devices run bundles -> collect -> adapt. Two engines share that loop:
  * `real` (a host thread per device, wall-clock time) and `sim` (discrete events
  * in virtual time, deterministic for a seed). The result is a `struct hf_run`
- * that results.c writes as results.json and trace.c as Chrome trace events.
+ * that report/ writes as results.json, a Chrome trace and the HTML report.
  */
 #ifndef HF_ENGINE_H
 #define HF_ENGINE_H
 
 #include "device.h"
 #include "hetfarm.h"
-#include "profile.h"
 #include "sched.h"
 
 #ifdef __cplusplus
@@ -78,23 +77,6 @@ struct hf_run {
  * returns an HF_E* code with hf_fail details and *out is NULL. */
 int hf_run(const struct hf_run_options *opts, struct hf_run **out);
 void hf_run_free(struct hf_run *run);
-
-/* results.c: writes results.json for one or more runs atomically (temporary
- * file, then rename), with the machine description and the config path. */
-int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg);
-/* Prints the comparison table, one row per run, to `file` (FILE*). */
-void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
-
-/* The round from which a run's plan stopped moving: the first round whose
- * planned shares are within 1% (relative; absolute below a 0.1% share) of the
- * previous round's, and stay so for the rest of the run. plans[i] is round i's
- * plan of ndev shares, or NULL when the scheduler made none. Returns -1 when
- * fewer than two rounds have a plan, -2 when the plan never settled. Used by
- * the CLI table and the HTML report alike. */
-int hf_plan_stable_round(const double *const *plans, const int *rounds, int nrounds, int ndev);
-
-/* trace.c: writes Chrome trace-event JSON (Perfetto, chrome://tracing). */
-int hf_trace_write(const char *path, struct hf_run *const *runs, int nruns);
 
 #ifdef __cplusplus
 }

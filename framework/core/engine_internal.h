@@ -92,6 +92,11 @@ void hf__engine_error(struct hf__engine *e, int rc, const char *fmt, ...)
  * more loads, or an error), and runs a prepared round on the chosen engine. */
 int hf__engine_prepare_round(struct hf__engine *e, int round);
 int hf__engine_execute_round(struct hf__engine *e);
+/* Records the round just run in `run` (statistics, plan) after the
+ * scheduler's adaptation, and checks the result against the app's reference
+ * when the run verifies. 0 or an HF_E* code (also the run's error). */
+int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run);
+int hf__engine_verify_round(struct hf__engine *e);
 /* standalone.c: fills e->standalone (work/s of each device alone). */
 int hf__measure_standalone(struct hf__engine *e);
 

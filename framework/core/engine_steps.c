@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "engine_internal.h"
-#include "progress.h"
+#include "io/progress.h"
 
 #define HF_MAX_EVENTS 400000 /* per run; later bundles still count, but are not drawn */
 

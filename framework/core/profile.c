@@ -29,7 +29,7 @@
  */
 #include "profile.h"
 
-#include "cli.h"
+#include "io/files.h"
 #include "device.h"
 
 #include <errno.h>

@@ -11,13 +11,11 @@
 #ifndef HF_PROFILE_H
 #define HF_PROFILE_H
 
-#include "hetfarm.h"
+#include "sched.h" /* hf_profile_t, hf_profile_get/set */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct hf_profile *hf_profile_t;
 
 /* Opens (reads if present) the profile for `app` and `signature` on this host
  * under directory `dir` (created on save). dir == NULL gives an in-memory store
@@ -25,12 +23,6 @@ typedef struct hf_profile *hf_profile_t;
 int hf_profile_open(hf_profile_t *p, const char *dir, const char *app, const char *signature);
 void hf_profile_destroy(hf_profile_t p);
 
-/* Copies up to `cap` values of (device, key) into vals; returns how many the
- * profile holds (0 when absent). */
-int hf_profile_get(hf_profile_t p, const char *device, const char *key, double *vals, int cap);
-/* Stores n values for (device, key), replacing older ones. */
-int hf_profile_set(hf_profile_t p, const char *device, const char *key, const double *vals,
-                   int n);
 /* Writes the profile atomically (temporary file, then rename) if it changed. */
 int hf_profile_save(hf_profile_t p);
 /* The file the profile lives in ("" for an in-memory store). */

@@ -19,9 +19,7 @@ extern "C" {
  * `argv`. Returns normally when nothing needs doing or the exec failed. */
 void hf_blas_select_core(char **argv);
 
-/* "OpenBLAS 0.3.21 ... core=SkylakeX (OPENBLAS_CORETYPE=SkylakeX)": what the
- * loaded library runs, for `hetfarm devices` and results.json. Never NULL. */
-const char *hf_blas_describe(void);
+/* hf_blas_describe() is declared in device.h, with the rest of the machine. */
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,28 @@ int hf_cuda_device_count(void)
     return n;
 }
 
+/* The kernel module's version says more than the runtime's (which driver
+ * release ran the numbers); the runtime's is the fallback. */
+void hf_cuda_driver_version(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[512] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
+    const char *k = strstr(line, "Kernel Module");
+    if (k && sscanf(k, "Kernel Module %63s", buf) == 1)
+        return;
+    int v = 0;
+    if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
+        snprintf(buf, len, "CUDA %d.%d", v / 1000, (v % 1000) / 10);
+    else
+        snprintf(buf, len, "unknown");
+}
+
 int hf_cuda_describe(int ordinal, char *name, size_t nlen, char *busid, size_t blen,
                      size_t *mem_bytes)
 {

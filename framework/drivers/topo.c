@@ -24,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h" /* hf_cuda_device_count, hf_cuda_describe */
 
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 static hwloc_topology_t topo;     /* NULL when hwloc failed */

@@ -9,7 +9,7 @@
  * atomic), is flushed to disk, and only then renamed over the target. Any
  * failure unlinks the temporary file, so nothing is left behind.
  */
-#include "cli.h"
+#include "files.h"
 #include "hetfarm.h"
 
 #include <errno.h>

@@ -25,8 +25,7 @@
  */
 #include "report.h"
 
-#include "cli.h"
-#include "engine.h"
+#include "io/files.h"
 #include "hetfarm.h"
 #include "report_internal.h"
 #include "svg.h"

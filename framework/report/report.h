@@ -1,12 +1,33 @@
-/* report.h - the HTML report drawn from a results.json (`hetfarm report`). */
+/* report.h - what a finished run becomes: results.json and the table
+ * (results.c), a Chrome trace (trace.c), and the HTML report drawn from a
+ * results.json (report.c, `hetfarm report`). */
 #ifndef HF_REPORT_H
 #define HF_REPORT_H
 
 #include <stddef.h>
 
+#include "core/engine.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Writes results.json for one or more runs atomically (temporary
+ * file, then rename), with the machine description and the config path. */
+int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg);
+/* Prints the comparison table, one row per run, to `file` (FILE*). */
+void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
+
+/* The round from which a run's plan stopped moving: the first round whose
+ * planned shares are within 1% (relative; absolute below a 0.1% share) of the
+ * previous round's, and stay so for the rest of the run. plans[i] is round i's
+ * plan of ndev shares, or NULL when the scheduler made none. Returns -1 when
+ * fewer than two rounds have a plan, -2 when the plan never settled. Used by
+ * the CLI table and the HTML report alike. */
+int hf_plan_stable_round(const double *const *plans, const int *rounds, int nrounds, int ndev);
+
+/* Writes Chrome trace-event JSON (Perfetto, chrome://tracing). */
+int hf_trace_write(const char *path, struct hf_run *const *runs, int nruns);
 
 /* Reads the results.json at `results_json_path` (as written by
  * hf_results_write) and writes one self-contained HTML file to `html_path`:

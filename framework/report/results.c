@@ -18,10 +18,10 @@
  * the run), and the chunks stolen. Simulated runs are labelled SIMULATED so
  * that modelled seconds are never mistaken for measurements.
  */
-#include "engine.h"
+#include "report.h"
 
-#include "blas_env.h"
-#include "cli.h"
+#include "device.h"
+#include "io/files.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -43,29 +43,6 @@ static const char *kind_name(enum hf_device_kind k)
     return "?";
 }
 
-#ifdef HF_HAVE_CUDA
-/* The NVIDIA driver's version ("580.159.04") from the kernel module, else the
- * CUDA driver API version the runtime reports ("CUDA 13.0"). */
-static void gpu_driver(char *buf, size_t len)
-{
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    char line[512] = "";
-    if (f) {
-        if (!fgets(line, sizeof line, f))
-            line[0] = '\0';
-        fclose(f);
-    }
-    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
-    const char *k = strstr(line, "Kernel Module");
-    if (k && sscanf(k, "Kernel Module %63s", buf) == 1)
-        return;
-    int v = 0;
-    if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
-        snprintf(buf, len, "CUDA %d.%d", v / 1000, (v % 1000) / 10);
-    else
-        snprintf(buf, len, "unknown");
-}
-#endif
 
 /* The "machine" object: where the numbers were measured. */
 static cJSON *machine_json(void)
@@ -96,7 +73,7 @@ static cJSON *machine_json(void)
             cJSON_AddItemToArray(gpus, g);
         }
         char driver[64];
-        gpu_driver(driver, sizeof driver);
+        hf_cuda_driver_version(driver, sizeof driver);
         cJSON_AddStringToObject(m, "gpu_driver", driver);
     }
 #endif

@@ -15,9 +15,9 @@
  * instant events. Times are microseconds, as the format requires; sim runs
  * show virtual time. The file is written atomically.
  */
-#include "engine.h"
+#include "report.h"
 
-#include "cli.h"
+#include "io/files.h"
 
 #include <cJSON.h>
 #include <stdio.h>

@@ -1,0 +1,73 @@
+/* cli.h - what the files of the `hetfarm` command share: the parsed command
+ * line, the plan resolved from the config, and the helpers that fail well.
+ * Internal to framework/cli/.
+ */
+#ifndef HF_CLI_H
+#define HF_CLI_H
+
+#include <stdio.h>
+
+#include "core/engine.h"
+
+#define EXIT_USAGE 2
+
+enum hf__cmd { CMD_DEVICES, CMD_RUN, CMD_COMPARE, CMD_PROFILE, CMD_REPORT };
+
+/* What the command line said; NULL / -1 fields fall back to the config. */
+struct hf__cli {
+    enum hf__cmd cmd;
+    const char *cmdname;
+    const char *config;
+    const char *out;       /* -o */
+    const char *trace;     /* --trace */
+    const char *engine;    /* --engine */
+    const char *scheduler; /* --scheduler */
+    const char *profiles;  /* --profiles */
+    long rounds;           /* --rounds, -1 = from the config */
+    long long seed;        /* --seed, -1 = from the config */
+};
+
+/* Everything the CLI resolved from the config and the options (plan.c). */
+struct hf__plan {
+    struct hf_run_options base;
+    const struct hf_sched_ops *sched[64];
+    int nsched;
+    enum hf_engine_kind engines[2];
+    int nengines;
+};
+
+/* options.c: parses the options after the command; 0, 1 for --help, or -1
+ * (the message is printed). */
+int hf__cli_parse(struct hf__cli *c, int argc, char **argv);
+/* Prints "hetfarm: <the detailed message of the last failure>" and returns 1. */
+int hf__cli_fail(int rc);
+/* An unknown app, scheduler or engine name: prints what would have worked and
+ * returns EXIT_USAGE. `what` is "app", "scheduler" or "engine". */
+int hf__cli_unknown(const char *where, const char *what, const char *name);
+
+/* help.c */
+void hf__cli_usage(FILE *f);
+void hf__cli_help(FILE *f, enum hf__cmd c);
+
+/* plan.c: reads [run] and [compare] into `p` (0, or an exit status), and
+ * after the runs checks that every key of [load] and [devices] was read. */
+int hf__cli_read_plan(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p);
+int hf__cli_check_after(hf_config_t cfg);
+
+/* runs.c: one hf_run per (engine, scheduler) of the plan; the first failure
+ * stops everything (0 or an exit status; *runs holds *nruns finished runs
+ * either way, freed with hf__cli_free_runs). Then the outputs: results.json
+ * (`out`, may be NULL), the report (compare), the trace; all or nothing. */
+int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
+                     int *nruns);
+int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_run **runs,
+                          int nruns, hf_config_t cfg);
+void hf__cli_free_runs(struct hf_run **runs, int nruns);
+
+/* One function per command (cmd_*.c); each returns the exit status. */
+int hf__cmd_run(const struct hf__cli *c);     /* run and compare */
+int hf__cmd_profile(const struct hf__cli *c);
+int hf__cmd_report(const struct hf__cli *c);
+int hf__cmd_devices(void);
+
+#endif

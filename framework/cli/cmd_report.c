@@ -1,0 +1,21 @@
+/* cmd_report.c - `hetfarm report RESULTS [-o FILE]`: the HTML report of a
+ * results file, by default report.html next to it (report/report.c draws it).
+ */
+#include "cli.h"
+#include "report/report.h"
+
+int hf__cmd_report(const struct hf__cli *c)
+{
+    char def[4096];
+    const char *out = c->out;
+    int rc = 0;
+    hf_clear_error();
+    if (!out && (rc = hf_report_default_path(c->config, def, sizeof def)) == 0)
+        out = def;
+    if (!rc)
+        rc = hf_report_write(c->config, out);
+    if (rc)
+        return hf__cli_fail(rc);
+    printf("report: %s\n", out);
+    return 0;
+}

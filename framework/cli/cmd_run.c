@@ -1,0 +1,56 @@
+/* cmd_run.c - `hetfarm run CONFIG` and `hetfarm compare CONFIG`.
+ *
+ * DESIGN
+ * ------
+ * A thin layer over hf_run(): read the plan, make the runs, print the table
+ * (and for `run` the split round by round: how the scheduler converged is the
+ * first thing one wants to see of a single run), then write results.json, the
+ * report (compare) and the trace on request.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "report/report.h"
+
+/* The per-round table of a single run: makespan, ideal, efficiency, shares. */
+static void print_rounds(const struct hf_run *r)
+{
+    printf("%-6s %12s %12s %6s", "round", "makespan_s", "ideal_s", "eff");
+    for (int d = 0; d < r->ndevices; d++)
+        printf(" %12.12s", r->devs[d].name);
+    printf("   (share of the work)\n");
+    for (int i = 0; i < r->nrounds; i++) {
+        const struct hf_round_stats *rs = &r->rounds[i];
+        printf("%-6d %12.4g %12.4g %6.3f", rs->round, rs->makespan_s, rs->ideal_s,
+               rs->efficiency);
+        for (int d = 0; d < r->ndevices && rs->dev; d++)
+            printf(" %12.3f", rs->dev[d].share);
+        putchar('\n');
+    }
+    putchar('\n');
+}
+
+int hf__cmd_run(const struct hf__cli *c)
+{
+    hf_config_t cfg = NULL;
+    int rc = hf_config_load(&cfg, c->config);
+    if (rc)
+        return hf__cli_fail(rc);
+    struct hf__plan p;
+    memset(&p, 0, sizeof p);
+    struct hf_run **runs = NULL;
+    int nruns = 0;
+    int st = hf__cli_read_plan(c, cfg, &p);
+    if (!st)
+        st = hf__cli_run_plan(&p, cfg, &runs, &nruns);
+    if (!st) {
+        if (c->cmd == CMD_RUN)
+            print_rounds(runs[0]);
+        hf_results_table(stdout, runs, nruns);
+        fflush(stdout);
+        st = hf__cli_write_outputs(c, c->out ? c->out : "results.json", runs, nruns, cfg);
+    }
+    hf__cli_free_runs(runs, nruns);
+    hf_config_destroy(cfg);
+    return st;
+}

@@ -1,0 +1,182 @@
+/* plan.c - from the config and the options to the runs to make.
+ *
+ * DESIGN
+ * ------
+ * [run] names the app, the scheduler, the engine and the numbers of a run;
+ * [compare] lists the schedulers and engines of a comparison. Command-line
+ * options win over both, but the keys are still read, so that they are
+ * validated and marked used. Keys nobody read are errors (a misspelt
+ * "rouds = 3" would otherwise silently run 10 rounds): [run] and [compare]
+ * belong to the CLI and are checked before running; [load] and [devices] are
+ * read by the app and the engine, so they are checked once the runs are done.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Maps an engine name to its kind; -1 when unknown. */
+static int engine_kind(const char *name, enum hf_engine_kind *out)
+{
+    if (strcmp(name, "real") == 0)
+        *out = HF_ENGINE_REAL;
+    else if (strcmp(name, "sim") == 0)
+        *out = HF_ENGINE_SIM;
+    else
+        return -1;
+    return 0;
+}
+
+/* Frees what hf_config_list returned (NULL-terminated; NULL is fine). */
+static void free_list(char **list)
+{
+    for (char **i = list; i && *i; i++)
+        free(*i);
+    free(list);
+}
+
+/* The app. A missing app is a usage error like an unknown one: the user has
+ * to pick one, so the message lists them. */
+static int read_app(hf_config_t cfg, struct hf_run_options *o)
+{
+    const char *s;
+    hf_config_str(cfg, "run", "app", NULL, &s);
+    if (!s || !s[0]) {
+        fprintf(stderr, "hetfarm: %s: [run] app is missing; valid apps:", hf_config_path(cfg));
+        for (const struct hf_app *const *a = hf_apps; *a; a++)
+            fprintf(stderr, " %s", (*a)->name);
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    if (!(o->app = hf_app_find(s)))
+        return hf__cli_unknown(hf_config_where(cfg, "run", "app"), "app", s);
+    return 0;
+}
+
+/* Numbers and switches of [run]; CLI options win. */
+static int read_numbers(const struct hf__cli *c, hf_config_t cfg, struct hf_run_options *o)
+{
+    long l;
+    int b, rc;
+    size_t grain;
+    if ((rc = hf_config_long(cfg, "run", "rounds", 10, 1, 1000000, &l)))
+        return hf__cli_fail(rc);
+    o->rounds = (int)(c->rounds > 0 ? c->rounds : l);
+    if ((rc = hf_config_long(cfg, "run", "seed", 1, 0, __LONG_MAX__, &l)))
+        return hf__cli_fail(rc);
+    o->seed = (uint64_t)(c->seed >= 0 ? c->seed : l);
+    if ((rc = hf_config_size(cfg, "run", "grain", 0, 0, (size_t)1 << 48, &grain)))
+        return hf__cli_fail(rc);
+    o->grain = grain;
+    if ((rc = hf_config_bool(cfg, "run", "verify", 1, &b)))
+        return hf__cli_fail(rc);
+    o->verify = b;
+    if ((rc = hf_config_bool(cfg, "run", "execute", 0, &b)))
+        return hf__cli_fail(rc);
+    o->execute = b;
+    if ((rc = hf_config_bool(cfg, "run", "progress", 1, &b)))
+        return hf__cli_fail(rc);
+    o->progress = b;
+    o->profile_dir = c->profiles ? c->profiles : "profiles";
+    return 0;
+}
+
+/* Engines: --engine, else [compare] engines (compare only), else [run] engine. */
+static int read_engines(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p)
+{
+    const char *run_engine;
+    hf_config_str(cfg, "run", "engine", "real", &run_engine);
+    char **list = NULL;
+    int n = hf_config_list(cfg, "compare", "engines", &list);
+    if (n < 0)
+        return hf__cli_fail(n);
+    int st = 0;
+    p->nengines = 0;
+    if (c->engine) {
+        if (engine_kind(c->engine, &p->engines[0]))
+            st = hf__cli_unknown("--engine", "engine", c->engine);
+        p->nengines = 1;
+    } else if (c->cmd == CMD_COMPARE && n > 0) {
+        for (int i = 0; i < n && !st; i++) {
+            enum hf_engine_kind k;
+            if (engine_kind(list[i], &k)) {
+                st = hf__cli_unknown(hf_config_where(cfg, "compare", "engines"), "engine",
+                                     list[i]);
+                break;
+            }
+            int dup = 0;
+            for (int j = 0; j < p->nengines; j++)
+                dup |= p->engines[j] == k;
+            if (!dup)
+                p->engines[p->nengines++] = k;
+        }
+    } else {
+        if (engine_kind(run_engine, &p->engines[0]))
+            st = hf__cli_unknown(hf_config_where(cfg, "run", "engine"), "engine", run_engine);
+        p->nengines = 1;
+    }
+    free_list(list);
+    return st;
+}
+
+/* Schedulers: run and profile use one, compare a list (default: all). Every
+ * scheduler of a comparison runs with the same seed, so they see the same
+ * loads and the same sim jitter. */
+static int read_schedulers(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p)
+{
+    const char *sname;
+    hf_config_str(cfg, "run", "scheduler", "hass", &sname);
+    char **list = NULL;
+    int n = hf_config_list(cfg, "compare", "schedulers", &list);
+    if (n < 0)
+        return hf__cli_fail(n);
+    int st = 0;
+    p->nsched = 0;
+    if (c->cmd == CMD_COMPARE && n > 0) {
+        for (int i = 0; i < n && !st; i++) {
+            const struct hf_sched_ops *ops = hf_sched_find(list[i]);
+            if (!ops)
+                st = hf__cli_unknown(hf_config_where(cfg, "compare", "schedulers"), "scheduler",
+                                     list[i]);
+            else if (p->nsched < 64)
+                p->sched[p->nsched++] = ops;
+        }
+    } else if (c->cmd == CMD_COMPARE) {
+        for (const struct hf_sched_ops *const *s = hf_schedulers; *s && p->nsched < 64; s++)
+            p->sched[p->nsched++] = *s;
+    } else {
+        const char *name = c->scheduler ? c->scheduler : sname;
+        if (!(p->sched[0] = hf_sched_find(name)))
+            st = hf__cli_unknown(c->scheduler ? "--scheduler"
+                                              : hf_config_where(cfg, "run", "scheduler"),
+                                 "scheduler", name);
+        p->nsched = 1;
+    }
+    free_list(list);
+    return st;
+}
+
+int hf__cli_read_plan(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p)
+{
+    p->base.cfg = cfg;
+    int st;
+    if ((st = read_app(cfg, &p->base)) || (st = read_numbers(c, cfg, &p->base)) ||
+        (st = read_engines(c, cfg, p)) || (st = read_schedulers(c, cfg, p)))
+        return st;
+    /* Everything in [run] and [compare] is the CLI's: check before a long run. */
+    static const char *const mine[] = {"run", "compare", NULL};
+    int rc = hf_config_check_unused(cfg, mine);
+    return rc ? hf__cli_fail(rc) : 0;
+}
+
+/* The device keys of the engine that did not run are valid, so they are
+ * marked read before the check. */
+int hf__cli_check_after(hf_config_t cfg)
+{
+    static const char *const devkeys[] = {"cpu", "cpu_teams", "cuda", "sim", NULL};
+    for (const char *const *k = devkeys; *k; k++)
+        hf_config_get(cfg, "devices", *k);
+    static const char *const sections[] = {"run", "load", "devices", "compare", NULL};
+    int rc = hf_config_check_unused(cfg, sections);
+    return rc ? hf__cli_fail(rc) : 0;
+}

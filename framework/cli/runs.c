@@ -1,0 +1,75 @@
+/* runs.c - making the runs of a plan and writing what they produced.
+ *
+ * DESIGN
+ * ------
+ * One hf_run per (engine, scheduler); the first failure stops everything and
+ * nothing is written, so a stale or half-made results.json is never mistaken
+ * for this run's. Results go out only when every run succeeded; the report
+ * (compare) is derived from the results just written; the trace comes last,
+ * and if it fails the results are removed again: all or nothing.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report/report.h"
+
+int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
+                     int *nruns)
+{
+    *nruns = 0;
+    if (!(*runs = calloc((size_t)(p->nengines * p->nsched), sizeof **runs)))
+        return hf__cli_fail(HF_ENOMEM);
+    int st = 0;
+    for (int e = 0; e < p->nengines && !st; e++) {
+        for (int s = 0; s < p->nsched && !st; s++) {
+            struct hf_run_options o = p->base;
+            o.engine = p->engines[e];
+            o.sched = p->sched[s];
+            hf_clear_error();
+            int rc = hf_run(&o, &(*runs)[*nruns]);
+            if (rc != 0 || !(*runs)[*nruns])
+                st = hf__cli_fail(rc ? rc : HF_EINVAL);
+            else
+                ++*nruns;
+        }
+    }
+    return st ? st : hf__cli_check_after(cfg);
+}
+
+int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_run **runs,
+                          int nruns, hf_config_t cfg)
+{
+    int rc;
+    hf_clear_error();
+    if (out) {
+        if ((rc = hf_results_write(out, runs, nruns, cfg)) != 0)
+            return hf__cli_fail(rc);
+        printf("results: %s\n", out);
+    }
+    if (out && c->cmd == CMD_COMPARE) {
+        /* If the report fails, results.json stays (`hetfarm report` can redo it). */
+        char html[4096];
+        hf_clear_error();
+        if ((rc = hf_report_default_path(out, html, sizeof html)) != 0 ||
+            (rc = hf_report_write(out, html)) != 0)
+            return hf__cli_fail(rc);
+        printf("report: %s\n", html);
+    }
+    if (c->trace) {
+        if ((rc = hf_trace_write(c->trace, runs, nruns)) != 0) {
+            if (out)
+                unlink(out);
+            return hf__cli_fail(rc);
+        }
+        printf("trace: %s\n", c->trace);
+    }
+    return 0;
+}
+
+void hf__cli_free_runs(struct hf_run **runs, int nruns)
+{
+    for (int i = 0; i < nruns; i++)
+        hf_run_free(runs[i]);
+    free(runs);
+}
