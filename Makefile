@@ -17,7 +17,7 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 DEB_PKGS := libhwloc-dev libopenblas-dev libstarpu-dev libinih-dev libcjson-dev \
-            libcmocka-dev libhyperscan-dev pkg-config
+            libcmocka-dev libhyperscan-dev pkg-config python3
 PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
@@ -64,7 +64,7 @@ BIN     := $(BUILD)/hetfarm
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TSAN_TESTS := test_pool test_engine
 
-.PHONY: all build deps run test tests unit asan tsan bench format lint new-app clean
+.PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.
 all: deps
@@ -119,23 +119,33 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
-# Runs the given test binaries; exit 77 counts as skipped, anything else non-zero fails.
+# Runs the given test programs; exit 77 counts as skipped (its last line says
+# why), anything else non-zero fails. Each outcome is appended to $(SUMMARY),
+# from which `make test` prints its closing line.
+SUMMARY := $(CURDIR)/build/test-summary.txt
 define run_tests
-	@fail=0; for t in $(1); do \
-	  printf '%-40s ' "$$t"; out=$$($$t 2>&1); rc=$$?; \
-	  if [ $$rc = 0 ]; then echo ok; elif [ $$rc = 77 ]; then echo "skipped ($$(echo "$$out" | tail -n1))"; \
-	  else echo "FAILED (exit $$rc)"; echo "$$out" | tail -n 40; fail=1; fi; \
+	@mkdir -p $(dir $(SUMMARY)); fail=0; for t in $(1); do \
+	  printf '%-40s ' "$$t"; out=$$($$t 2>&1); rc=$$?; last=$$(echo "$$out" | tail -n1); \
+	  if [ $$rc = 0 ]; then echo ok; echo "pass $$t" >> $(SUMMARY); \
+	  elif [ $$rc = 77 ]; then echo "skipped ($$last)"; echo "skip $$t $$last" >> $(SUMMARY); \
+	  else echo "FAILED (exit $$rc)"; echo "$$out" | tail -n 40; echo "fail $$t" >> $(SUMMARY); fail=1; fi; \
 	done; [ $$fail = 0 ]
 endef
 
+SCRIPT_TESTS := $(wildcard tests/test_*.py)
+
 tests: deps $(TESTS) $(BIN)
 unit: tests
-	$(call run_tests,$(TESTS))
+	$(call run_tests,$(TESTS) $(SCRIPT_TESTS))
 
+# Every stage runs even when an earlier one failed, so that the closing line
+# counts everything; the exit status is still non-zero on any failure.
 test: deps
-	$(MAKE) --no-print-directory unit
-	$(MAKE) --no-print-directory asan
-	$(MAKE) --no-print-directory tsan
+	@rm -f $(SUMMARY); st=0; \
+	$(MAKE) --no-print-directory unit || st=1; \
+	$(MAKE) --no-print-directory asan || st=1; \
+	$(MAKE) --no-print-directory tsan || st=1; \
+	python3 tests/summary.py $(SUMMARY) || st=1; exit $$st
 
 asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined tests
