@@ -13,7 +13,7 @@ them). It then finds the round from which the shares stop moving and checks HASS
     `plan`, the split for the next round); they are stable from the first round r whose plan
     differs from the previous plan by less than 1% (relative; shares under 0.1% compared
     absolutely) and after which no plan moves again: the definition of hetfarm's own
-    comparison table (framework/results.c), so both report the same round. A run without
+    comparison table (framework/report/results.c), so both report the same round. A run without
     plans falls back to the measured shares.
 
 The measured shares (what each device really ran, stolen chunks included) are reported too,

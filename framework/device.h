@@ -1,7 +1,7 @@
-/* device.h - device drivers and the device list.
+/* device.h - device drivers, the device list and the machine.
  *
- * Each kind of device is a driver: a const ops table (device_cpu.c, device_sim.c,
- * device_cuda.c). Whether CUDA exists is decided at build time (HF_HAVE_CUDA and
+ * Each kind of device is a driver: a const ops table (drivers/device_cpu.c,
+ * drivers/device_cuda.c). Whether CUDA exists is decided at build time (HF_HAVE_CUDA and
  * the Makefile's source list). In the real engine every device has its own host
  * thread; the driver's `open`, `run` and `close` are all called from that thread,
  * so a driver may bind a CUDA context, streams and buffers to it and overlap its

@@ -2,7 +2,7 @@
  * run_cuda sees of one GPU (`struct hf_cuda`). Plain C (no C++), included by
  * .c files and by .cu files alike; available only in builds with HF_HAVE_CUDA.
  *
- * HOW A BUNDLE RUNS ON A GPU (framework/device_cuda.c)
+ * HOW A BUNDLE RUNS ON A GPU (framework/drivers/device_cuda.c)
  *
  * The driver cuts a bundle into pieces along chunk boundaries (each piece is a
  * `struct hf_bundle` covering a sub-range of the bundle's chunks and units) and
@@ -124,7 +124,7 @@ int hf_cuda_check(struct hf_cuda *gpu, cudaError_t err, const char *what);
 int hf_cuda_check_cublas(struct hf_cuda *gpu, cublasStatus_t st, const char *what);
 
 /* ------------------------------------------------------------------------ */
-/* Driver side (framework/device_cuda.c): hf_driver_cuda in device.h.          */
+/* Driver side (framework/drivers/device_cuda.c): hf_driver_cuda in device.h.  */
 
 /* The view of an opened CUDA device (between open and close), or NULL. Used by
  * tests to exercise the arena outside a run. */
