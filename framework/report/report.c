@@ -201,30 +201,46 @@ static void bar_title(struct hf__sb *b, const struct hf__rp_run *r, const struct
     hf__sb_printf(b, ", %.6g-%.6g s%s</title>", t0, t1, stolen ? ", stolen" : "");
 }
 
-/* The Gantt chart of run `ri`: a lane per device, a bar per bundle. Its
- * time axis runs to `tspan` seconds, the longest run of the same engine, so
- * that schedulers compare by bar length at a glance. */
-static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double tspan)
+/* The Gantt chart's geometry, computed once and shared by the pieces that
+ * draw it: the chart's size and margins, a lane's height and the gap under
+ * it, and the time axis [x0, x1] (ticks every `step`) over the plot width. */
+struct gantt_geom {
+    double W, L, R, T, LH, GAP;
+    double pw, lanes_h, H;
+    double x0, x1, step;
+};
+
+/* Fits the geometry to run `r` on a time axis of `tspan` seconds. */
+static void gantt_geom_init(struct gantt_geom *geo, const struct hf__rp_run *r, double tspan)
 {
-    const double W = 1320, L = 150, R = 20, T = 34, LH = 26, GAP = 8;
-    double pw = W - L - R, lanes_h = r->ndev * (LH + GAP);
-    double H = T + lanes_h + 44 + 26;
+    *geo = (struct gantt_geom){.W = 1320, .L = 150, .R = 20, .T = 34, .LH = 26, .GAP = 8};
+    geo->pw = geo->W - geo->L - geo->R;
+    geo->lanes_h = r->ndev * (geo->LH + geo->GAP);
+    geo->H = geo->T + geo->lanes_h + 44 + 26;
+    geo->x0 = 0;
+    geo->x1 = tspan > 0 ? tspan : 1;
+    geo->step = hf__svg_nice(&geo->x0, &geo->x1, 10, 0);
+    geo->x0 = 0; /* the axis starts where the run did, whatever the nice step */
+}
+
+/* The x coordinate of time `t`, so that every piece places bars and lines alike. */
+static inline double gx(const struct gantt_geom *geo, double t)
+{
+    return geo->L + (t - geo->x0) / (geo->x1 - geo->x0) * geo->pw;
+}
+
+/* The highest round number among the run's events, which sizes the table of round starts. */
+static int max_round(const struct hf__rp_run *r)
+{
     int maxround = 0;
     for (size_t k = 0; k < r->nev; k++)
         maxround = r->ev[k].round > maxround ? r->ev[k].round : maxround;
-    double x0 = 0, x1 = tspan > 0 ? tspan : 1;
-    double step = hf__svg_nice(&x0, &x1, 10, 0);
-    x0 = 0;
-#define GX(t) (L + ((t) - x0) / (x1 - x0) * pw)
+    return maxround;
+}
 
-    struct lane_ev *le = malloc((r->nev + 1) * sizeof *le);
-    double *rstart = malloc(((size_t)maxround + 1) * sizeof *rstart);
-    if (!le || !rstart) {
-        free(le);
-        free(rstart);
-        return hf_fail(HF_ENOMEM, "out of memory drawing the Gantt chart");
-    }
-
+/* The heading above the chart names the run (the summary's links point at its id). */
+static void gantt_heading(struct hf__sb *b, const struct hf__rp_run *r, int ri)
+{
     hf__sb_printf(b, "<h3 id=\"gantt-%d\">", ri);
     hf__sb_esc(b, r->sched);
     hf__sb_printf(b, " &middot; ");
@@ -238,96 +254,135 @@ static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double ts
     }
     sim_badge(b, r);
     hf__sb_printf(b, "</h3>\n");
+}
 
+/* Opens the <svg> and defines the stolen-bundle hatch; the pattern's id
+ * carries the run index because one page holds every run's chart. */
+static void gantt_svg_open(struct hf__sb *b, const struct hf__rp_run *r, int ri,
+                           const struct gantt_geom *geo)
+{
     hf__sb_printf(b, "<svg class=\"chart gantt\" data-run=\"%d\" width=\"%g\" height=\"%g\" "
-                     "viewBox=\"0 0 %g %g\" role=\"img\"><title>Gantt chart: ", ri, W, H, W, H);
+                     "viewBox=\"0 0 %g %g\" role=\"img\"><title>Gantt chart: ", ri, geo->W, geo->H,
+                  geo->W, geo->H);
     hf__sb_esc(b, r->sched);
     hf__sb_printf(b, "</title>\n<defs><pattern id=\"hatch-%d\" width=\"6\" height=\"6\" "
                      "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
                      "<rect width=\"6\" height=\"6\" fill=\"none\"/>"
                      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#111\" "
                      "stroke-width=\"2\" stroke-opacity=\"0.55\"/></pattern></defs>\n", ri);
+}
 
-    /* Time grid first, so that bars draw over it. */
+/* The time grid with its ticks and axis label, drawn before the lanes so
+ * that the bars cover the grid lines. */
+static void gantt_grid(struct hf__sb *b, const struct hf__rp_run *r, const struct gantt_geom *geo)
+{
+    double T = geo->T, lanes_h = geo->lanes_h, step = geo->step;
     hf__sb_printf(b, "<g class=\"grid\">");
-    for (double v = 0; v <= x1 + step * 1e-6; v += step)
+    for (double v = 0; v <= geo->x1 + step * 1e-6; v += step)
         hf__sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\"/><text class=\"tick\" "
                          "x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%g</text>",
-                      GX(v), GX(v), T - 4, T + lanes_h, GX(v), T + lanes_h + 16,
+                      gx(geo, v), gx(geo, v), T - 4, T + lanes_h, gx(geo, v), T + lanes_h + 16,
                       fabs(v) < step * 1e-9 ? 0.0 : v);
     hf__sb_printf(b, "</g>\n<text class=\"axislabel\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">"
                      "%s since the start of the run</text>\n",
-                  L + pw / 2, T + lanes_h + 36,
+                  geo->L + geo->pw / 2, T + lanes_h + 36,
                   r->sim ? "virtual seconds (SIMULATED)" : "seconds");
+}
 
-    /* Lanes and their bars. */
-    int merged_any = 0;
-    for (int d = 0; d < r->ndev; d++) {
-        double y = T + d * (LH + GAP);
-        size_t n = 0;
-        for (size_t k = 0; k < r->nev; k++)
-            if (r->ev[k].device == d)
-                le[n++] = (struct lane_ev){r->ev[k].start, k};
-        qsort(le, n, sizeof *le, by_start);
-        hf__sb_printf(b, "<rect class=\"lane\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
-                         "<text class=\"lanelabel\" x=\"%g\" y=\"%g\" text-anchor=\"end\">",
-                      L, y, pw, LH, L - 8, y + LH / 2 + 4);
-        hf__sb_esc(b, r->dev[d].name);
-        hf__sb_printf(b, "</text>\n<g class=\"lanebars\" data-device=\"%d\" fill=\"%s\">", d,
-                      hf__svg_color(d));
-        /* Consecutive bundles merge into groups of `g` past the cap. */
-        size_t cap = HF__REPORT_MAX_BARS, g = n > cap ? (n + cap - 1) / cap : 1;
-        merged_any |= g > 1;
-        for (size_t lo = 0; lo < n; lo += g) {
-            size_t hi = lo + g < n ? lo + g : n;
-            const struct hf__rp_event *e = &r->ev[le[lo].idx];
-            double t0 = e->start, t1 = e->end;
-            int stolen = 0;
-            for (size_t j = lo; j < hi; j++) {
-                const struct hf__rp_event *f = &r->ev[le[j].idx];
-                t1 = f->end > t1 ? f->end : t1;
-                stolen |= f->stolen;
-            }
-            double bx = GX(t0), bw = GX(t1) - bx;
-            if (bw >= 4)
-                bw -= 1; /* a pixel of lane between neighbours tells bundles apart */
-            if (bw < 0.6)
-                bw = 0.6; /* a zero-length bundle still shows as a hairline */
-            hf__sb_printf(b, "<rect class=\"bar%s%s\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
-                             "height=\"%g\">", stolen ? " stolen" : "", g > 1 ? " merged" : "",
-                          bx, y + 2, bw, LH - 4);
-            bar_title(b, r, le, lo, hi, t0, t1, stolen);
-            hf__sb_printf(b, "</rect>");
-            /* GPU bundles: copy-in at the start, copy-out at the end, the kernel
-             * between (the bar's own colour). Overlapped copies (sum > span)
-             * are scaled to fit, so the proportions stay readable. */
-            double sum = e->cin + e->kern + e->cout, span = t1 - t0;
-            if (g == 1 && r->dev[d].is_gpu && sum > 0 && span > 0 && bw >= 3) {
-                double s = sum > span ? span / sum : 1;
-                double wi = e->cin * s / (x1 - x0) * pw, wo = e->cout * s / (x1 - x0) * pw;
-                if (wi > 0)
-                    hf__sb_printf(b, "<rect class=\"seg cin\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
-                                     "height=\"%g\"/>", bx, y + 2, wi, LH - 4);
-                if (wo > 0)
-                    hf__sb_printf(b, "<rect class=\"seg cout\" x=\"%.2f\" y=\"%g\" "
-                                     "width=\"%.2f\" height=\"%g\"/>", bx + bw - wo, y + 2, wo,
-                                  LH - 4);
-            }
-            if (stolen)
-                hf__sb_printf(b, "<rect class=\"hatch\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
-                                 "height=\"%g\" fill=\"url(#hatch-%d)\"/>", bx, y + 2, bw, LH - 4,
-                              ri);
-        }
-        hf__sb_printf(b, "</g>\n");
-        if (g > 1)
-            hf__sb_printf(b, "<text class=\"mergenote\" x=\"%g\" y=\"%g\" font-size=\"10\" "
-                             "fill=\"#a00\" text-anchor=\"end\">%zu bundles in %zu bars"
-                             "</text>\n", L - 8, y + LH + 5, n, (n + g - 1) / g);
+/* A GPU bundle's bar at (bx, y), bw wide, shows copy-in at its start and
+ * copy-out at its end, the kernel between in the bar's own colour.
+ * Overlapped copies (sum > span) are scaled to fit, so the proportions stay
+ * readable; a bar too narrow to split stays whole. */
+static void gantt_copy_segs(struct hf__sb *b, const struct gantt_geom *geo,
+                            const struct hf__rp_event *e, double span, double bx, double y,
+                            double bw)
+{
+    double sum = e->cin + e->kern + e->cout, LH = geo->LH;
+    if (!(sum > 0 && span > 0 && bw >= 3))
+        return;
+    double s = sum > span ? span / sum : 1;
+    double wi = e->cin * s / (geo->x1 - geo->x0) * geo->pw;
+    double wo = e->cout * s / (geo->x1 - geo->x0) * geo->pw;
+    if (wi > 0)
+        hf__sb_printf(b, "<rect class=\"seg cin\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+                         "height=\"%g\"/>", bx, y + 2, wi, LH - 4);
+    if (wo > 0)
+        hf__sb_printf(b, "<rect class=\"seg cout\" x=\"%.2f\" y=\"%g\" "
+                         "width=\"%.2f\" height=\"%g\"/>", bx + bw - wo, y + 2, wo, LH - 4);
+}
+
+/* One bar standing for the lane's sorted events [lo, hi): it spans them
+ * all, is marked stolen if any was, and carries a tooltip; `merged` says
+ * the lane groups bundles (then no copy segments: they would mislead). */
+static void gantt_bar(struct hf__sb *b, const struct hf__rp_run *r, int ri,
+                      const struct gantt_geom *geo, const struct lane_ev *le, size_t lo,
+                      size_t hi, int merged)
+{
+    const struct hf__rp_event *e = &r->ev[le[lo].idx];
+    int d = e->device;
+    double y = geo->T + d * (geo->LH + geo->GAP), LH = geo->LH;
+    double t0 = e->start, t1 = e->end;
+    int stolen = 0;
+    for (size_t j = lo; j < hi; j++) {
+        const struct hf__rp_event *f = &r->ev[le[j].idx];
+        t1 = f->end > t1 ? f->end : t1;
+        stolen |= f->stolen;
     }
+    double bx = gx(geo, t0), bw = gx(geo, t1) - bx;
+    if (bw >= 4)
+        bw -= 1; /* a pixel of lane between neighbours tells bundles apart */
+    if (bw < 0.6)
+        bw = 0.6; /* a zero-length bundle still shows as a hairline */
+    hf__sb_printf(b, "<rect class=\"bar%s%s\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+                     "height=\"%g\">", stolen ? " stolen" : "", merged ? " merged" : "",
+                  bx, y + 2, bw, LH - 4);
+    bar_title(b, r, le, lo, hi, t0, t1, stolen);
+    hf__sb_printf(b, "</rect>");
+    if (!merged && r->dev[d].is_gpu)
+        gantt_copy_segs(b, geo, e, t1 - t0, bx, y, bw);
+    if (stolen)
+        hf__sb_printf(b, "<rect class=\"hatch\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+                         "height=\"%g\" fill=\"url(#hatch-%d)\"/>", bx, y + 2, bw, LH - 4,
+                      ri);
+}
 
-    /* Round boundaries: where each round's first bundle started. The engine
-     * records no round start of its own, and the gap before the first bundle
-     * (the scheduler adapting) belongs to the previous round's tail. */
+/* Device `d`'s lane: its label, then its bundles in start order, merged
+ * into groups past HF__REPORT_MAX_BARS (and said so beside the lane). `le`
+ * is scratch room for r->nev entries. Returns whether the lane merged. */
+static int gantt_lane(struct hf__sb *b, const struct hf__rp_run *r, int ri,
+                      const struct gantt_geom *geo, int d, struct lane_ev *le)
+{
+    double L = geo->L, LH = geo->LH, y = geo->T + d * (geo->LH + geo->GAP);
+    size_t n = 0;
+    for (size_t k = 0; k < r->nev; k++)
+        if (r->ev[k].device == d)
+            le[n++] = (struct lane_ev){r->ev[k].start, k};
+    qsort(le, n, sizeof *le, by_start);
+    hf__sb_printf(b, "<rect class=\"lane\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
+                     "<text class=\"lanelabel\" x=\"%g\" y=\"%g\" text-anchor=\"end\">",
+                  L, y, geo->pw, LH, L - 8, y + LH / 2 + 4);
+    hf__sb_esc(b, r->dev[d].name);
+    hf__sb_printf(b, "</text>\n<g class=\"lanebars\" data-device=\"%d\" fill=\"%s\">", d,
+                  hf__svg_color(d));
+    /* Consecutive bundles merge into groups of `g` past the cap. */
+    size_t cap = HF__REPORT_MAX_BARS, g = n > cap ? (n + cap - 1) / cap : 1;
+    for (size_t lo = 0; lo < n; lo += g)
+        gantt_bar(b, r, ri, geo, le, lo, lo + g < n ? lo + g : n, g > 1);
+    hf__sb_printf(b, "</g>\n");
+    if (g > 1)
+        hf__sb_printf(b, "<text class=\"mergenote\" x=\"%g\" y=\"%g\" font-size=\"10\" "
+                         "fill=\"#a00\" text-anchor=\"end\">%zu bundles in %zu bars"
+                         "</text>\n", L - 8, y + LH + 5, n, (n + g - 1) / g);
+    return g > 1;
+}
+
+/* Round boundaries: where each round's first bundle started. The engine
+ * records no round start of its own, and the gap before the first bundle
+ * (the scheduler adapting) belongs to the previous round's tail. `rstart`
+ * is scratch room for maxround + 1 entries. */
+static void gantt_round_lines(struct hf__sb *b, const struct hf__rp_run *r,
+                              const struct gantt_geom *geo, double *rstart, int maxround)
+{
     for (int k = 0; k <= maxround; k++)
         rstart[k] = INFINITY;
     for (size_t k = 0; k < r->nev; k++)
@@ -338,19 +393,24 @@ static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double ts
     for (int k = 0; k <= maxround; k++) {
         if (!isfinite(rstart[k]))
             continue;
-        double x = GX(rstart[k]);
+        double x = gx(geo, rstart[k]);
         hf__sb_printf(b, "<line class=\"roundline\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\"/>",
-                      x, x, T - 12, T + lanes_h);
+                      x, x, geo->T - 12, geo->T + geo->lanes_h);
         if (x - lastlabel >= 22) { /* labels of crowded rounds would overprint */
             hf__sb_printf(b, "<text class=\"roundlabel\" x=\"%.1f\" y=\"%g\">r%d</text>", x + 2,
-                          T - 14, k);
+                          geo->T - 14, k);
             lastlabel = x;
         }
     }
     hf__sb_printf(b, "</g>\n");
+}
 
-    /* The legend under the axis label. */
-    double ly = T + lanes_h + 52;
+/* The legend under the axis label explains the marks a bar alone does not:
+ * the hatch, the round lines and, where a GPU ran, the copy segments. */
+static void gantt_legend(struct hf__sb *b, const struct hf__rp_run *r, int ri,
+                         const struct gantt_geom *geo)
+{
+    double L = geo->L, ly = geo->T + geo->lanes_h + 52;
     hf__sb_printf(b, "<g class=\"glegend\" font-size=\"12\">"
                      "<rect x=\"%g\" y=\"%g\" width=\"22\" height=\"12\" fill=\"#bbb\" "
                      "stroke=\"#111\" stroke-width=\"1.2\"/><rect x=\"%g\" y=\"%g\" width=\"22\" "
@@ -369,8 +429,13 @@ static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double ts
                          "x=\"%g\" y=\"%g\" width=\"22\" height=\"12\"/><text x=\"%g\" y=\"%g\">"
                          "GPU copy-out (kernel: device colour)</text>",
                       L + 320, ly, L + 348, ly + 10, L + 460, ly, L + 488, ly + 10);
-    hf__sb_printf(b, "</g>\n</svg>\n");
-#undef GX
+    hf__sb_printf(b, "</g>\n");
+}
+
+/* The notes under the chart: that lanes were merged (so a bar may stand for
+ * many bundles), and the run's fault, if it had one. */
+static void gantt_notes(struct hf__sb *b, const struct hf__rp_run *r, int merged_any)
+{
     if (merged_any)
         hf__sb_printf(b, "<p class=\"note merged\">Lanes with more than %d bundles merge "
                          "consecutive bundles into one bar (marked stolen if any of them was); "
@@ -380,6 +445,35 @@ static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double ts
         hf__sb_esc(b, r->fault);
         hf__sb_printf(b, "</p>\n");
     }
+}
+
+/* The Gantt chart of run `ri`: a lane per device, a bar per bundle. Its
+ * time axis runs to `tspan` seconds, the longest run of the same engine, so
+ * that schedulers compare by bar length at a glance. The scratch arrays are
+ * taken before anything is written, so a failure leaves no half chart. */
+static int gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double tspan)
+{
+    struct gantt_geom geo;
+    int maxround = max_round(r);
+    gantt_geom_init(&geo, r, tspan);
+    struct lane_ev *le = malloc((r->nev + 1) * sizeof *le);
+    double *rstart = malloc(((size_t)maxround + 1) * sizeof *rstart);
+    if (!le || !rstart) {
+        free(le);
+        free(rstart);
+        return hf_fail(HF_ENOMEM, "out of memory drawing the Gantt chart");
+    }
+
+    gantt_heading(b, r, ri);
+    gantt_svg_open(b, r, ri, &geo);
+    gantt_grid(b, r, &geo);
+    int merged_any = 0;
+    for (int d = 0; d < r->ndev; d++)
+        merged_any |= gantt_lane(b, r, ri, &geo, d, le);
+    gantt_round_lines(b, r, &geo, rstart, maxround);
+    gantt_legend(b, r, ri, &geo);
+    hf__sb_printf(b, "</svg>\n");
+    gantt_notes(b, r, merged_any);
     free(le);
     free(rstart);
     return 0;

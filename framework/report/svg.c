@@ -146,61 +146,98 @@ static int data_range(const struct hf__svg_series *s, int ns, double *x0, double
     return any;
 }
 
-void hf__svg_lines(struct hf__sb *b, const struct hf__svg_plot *p,
-                   const struct hf__svg_series *s, int ns)
+/* Legend entries per row under a line chart. */
+enum { LEGEND_PER_ROW = 4 };
+
+/* A line chart's layout and axes, shared by the pieces that draw it: the
+ * margins, the whole image (W x H), the plot area (pw x ph) and the axis
+ * ranges with their tick steps. */
+struct svg_frame {
+    double L, R, T, B;
+    double W, H, pw, ph;
+    double x0, x1, y0, y1, xstep, ystep;
+};
+
+/* The x coordinate of data value `v`, so that grid, lines and markers agree. */
+static inline double px(const struct svg_frame *f, double v)
+{
+    return f->L + (v - f->x0) / (f->x1 - f->x0) * f->pw;
+}
+
+/* The y coordinate of data value `v` (SVG's y grows downwards). */
+static inline double py(const struct svg_frame *f, double v)
+{
+    return f->T + f->ph - (v - f->y0) / (f->y1 - f->y0) * f->ph;
+}
+
+/* Sizes the chart: the plot keeps the height asked for, and the image grows
+ * by a row per LEGEND_PER_ROW labelled series so the legend never covers it. */
+static void frame_init(struct svg_frame *f, const struct hf__svg_plot *p,
+                       const struct hf__svg_series *s, int ns)
 {
     /* Margins leave room for tick labels (left, bottom) and the legend (below). */
-    const double L = 64, R = 16, T = 30, B = 48;
+    *f = (struct svg_frame){.L = 64, .R = 16, .T = 30, .B = 48};
     int nlegend = 0;
     for (int k = 0; k < ns; k++)
         nlegend += s[k].label != NULL;
-    const int per_row = 4;
-    double legend_h = nlegend ? 20.0 * ((nlegend + per_row - 1) / per_row) + 4 : 0;
-    double W = p->width, H = p->height + legend_h;
-    double pw = W - L - R, ph = p->height - T - B;
+    double legend_h = nlegend ? 20.0 * ((nlegend + LEGEND_PER_ROW - 1) / LEGEND_PER_ROW) + 4 : 0;
+    f->W = p->width;
+    f->H = p->height + legend_h;
+    f->pw = f->W - f->L - f->R;
+    f->ph = p->height - f->T - f->B;
+}
 
-    hf__sb_printf(b, "<svg class=\"chart %s\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
-                     "role=\"img\"><title>", p->cls, W, H, W, H);
-    hf__sb_esc(b, p->title);
-    hf__sb_printf(b, "</title>\n<text class=\"ctitle\" x=\"%g\" y=\"18\">", L);
-    hf__sb_esc(b, p->title);
-    hf__sb_printf(b, "</text>\n");
-
+/* Fits the axes to the data with nice ticks; returns 0 when no point is
+ * finite (the axes then stay zero and must not be drawn). */
+static int fit_axes(struct svg_frame *f, const struct hf__svg_plot *p,
+                    const struct hf__svg_series *s, int ns)
+{
     double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-    if (!data_range(s, ns, &x0, &x1, &y0, &y1)) {
-        hf__sb_printf(b, "<text class=\"nodata\" x=\"%g\" y=\"%g\">no data</text></svg>\n",
-                      L + pw / 2, T + ph / 2);
-        return;
-    }
+    if (!data_range(s, ns, &x0, &x1, &y0, &y1))
+        return 0;
     /* Value axes start at zero unless told otherwise: a makespan chart whose
      * axis starts at 0.9 s exaggerates a 5% difference into a cliff. */
     y0 = isnan(p->ymin) ? (y0 < 0 ? y0 : 0) : p->ymin;
     y1 = isnan(p->ymax) ? y1 : p->ymax;
-    double ystep = hf__svg_nice(&y0, &y1, 5, 0);
+    f->ystep = hf__svg_nice(&y0, &y1, 5, 0);
     if (x1 <= x0)
         x1 = x0 + 1;
-    double xstep = hf__svg_nice(&x0, &x1, 10, p->integers_x);
-#define PX(v) (L + ((v) - x0) / (x1 - x0) * pw)
-#define PY(v) (T + ph - ((v) - y0) / (y1 - y0) * ph)
+    f->xstep = hf__svg_nice(&x0, &x1, 10, p->integers_x);
+    f->x0 = x0;
+    f->x1 = x1;
+    f->y0 = y0;
+    f->y1 = y1;
+    return 1;
+}
 
-    /* Grid and tick labels. */
+/* The grid with its tick labels, drawn first so that the lines cover it. */
+static void grid(struct hf__sb *b, const struct hf__svg_plot *p, const struct svg_frame *f)
+{
+    double L = f->L, T = f->T, pw = f->pw, ph = f->ph, xstep = f->xstep, ystep = f->ystep;
     hf__sb_printf(b, "<g class=\"grid\">");
-    for (double v = y0; v <= y1 + ystep * 1e-6; v += ystep) {
-        hf__sb_printf(b, "<line x1=\"%g\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\"/>", L, L + pw, PY(v),
-                      PY(v));
+    for (double v = f->y0; v <= f->y1 + ystep * 1e-6; v += ystep) {
+        hf__sb_printf(b, "<line x1=\"%g\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\"/>", L, L + pw,
+                      py(f, v), py(f, v));
         hf__sb_printf(b, "<text class=\"tick\" x=\"%g\" y=\"%.1f\" text-anchor=\"end\">", L - 6,
-                      PY(v) + 4);
+                      py(f, v) + 4);
         hf__sb_printf(b, p->yfmt ? p->yfmt : "%g", fabs(v) < ystep * 1e-9 ? 0.0 : v);
         hf__sb_printf(b, "</text>");
     }
-    for (double v = x0; v <= x1 + xstep * 1e-6; v += xstep) {
-        hf__sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\"/>", PX(v), PX(v), T,
-                      T + ph);
+    for (double v = f->x0; v <= f->x1 + xstep * 1e-6; v += xstep) {
+        hf__sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\"/>", px(f, v),
+                      px(f, v), T, T + ph);
         hf__sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%g"
-                         "</text>", PX(v), T + ph + 16, fabs(v) < xstep * 1e-9 ? 0.0 : v);
+                         "</text>", px(f, v), T + ph + 16, fabs(v) < xstep * 1e-9 ? 0.0 : v);
     }
-    hf__sb_printf(b, "</g>\n<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>\n",
-                  L, T, pw, ph);
+    hf__sb_printf(b, "</g>\n");
+}
+
+/* The plot's frame and the two axis labels, which come from the caller and are escaped. */
+static void axis_labels(struct hf__sb *b, const struct hf__svg_plot *p, const struct svg_frame *f)
+{
+    double L = f->L, T = f->T, pw = f->pw, ph = f->ph;
+    hf__sb_printf(b, "<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>\n", L,
+                  T, pw, ph);
     hf__sb_printf(b, "<text class=\"axislabel\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">",
                   L + pw / 2, T + ph + 36);
     hf__sb_esc(b, p->xlabel);
@@ -208,44 +245,51 @@ void hf__svg_lines(struct hf__sb *b, const struct hf__svg_plot *p,
                      "text-anchor=\"middle\">", T + ph / 2);
     hf__sb_esc(b, p->ylabel);
     hf__sb_printf(b, "</text>\n");
+}
 
-    /* One polyline per unbroken stretch of each series, then its markers. */
-    for (int k = 0; k < ns; k++) {
-        const struct hf__svg_series *c = &s[k];
-        hf__sb_printf(b, "<g class=\"series\" stroke=\"%s\" fill=\"%s\">", c->color, c->color);
-        int open = 0;
-        for (int i = 0; i <= c->n; i++) {
-            int ok = i < c->n && isfinite(c->x[i]) && isfinite(c->y[i]);
-            if (ok && !open) {
-                hf__sb_printf(b, "<polyline class=\"line%s\" points=\"",
-                              c->dashed ? " dashed" : "");
-                open = 1;
-            }
-            if (ok)
-                hf__sb_printf(b, "%.1f,%.1f ", PX(c->x[i]), PY(c->y[i]));
-            if (!ok && open) {
-                hf__sb_printf(b, "\"/>");
-                open = 0;
-            }
+/* One series: a polyline per unbroken stretch (a non-finite point breaks
+ * the line rather than drawing it to zero), then a marker with a tooltip
+ * per point. */
+static void series(struct hf__sb *b, const struct svg_frame *f, const struct hf__svg_series *c)
+{
+    hf__sb_printf(b, "<g class=\"series\" stroke=\"%s\" fill=\"%s\">", c->color, c->color);
+    int open = 0;
+    for (int i = 0; i <= c->n; i++) {
+        int ok = i < c->n && isfinite(c->x[i]) && isfinite(c->y[i]);
+        if (ok && !open) {
+            hf__sb_printf(b, "<polyline class=\"line%s\" points=\"", c->dashed ? " dashed" : "");
+            open = 1;
         }
-        for (int i = 0; i < c->n; i++) {
-            if (!isfinite(c->x[i]) || !isfinite(c->y[i]))
-                continue;
-            hf__sb_printf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%g\"><title>",
-                          c->dashed ? " hollow" : "", PX(c->x[i]), PY(c->y[i]),
-                          c->n > 60 ? 1.5 : 3.0);
-            hf__sb_esc(b, c->label ? c->label : "");
-            hf__sb_printf(b, " %g: %.4g</title></circle>", c->x[i], c->y[i]);
+        if (ok)
+            hf__sb_printf(b, "%.1f,%.1f ", px(f, c->x[i]), py(f, c->y[i]));
+        if (!ok && open) {
+            hf__sb_printf(b, "\"/>");
+            open = 0;
         }
-        hf__sb_printf(b, "</g>\n");
     }
+    for (int i = 0; i < c->n; i++) {
+        if (!isfinite(c->x[i]) || !isfinite(c->y[i]))
+            continue;
+        hf__sb_printf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%g\"><title>",
+                      c->dashed ? " hollow" : "", px(f, c->x[i]), py(f, c->y[i]),
+                      c->n > 60 ? 1.5 : 3.0);
+        hf__sb_esc(b, c->label ? c->label : "");
+        hf__sb_printf(b, " %g: %.4g</title></circle>", c->x[i], c->y[i]);
+    }
+    hf__sb_printf(b, "</g>\n");
+}
 
-    /* The legend, in rows of per_row entries under the x-axis label. */
+/* The legend, in rows of LEGEND_PER_ROW entries under the x-axis label, in
+ * the room frame_init() added; unlabelled series have no entry. */
+static void legend(struct hf__sb *b, const struct hf__svg_plot *p, const struct svg_frame *f,
+                   const struct hf__svg_series *s, int ns)
+{
     int j = 0;
     for (int k = 0; k < ns; k++) {
         if (!s[k].label)
             continue;
-        double lx = L + (j % per_row) * (pw / per_row), ly = p->height + 20.0 * (j / per_row) + 6;
+        double lx = f->L + (j % LEGEND_PER_ROW) * (f->pw / LEGEND_PER_ROW);
+        double ly = p->height + 20.0 * (j / LEGEND_PER_ROW) + 6;
         hf__sb_printf(b, "<g class=\"legend\"><line class=\"line%s\" x1=\"%g\" x2=\"%g\" "
                          "y1=\"%g\" y2=\"%g\" stroke=\"%s\"/><text x=\"%g\" y=\"%g\">",
                       s[k].dashed ? " dashed" : "", lx, lx + 22, ly, ly, s[k].color, lx + 28,
@@ -254,7 +298,30 @@ void hf__svg_lines(struct hf__sb *b, const struct hf__svg_plot *p,
         hf__sb_printf(b, "</text></g>\n");
         j++;
     }
-#undef PX
-#undef PY
+}
+
+/* Draws back to front (grid, frame, series, legend) so that data is never
+ * hidden under the scaffolding; a chart with no finite point says so. */
+void hf__svg_lines(struct hf__sb *b, const struct hf__svg_plot *p,
+                   const struct hf__svg_series *s, int ns)
+{
+    struct svg_frame f;
+    frame_init(&f, p, s, ns);
+    hf__sb_printf(b, "<svg class=\"chart %s\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
+                     "role=\"img\"><title>", p->cls, f.W, f.H, f.W, f.H);
+    hf__sb_esc(b, p->title);
+    hf__sb_printf(b, "</title>\n<text class=\"ctitle\" x=\"%g\" y=\"18\">", f.L);
+    hf__sb_esc(b, p->title);
+    hf__sb_printf(b, "</text>\n");
+    if (!fit_axes(&f, p, s, ns)) {
+        hf__sb_printf(b, "<text class=\"nodata\" x=\"%g\" y=\"%g\">no data</text></svg>\n",
+                      f.L + f.pw / 2, f.T + f.ph / 2);
+        return;
+    }
+    grid(b, p, &f);
+    axis_labels(b, p, &f);
+    for (int k = 0; k < ns; k++)
+        series(b, &f, &s[k]);
+    legend(b, p, &f, s, ns);
     hf__sb_printf(b, "</svg>\n");
 }
