@@ -46,6 +46,20 @@ struct hf_driver_ops {
                const struct hf_bundle *b, struct hf_bundle_times *t);
     /* Frees what open allocated; called on the host thread. */
     void (*close)(struct hf_device *dev);
+
+    /* Shared data (hetfarm.h, "Shared data"), for drivers whose device keeps
+     * its own copies (NULL for the CPU, which works on the host copies). Both
+     * are called on the host thread, between rounds.
+     * shared_pull: copies the indices and values of the elements of
+     * HF_SHARED_MIN/MAX/OR array s that this device's bundles recorded this
+     * round into idx[] and vals[] (room for the array's count), forgets them,
+     * and returns how many (>= 0) or an HF_E* code. */
+    long (*shared_pull)(struct hf_device *dev, int s, uint32_t *idx, void *vals);
+    /* shared_push: brings the device copy of array s up to date with the host
+     * copy: element idx[k] becomes vals[k] for k < n, or, with idx == NULL,
+     * the whole array becomes `vals` (the host array). */
+    int (*shared_push)(struct hf_device *dev, int s, const uint32_t *idx, const void *vals,
+                       size_t n);
 };
 
 struct hf_device {
@@ -57,6 +71,9 @@ struct hf_device {
     /* Fault injection ([faults] cuda_error_at = device:round:bundle): the
      * driver fails the bundle with that 0-based index in that round. -1 = none. */
     int fault_round, fault_bundle, bundles_this_round;
+    /* The app's shared data, set by the engine before open (NULL, 0: none). */
+    const struct hf_shared *shared;
+    int nshared;
 };
 
 extern const struct hf_driver_ops hf_driver_cpu;

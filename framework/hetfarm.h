@@ -122,6 +122,7 @@ struct hf_load {
     double work;    /* total work, app units */
     double bytes;   /* total host<->GPU traffic for the whole load */
     void *data;     /* app-owned */
+    struct hf__shared_set *shared; /* set by the engine: the run's shared data (hf_shared_changed) */
 };
 
 /* An independent piece of a load: units [begin, end). */
@@ -164,7 +165,69 @@ struct hf_devices {
     int executes; /* 1 when bundles really run (real engine, or sim with execute = yes) */
 };
 
+struct hf__shared_set; /* the engine's view of an app's shared data (core/shared.c) */
 struct hf_cuda; /* a GPU's streams, staging buffers and arena: framework/hf_cuda.h */
+
+/* ------------------------------------------------------------------------ */
+/* Shared data: what iterative apps keep on every device across rounds.       */
+/*
+ * An app that runs many rounds over the same data (a graph's CSR, matmul's B)
+ * and carries state from round to round (BFS depths, ranks, component labels)
+ * declares that data once, through `struct hf_app.shared`, and the framework
+ * keeps it on every device:
+ *
+ *   HF_SHARED_READONLY  uploaded to every GPU once, before round 0, and kept
+ *                       there until the run ends (the "resident data").
+ *   HF_SHARED_OWNED     a state vector whose element i belongs to unit i: a
+ *                       bundle covering units [begin, end) writes exactly
+ *                       elements [begin, end) (pull PageRank's new ranks). A
+ *                       GPU's bundle range is copied back to the host when
+ *                       the bundle ends; at the round's end every GPU gets the
+ *                       whole merged vector.
+ *   HF_SHARED_MIN/MAX/OR a state vector any bundle may lower / raise / OR at
+ *                       any element (BFS depths, SSSP distances, CC labels).
+ *                       A bundle records each element it changed (CPU:
+ *                       hf_shared_changed; GPU: hf_cuda_shared_record); at
+ *                       the round's end the framework merges every device's
+ *                       changed elements into the host copy with the op, and
+ *                       sends only the elements that changed anywhere back to
+ *                       every GPU. Per-round traffic is what changed.
+ *
+ * The host array is the merged copy. The CPU device works on it directly
+ * (concurrent bundles of one round must update it atomically, e.g. with
+ * __atomic builtins); a GPU works on its own replica (hf_cuda_shared). Between
+ * rounds, after the merge, every replica equals the host copy, so next_load
+ * may read the host copy to build the next round's load (a frontier).
+ * next_load may change shared arrays only in round 0 (to initialise or reset
+ * them): the framework then sends them whole to every device.
+ */
+enum hf_elem { HF_ELEM_U8, HF_ELEM_I32, HF_ELEM_U32, HF_ELEM_F32, HF_ELEM_I64, HF_ELEM_U64,
+               HF_ELEM_F64 };
+enum hf_shared_kind { HF_SHARED_READONLY, HF_SHARED_OWNED, HF_SHARED_MIN, HF_SHARED_MAX,
+                      HF_SHARED_OR };
+
+struct hf_shared {
+    const char *name;          /* for messages ("graph.adj", "bfs.depth") */
+    void *host;                /* count elements, owned by the app */
+    size_t count;
+    enum hf_elem elem;
+    enum hf_shared_kind kind;  /* HF_SHARED_OR needs an integer element type */
+};
+
+/* Bytes of one element of type `e`. */
+size_t hf_elem_size(enum hf_elem e);
+
+/* Records that element i of shared array s (its index in the app's `shared`
+ * list) changed on the host, from run_cpu (pass b->load).
+ * Thread-safe and lock-free; recording an element twice in a round is
+ * harmless. Only for HF_SHARED_MIN/MAX/OR arrays. */
+void hf_shared_changed(const struct hf_load *load, int s, size_t i);
+
+/* The elements of MIN/MAX/OR array s that changed anywhere in the last
+ * round (each once, in no particular order; *n of them), valid in next_load
+ * and verify: a frontier app builds its next frontier from it without
+ * scanning the array. Empty in round 0. */
+const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n);
 
 /* ------------------------------------------------------------------------ */
 /* The app template. Every callback returns 0 or a negative HF_E* code; an
@@ -206,6 +269,11 @@ struct hf_app {
     int (*verify)(void *ctx, const struct hf_load *load);
     /* Frees everything. Optional. */
     void (*teardown)(void *ctx);
+    /* The data every device keeps across rounds (see "Shared data" above):
+     * fills up to `cap` entries of `out` and returns how many the app has.
+     * Called once, after setup, when bundles really run; the arrays must
+     * stay valid until teardown. Optional (NULL: nothing shared). */
+    int (*shared)(void *ctx, struct hf_shared *out, int cap);
     /* Describes the load in a few words ("n=4096 dtype=float32"): the key of
      * its profile and a label in results. Required. */
     void (*signature)(void *ctx, char *buf, size_t len);

@@ -117,6 +117,21 @@ void *hf_cuda_staging(struct hf_cuda *gpu, size_t *bytes);
  * NULL until the app stores something there; the driver never frees it. */
 void **hf_cuda_app_slot(struct hf_cuda *gpu);
 
+/* Shared data (hetfarm.h, "Shared data"): the device copy of shared array s,
+ * uploaded when the GPU was opened and kept current by the framework between
+ * rounds. NULL when s is out of range. */
+void *hf_cuda_shared(struct hf_cuda *gpu, int s);
+
+/* The change recorder of a HF_SHARED_MIN/MAX/OR array on this GPU: a kernel
+ * that changes element i calls hf_cuda_shared_record(rec, i) (below), and the
+ * framework merges the recorded elements at the round's end. */
+struct hf_cuda_recorder {
+    unsigned int *bits;             /* one bit per element: recorded this round */
+    unsigned int *list;             /* the recorded element indices */
+    unsigned long long *count;      /* how many are in list */
+};
+struct hf_cuda_recorder hf_cuda_shared_recorder(struct hf_cuda *gpu, int s);
+
 /* Maps a CUDA / cuBLAS status to 0, HF_EDEVOOM (allocation failures) or
  * HF_EDEVICE, recording with hf_fail a message that names the GPU, `what`,
  * the CUDA error string and the chunk range of the current piece. */
@@ -143,6 +158,19 @@ void hf_cuda_set_pieces(struct hf_cuda *gpu, int pieces, size_t min_piece_bytes)
 void hf_cuda_last_bundle_stats(const struct hf_cuda *gpu, int *pieces, int *splits);
 
 #ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* Device side of the recorder: the first thread to change element i appends
+ * it to the list (later ones find its bit set), so the list holds each
+ * changed element once. Call it after the change is written. */
+static __device__ __forceinline__ void hf_cuda_shared_record(struct hf_cuda_recorder rec,
+                                                             unsigned int i)
+{
+    unsigned int bit = 1u << (i & 31u);
+    if (!(atomicOr(&rec.bits[i >> 5], bit) & bit))
+        rec.list[atomicAdd(rec.count, 1ull)] = i;
 }
 #endif
 #endif

@@ -26,6 +26,7 @@
 
 #include "engine_internal.h"
 #include "io/progress.h"
+#include "shared.h"
 
 /* ---- the round loop ------------------------------------------------------------ */
 
@@ -34,6 +35,9 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
 {
     memset(&e->load, 0, sizeof e->load);
     e->load.round = round;
+    e->load.shared = e->shared;
+    if (round == 0) /* a standalone pass may have left a union: round 0 has no past */
+        hf__shared_round_start(e->shared);
     hf_clear_error();
     int rc = e->app->next_load(e->app_ctx, &e->load);
     if (rc <= 0) {
@@ -42,6 +46,14 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
                              round, *hf_last_error() ? hf_last_error() : hf_strerror(rc));
         return rc;
     }
+    /* Round 0 starts from the shared state as next_load left it (it may have
+     * reset it, e.g. after a standalone pass), on every device. */
+    if (round == 0 && e->shared && (rc = hf__shared_sync_all(e))) {
+        hf__engine_error(e, rc, "sending shared data to the devices: %s",
+                         *hf_last_error() ? hf_last_error() : hf_strerror(rc));
+        return rc;
+    }
+    hf__shared_round_start(e->shared);
     if (e->load.units == 0) {
         hf__engine_error(e, HF_EINVAL, "app %s produced a zero-sized load in round %d",
                          e->app->name, round);
@@ -108,6 +120,16 @@ int hf__engine_execute_round(struct hf__engine *e)
         return rc;
     }
     rc = e->opts->engine == HF_ENGINE_REAL ? hf__real_round(e) : hf__sim_round(e);
+    /* Shared data is merged inside the round, and its time counts: a split
+     * that leaves much to merge costs what it costs. */
+    if (rc == 0 && !e->error && e->shared && hf__engine_round_complete(e)) {
+        rc = hf__shared_merge(e);
+        if (rc && !e->error)
+            hf__engine_error(e, rc, "merging shared data after round %d: %s", e->round.round,
+                             *hf_last_error() ? hf_last_error() : hf_strerror(rc));
+        if (e->opts->engine == HF_ENGINE_REAL && hf__now() > e->round_end)
+            e->round_end = hf__now();
+    }
     /* Belt and braces: both engines stop only when the pool is done or on an
      * error, but a round is never reported complete on their word alone. */
     if (rc == 0 && !e->error && !hf__engine_round_complete(e))

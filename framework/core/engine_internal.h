@@ -58,6 +58,7 @@ struct hf__engine {
     int error;                     /* first error; stops the run */
     char errmsg[768];
 
+    struct hf__shared_set *shared; /* the app's shared data (shared.c), NULL if none */
     struct hf__real *real;         /* real engine: device threads */
     double sim_now;                /* sim engine: virtual clock */
     uint64_t rng;                  /* sim engine: jitter draws */
@@ -103,6 +104,12 @@ int hf__measure_standalone(struct hf__engine *e);
 /* engine_real.c */
 int hf__real_start(struct hf__engine *e);
 int hf__real_round(struct hf__engine *e);
+/* Runs fn(e, dev, arg) on the host thread of every alive device, all side by
+ * side, and waits for them; between rounds only (no bundle runs). Returns the
+ * first non-zero result. Used for work that must run where a device's context
+ * lives, like the shared-data merge. */
+int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, int dev, void *arg),
+                         void *arg);
 void hf__real_stop(struct hf__engine *e);
 /* engine_sim.c */
 int hf__sim_round(struct hf__engine *e);

@@ -30,6 +30,12 @@ struct hf__real {
     int opened;         /* threads that finished open() */
     int open_error;
     char open_msg[512];
+    /* A task for every device thread (hf__real_each_device). */
+    int (*task)(struct hf__engine *e, int dev, void *arg);
+    void *task_arg;
+    unsigned long task_gen;  /* bumped for each new task */
+    unsigned long *task_seen;/* per device: the last task_gen it ran */
+    int task_left, task_rc;
 };
 
 struct thread_arg {
@@ -59,6 +65,28 @@ static int run_span(struct hf__engine *e, struct hf_device *d, const struct hf_s
     return rc;
 }
 
+/* Runs the current each-device task on device dev's thread; called and
+ * returns with the lock held, releasing it while the task runs. */
+static void run_task(struct hf__engine *e, int dev)
+{
+    struct hf__real *R = e->real;
+    R->task_seen[dev] = R->task_gen;
+    int rc = 0;
+    if (e->alive[dev]) {
+        pthread_mutex_unlock(&R->lock);
+        hf_clear_error();
+        rc = R->task(e, dev, R->task_arg);
+        pthread_mutex_lock(&R->lock);
+        if (rc && !R->task_rc) {
+            R->task_rc = rc;
+            hf__engine_error(e, rc, "%s: %s", hf_devlist_get(e->devs, dev)->info.name,
+                             *hf_last_error() ? hf_last_error() : hf_strerror(rc));
+        }
+    }
+    if (--R->task_left == 0)
+        pthread_cond_broadcast(&R->cond);
+}
+
 /* The host thread of one device: open the driver, then take and run spans
  * whenever a round is active, until the run stops. */
 static void *device_thread(void *arg)
@@ -85,6 +113,10 @@ static void *device_thread(void *arg)
 
     char msg[512];
     while (!R->stop) {
+        if (R->task && R->task_seen[dev] != R->task_gen) {
+            run_task(e, dev);
+            continue;
+        }
         struct hf_span span;
         int got = 0;
         if (R->round_active && !e->error && e->alive[dev] && !orc) {
@@ -130,7 +162,10 @@ int hf__real_start(struct hf__engine *e)
     if (!R)
         return hf_fail(HF_ENOMEM, "engine: out of memory");
     R->threads = calloc((size_t)e->ndev, sizeof *R->threads);
-    if (!R->threads) {
+    R->task_seen = calloc((size_t)e->ndev, sizeof *R->task_seen);
+    if (!R->threads || !R->task_seen) {
+        free(R->threads);
+        free(R->task_seen);
         free(R);
         return hf_fail(HF_ENOMEM, "engine: out of memory");
     }
@@ -174,6 +209,26 @@ int hf__real_round(struct hf__engine *e)
     return e->error;
 }
 
+int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, int dev, void *arg),
+                         void *arg)
+{
+    struct hf__real *R = e->real;
+    pthread_mutex_lock(&R->lock);
+    HF_ASSERT_MSG(!R->round_active && R->inflight == 0, "each-device task during a round");
+    R->task = fn;
+    R->task_arg = arg;
+    R->task_rc = 0;
+    R->task_left = R->nthreads;
+    R->task_gen++;
+    pthread_cond_broadcast(&R->cond);
+    while (R->task_left > 0)
+        pthread_cond_wait(&R->cond, &R->lock);
+    R->task = NULL;
+    int rc = R->task_rc;
+    pthread_mutex_unlock(&R->lock);
+    return rc;
+}
+
 void hf__real_stop(struct hf__engine *e)
 {
     struct hf__real *R = e->real;
@@ -186,6 +241,7 @@ void hf__real_stop(struct hf__engine *e)
     pthread_mutex_destroy(&R->lock);
     pthread_cond_destroy(&R->cond);
     free(R->threads);
+    free(R->task_seen);
     free(R);
     e->real = NULL;
 }

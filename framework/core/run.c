@@ -18,6 +18,7 @@
 #include "engine_internal.h"
 #include "io/progress.h"
 #include "profile.h"
+#include "shared.h"
 
 /* Creates the run record with the device list filled in. */
 static struct hf_run *new_run(struct hf__engine *e)
@@ -93,6 +94,15 @@ static int setup(struct hf__engine *e, const struct hf_run_options *o)
     view.executes = e->executes;
     if (e->executes && e->app->setup && (rc = e->app->setup(e->app_ctx, &view)))
         return *hf_last_error() ? rc : hf_fail(rc, "app %s: setup failed", e->app->name);
+    /* Shared data is declared after setup (the app has its arrays now) and
+     * handed to the drivers before they open, so that a GPU uploads it before
+     * its arena takes the rest of the memory. */
+    if (e->executes && (rc = hf__shared_init(&e->shared, e->app, e->app_ctx, e->ndev)))
+        return rc;
+    for (int d = 0; d < e->ndev; d++) {
+        struct hf_device *dev = hf_devlist_get(e->devs, d);
+        dev->shared = hf__shared_list(e->shared, &dev->nshared);
+    }
     if (o->engine == HF_ENGINE_REAL && (rc = hf__real_start(e)))
         return rc;
     return 0;
@@ -106,6 +116,7 @@ static void teardown(struct hf__engine *e)
         hf__real_stop(e);
     if (e->sched_state && e->sched->destroy)
         e->sched->destroy(e->sched_state);
+    hf__shared_destroy(e->shared, e->ndev);
     if (e->app_ctx && e->app->teardown)
         e->app->teardown(e->app_ctx);
     hf_profile_destroy(e->profile);

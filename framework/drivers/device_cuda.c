@@ -36,6 +36,7 @@
  */
 #include "device.h"
 #include "hf_cuda.h"
+#include "shared_cuda.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ struct hf_cuda {
     const struct hf_bundle *piece; /* for messages; NULL outside a piece */
     const struct hf_bundle *bundle; /* the bundle being run, NULL outside run() */
     void *app_slot;
+    struct hf__cuda_shared *shared; /* replicas of the app's shared data */
     int pieces;
     size_t min_piece_bytes;
     size_t cap_units, cap_load_units; /* learned after an OOM split */
@@ -293,6 +295,11 @@ void *hf_cuda_staging(struct hf_cuda *gpu, size_t *bytes)
     return gpu->slot[gpu->cur].h_stage;
 }
 
+struct hf__cuda_shared *hf__cuda_shared_of(struct hf_cuda *gpu)
+{
+    return gpu->shared;
+}
+
 void **hf_cuda_app_slot(struct hf_cuda *gpu)
 {
     return &gpu->app_slot;
@@ -359,6 +366,7 @@ static void cuda_close(struct hf_device *dev)
     }
     if (gpu->d_arena)
         (void)cudaFree(gpu->d_arena);
+    hf__cuda_shared_close(gpu->shared);
     for (int k = 0; k < NSTREAMS; k++)
         if (gpu->stream[k])
             (void)cudaStreamDestroy(gpu->stream[k]);
@@ -433,6 +441,9 @@ static int cuda_open(struct hf_device *dev)
             sl->stage_bytes = rc ? 0 : stage;
         }
     }
+    /* Shared data first: the arena takes most of what is left. */
+    if (!rc)
+        rc = hf__cuda_shared_open(gpu, dev->shared, dev->nshared, &gpu->shared);
     if (!rc)
         rc = cuda_alloc_arena(gpu);
     /* cuBLAS is created now rather than inside the first (timed) bundle, which
@@ -664,6 +675,8 @@ static int cuda_run(struct hf_device *dev, const struct hf_app *app, void *app_c
     }
     if ((rc = slot_wait(gpu, i & 1, t)) || (rc = slot_wait(gpu, (i + 1) & 1, t)))
         goto fail;
+    if ((rc = hf__cuda_shared_bundle_done(gpu, gpu->shared, b)))
+        goto fail;
     gpu->piece = gpu->bundle = NULL;
     return 0;
 fail:
@@ -672,9 +685,24 @@ fail:
     return rc;
 }
 
+static long cuda_shared_pull(struct hf_device *dev, int s, uint32_t *idx, void *vals)
+{
+    struct hf_cuda *gpu = dev->drv;
+    return gpu->shared ? hf__cuda_shared_pull(gpu, gpu->shared, s, idx, vals) : 0;
+}
+
+static int cuda_shared_push(struct hf_device *dev, int s, const uint32_t *idx, const void *vals,
+                            size_t n)
+{
+    struct hf_cuda *gpu = dev->drv;
+    return gpu->shared ? hf__cuda_shared_push(gpu, gpu->shared, s, idx, vals, n) : 0;
+}
+
 const struct hf_driver_ops hf_driver_cuda = {
     .name = "cuda",
     .open = cuda_open,
     .run = cuda_run,
     .close = cuda_close,
+    .shared_pull = cuda_shared_pull,
+    .shared_push = cuda_shared_push,
 };

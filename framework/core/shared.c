@@ -1,0 +1,410 @@
+/* shared.c - an app's shared data across devices and rounds (hetfarm.h,
+ * "Shared data"): host-side change recording and the merge at a round's end.
+ *
+ * DESIGN
+ * ------
+ * The host array is the merged copy and the CPU device works on it directly;
+ * every GPU works on a replica its driver keeps (drivers/cuda_shared.c). For
+ * a MIN/MAX/OR array each side records which elements it changed: a bit per
+ * element says "already recorded this round" and a list holds the indices,
+ * so a round's change list has each element once however often it changed,
+ * and recording costs one atomic OR (plus an append the first time).
+ *
+ * At the round's end, after every bundle ran, hf__shared_merge() does three
+ * steps, the first and last on each GPU's own host thread (a GPU's context
+ * and streams belong to it), all GPUs side by side:
+ *   1. pull: each GPU hands over the indices and values it recorded;
+ *   2. merge (here): each pulled value is combined into the host copy with
+ *      the array's op; an element the merge changed is recorded on the host
+ *      side too, so the host's list becomes the union of everything that
+ *      changed anywhere this round;
+ *   3. push: each GPU receives the host values of that union.
+ * The union stays readable until the next load was drawn: next_load reads it
+ * (hf_shared_last_changes) to build the next frontier without a scan.
+ * Why this is right for MIN (MAX and OR alike): a GPU starts the round equal
+ * to the host, and lowers an element only below that start; so after the
+ * merge, an element whose host value differs from some replica is one that
+ * changed this round, is in the union, and is overwritten by the push.
+ * Per-round traffic is therefore what changed, not the array's size.
+ *
+ * OWNED arrays need no recording: a GPU copies its bundle's range back when
+ * the bundle ends, and step 3 sends the whole array to every GPU that did not
+ * compute all of it. READONLY arrays never move after the GPU was opened.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "shared.h"
+
+/* The host side of one MIN/MAX/OR array: the round's change recorder. */
+struct recorder {
+    uint32_t *bits;     /* one bit per element, set once recorded this round */
+    uint32_t *list;     /* recorded element indices */
+    size_t count;       /* entries in list (atomic) */
+};
+
+struct hf__shared_set {
+    int n;
+    struct hf_shared *arr;     /* the app's declarations */
+    struct recorder *rec;      /* per array; bits == NULL for READONLY/OWNED */
+    uint32_t **pull_idx;       /* per device: pulled indices (grown on demand) */
+    unsigned char **pull_val;  /* per device: pulled values */
+    size_t *pull_cap;          /* per device: elements the two buffers hold */
+    unsigned char *push_val;   /* the union's host values, gathered for the push */
+    size_t push_cap;
+    long *pulled;              /* per device: elements pulled of the array being merged */
+    int *skip_push;            /* per device: it computed every OWNED range this round */
+};
+
+size_t hf_elem_size(enum hf_elem e)
+{
+    switch (e) {
+    case HF_ELEM_U8:
+        return 1;
+    case HF_ELEM_I32:
+    case HF_ELEM_U32:
+    case HF_ELEM_F32:
+        return 4;
+    case HF_ELEM_I64:
+    case HF_ELEM_U64:
+    case HF_ELEM_F64:
+        return 8;
+    }
+    return 0;
+}
+
+static int recorded_kind(enum hf_shared_kind k)
+{
+    return k == HF_SHARED_MIN || k == HF_SHARED_MAX || k == HF_SHARED_OR;
+}
+
+/* Checks one declaration: a misdeclared array would corrupt memory later. */
+static int check_decl(const char *app, int s, const struct hf_shared *a)
+{
+    const char *name = a->name ? a->name : "(unnamed)";
+    if (!a->host || a->count == 0)
+        return hf_fail(HF_EAPP, "app %s: shared array %d (%s) has no host data", app, s, name);
+    if (hf_elem_size(a->elem) == 0 || a->kind < HF_SHARED_READONLY || a->kind > HF_SHARED_OR)
+        return hf_fail(HF_EAPP, "app %s: shared array %d (%s): unknown element type or kind",
+                       app, s, name);
+    if (a->kind == HF_SHARED_OR && (a->elem == HF_ELEM_F32 || a->elem == HF_ELEM_F64))
+        return hf_fail(HF_EAPP, "app %s: shared array %s: OR needs an integer element type", app,
+                       name);
+    if (recorded_kind(a->kind) && a->count > UINT32_MAX)
+        return hf_fail(HF_EAPP, "app %s: shared array %s: %zu elements, at most 2^32 can be "
+                                "recorded", app, name, a->count);
+    return 0;
+}
+
+int hf__shared_init(struct hf__shared_set **out, const struct hf_app *app, void *ctx, int ndev)
+{
+    *out = NULL;
+    if (!app->shared)
+        return 0;
+    struct hf_shared decl[HF__SHARED_MAX];
+    hf_clear_error();
+    int n = app->shared(ctx, decl, HF__SHARED_MAX);
+    if (n < 0)
+        return *hf_last_error() ? n : hf_fail(n, "app %s: shared failed", app->name);
+    if (n > HF__SHARED_MAX)
+        return hf_fail(HF_EAPP, "app %s: %d shared arrays, at most %d", app->name, n,
+                       HF__SHARED_MAX);
+    if (n == 0)
+        return 0;
+    for (int s = 0; s < n; s++) {
+        int rc = check_decl(app->name, s, &decl[s]);
+        if (rc)
+            return rc;
+    }
+    struct hf__shared_set *S = calloc(1, sizeof *S);
+    if (!S)
+        return hf_fail(HF_ENOMEM, "shared data: out of memory");
+    *out = S;
+    S->n = n;
+    S->arr = calloc((size_t)n, sizeof *S->arr);
+    S->rec = calloc((size_t)n, sizeof *S->rec);
+    S->pull_idx = calloc((size_t)ndev, sizeof *S->pull_idx);
+    S->pull_val = calloc((size_t)ndev, sizeof *S->pull_val);
+    S->pull_cap = calloc((size_t)ndev, sizeof *S->pull_cap);
+    S->pulled = calloc((size_t)ndev, sizeof *S->pulled);
+    S->skip_push = calloc((size_t)ndev, sizeof *S->skip_push);
+    if (!S->arr || !S->rec || !S->pull_idx || !S->pull_val || !S->pull_cap || !S->pulled ||
+        !S->skip_push)
+        return hf_fail(HF_ENOMEM, "shared data: out of memory");
+    memcpy(S->arr, decl, (size_t)n * sizeof *decl);
+    for (int s = 0; s < n; s++) {
+        if (!recorded_kind(S->arr[s].kind))
+            continue;
+        struct recorder *r = &S->rec[s];
+        r->bits = calloc((S->arr[s].count + 31) / 32, sizeof *r->bits);
+        r->list = malloc(S->arr[s].count * sizeof *r->list);
+        if (!r->bits || !r->list)
+            return hf_fail(HF_ENOMEM, "shared array %s: out of memory for its change recorder "
+                                      "(%zu elements)", S->arr[s].name, S->arr[s].count);
+    }
+    return 0;
+}
+
+void hf__shared_destroy(struct hf__shared_set *S, int ndev)
+{
+    if (!S)
+        return;
+    for (int s = 0; s < S->n && S->rec; s++) {
+        free(S->rec[s].bits);
+        free(S->rec[s].list);
+    }
+    for (int d = 0; d < ndev && S->pull_idx; d++) {
+        free(S->pull_idx[d]);
+        free(S->pull_val[d]);
+    }
+    free(S->pull_idx);
+    free(S->pull_val);
+    free(S->pull_cap);
+    free(S->pulled);
+    free(S->skip_push);
+    free(S->push_val);
+    free(S->rec);
+    free(S->arr);
+    free(S);
+}
+
+const struct hf_shared *hf__shared_list(const struct hf__shared_set *S, int *n)
+{
+    *n = S ? S->n : 0;
+    return S ? S->arr : NULL;
+}
+
+/* Appends element i to the recorder unless it is there already. */
+static void record(struct recorder *r, size_t i)
+{
+    uint32_t bit = 1u << (i & 31), *w = &r->bits[i >> 5];
+    if (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
+        return;
+    size_t k = __atomic_fetch_add(&r->count, 1, __ATOMIC_RELAXED);
+    r->list[k] = (uint32_t)i;
+}
+
+void hf_shared_changed(const struct hf_load *load, int s, size_t i)
+{
+    HF_ASSERT_MSG(load && load->shared, "hf_shared_changed: the load has no shared data");
+    struct hf__shared_set *S = load->shared;
+    HF_ASSERT_MSG(s >= 0 && s < S->n && S->rec[s].bits,
+                  "hf_shared_changed: not a MIN/MAX/OR shared array");
+    HF_ASSERT_MSG(i < S->arr[s].count, "hf_shared_changed: element out of range");
+    record(&S->rec[s], i);
+}
+
+/* Combining a pulled value into a host element, one function per element
+ * type: returns whether the host value changed. */
+#define HF__COMBINE_INT(NAME, T)                                                           \
+    static int NAME(enum hf_shared_kind k, void *host, size_t i, const unsigned char *v)   \
+    {                                                                                      \
+        T *h = (T *)host + i, x;                                                           \
+        memcpy(&x, v, sizeof x);                                                           \
+        T nv = k == HF_SHARED_MIN ? (x < *h ? x : *h)                                      \
+               : k == HF_SHARED_MAX ? (x > *h ? x : *h) : (T)(*h | x);                     \
+        if (nv == *h)                                                                      \
+            return 0;                                                                      \
+        *h = nv;                                                                           \
+        return 1;                                                                          \
+    }
+#define HF__COMBINE_FLOAT(NAME, T)                                                         \
+    static int NAME(enum hf_shared_kind k, void *host, size_t i, const unsigned char *v)   \
+    {                                                                                      \
+        T *h = (T *)host + i, x;                                                           \
+        memcpy(&x, v, sizeof x);                                                           \
+        T nv = k == HF_SHARED_MIN ? (x < *h ? x : *h) : (x > *h ? x : *h);                 \
+        if (nv == *h)                                                                      \
+            return 0;                                                                      \
+        *h = nv;                                                                           \
+        return 1;                                                                          \
+    }
+HF__COMBINE_INT(combine_u8, uint8_t)
+HF__COMBINE_INT(combine_i32, int32_t)
+HF__COMBINE_INT(combine_u32, uint32_t)
+HF__COMBINE_INT(combine_i64, int64_t)
+HF__COMBINE_INT(combine_u64, uint64_t)
+HF__COMBINE_FLOAT(combine_f32, float)
+HF__COMBINE_FLOAT(combine_f64, double)
+#undef HF__COMBINE_INT
+#undef HF__COMBINE_FLOAT
+
+typedef int (*combine_fn)(enum hf_shared_kind, void *, size_t, const unsigned char *);
+
+static combine_fn combiner(enum hf_elem e)
+{
+    static const combine_fn by_elem[] = {
+        [HF_ELEM_U8] = combine_u8,   [HF_ELEM_I32] = combine_i32, [HF_ELEM_U32] = combine_u32,
+        [HF_ELEM_F32] = combine_f32, [HF_ELEM_I64] = combine_i64, [HF_ELEM_U64] = combine_u64,
+        [HF_ELEM_F64] = combine_f64,
+    };
+    return by_elem[e];
+}
+
+/* Makes sure device d's pull buffers hold `count` elements of up to 8 bytes. */
+static int pull_room(struct hf__shared_set *S, int d, size_t count)
+{
+    if (S->pull_cap[d] >= count)
+        return 0;
+    free(S->pull_idx[d]);
+    free(S->pull_val[d]);
+    S->pull_idx[d] = malloc(count * sizeof(uint32_t));
+    S->pull_val[d] = malloc(count * 8);
+    S->pull_cap[d] = S->pull_idx[d] && S->pull_val[d] ? count : 0;
+    return S->pull_cap[d] ? 0 : hf_fail(HF_ENOMEM, "shared data: out of memory for a pull");
+}
+
+/* What the per-device steps of one merge share. */
+struct merge_step {
+    struct hf__shared_set *S;
+    long *pulled;       /* per device: elements pulled of the current array */
+    int s;              /* the array being merged */
+    int *skip_push;     /* per device: computed everything this round (OWNED) */
+};
+
+/* Step 1 on device d's thread: its recorded changes of array s. */
+static int pull_step(struct hf__engine *e, int d, void *arg)
+{
+    struct merge_step *m = arg;
+    struct hf_device *dev = hf_devlist_get(e->devs, d);
+    m->pulled[d] = 0;
+    if (!dev->ops || !dev->ops->shared_pull)
+        return 0;
+    int rc = pull_room(m->S, d, m->S->arr[m->s].count);
+    if (rc)
+        return rc;
+    long n = dev->ops->shared_pull(dev, m->s, m->S->pull_idx[d], m->S->pull_val[d]);
+    if (n < 0)
+        return (int)n;
+    m->pulled[d] = n;
+    return 0;
+}
+
+/* Step 3 on device d's thread: the union's host values, or the whole array. */
+static int push_step(struct hf__engine *e, int d, void *arg)
+{
+    struct merge_step *m = arg;
+    struct hf_device *dev = hf_devlist_get(e->devs, d);
+    const struct hf_shared *a = &m->S->arr[m->s];
+    if (!dev->ops || !dev->ops->shared_push)
+        return 0;
+    if (a->kind == HF_SHARED_OWNED)
+        return m->skip_push[d] ? 0 : dev->ops->shared_push(dev, m->s, NULL, a->host, a->count);
+    struct recorder *r = &m->S->rec[m->s];
+    return r->count ? dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count) : 0;
+}
+
+/* Step 2: the pulled values into the host copy; the union in the host recorder. */
+static void merge_pulled(struct hf__engine *e, struct merge_step *m)
+{
+    const struct hf_shared *a = &m->S->arr[m->s];
+    struct recorder *r = &m->S->rec[m->s];
+    size_t es = hf_elem_size(a->elem);
+    combine_fn combine = combiner(a->elem);
+    for (int d = 0; d < e->ndev; d++)
+        for (long k = 0; k < m->pulled[d]; k++) {
+            uint32_t i = m->S->pull_idx[d][k];
+            if (i < a->count && combine(a->kind, a->host, i, m->S->pull_val[d] + (size_t)k * es))
+                record(r, i);
+        }
+}
+
+/* Gathers the host values of the union for the push. */
+static int gather_union(struct hf__shared_set *S, int s)
+{
+    const struct hf_shared *a = &S->arr[s];
+    struct recorder *r = &S->rec[s];
+    size_t es = hf_elem_size(a->elem);
+    if (S->push_cap < r->count * es) {
+        free(S->push_val);
+        S->push_cap = 0;
+        if (!(S->push_val = malloc(r->count * es)))
+            return hf_fail(HF_ENOMEM, "shared data: out of memory for a push");
+        S->push_cap = r->count * es;
+    }
+    for (size_t k = 0; k < r->count; k++)
+        memcpy(S->push_val + k * es, (const unsigned char *)a->host + (size_t)r->list[k] * es, es);
+    return 0;
+}
+
+/* Forgets the round's host-side records. */
+static void clear_recorder(struct recorder *r)
+{
+    for (size_t k = 0; k < r->count; k++)
+        r->bits[r->list[k] >> 5] = 0;
+    r->count = 0;
+}
+
+int hf__shared_merge(struct hf__engine *e)
+{
+    struct hf__shared_set *S = e->shared;
+    if (!S)
+        return 0;
+    for (int d = 0; d < e->ndev; d++)
+        S->skip_push[d] = e->stats[d].chunks == e->nchunks; /* it computed every OWNED range */
+    int real = e->opts->engine == HF_ENGINE_REAL;
+    for (int s = 0; s < S->n; s++) {
+        const struct hf_shared *a = &S->arr[s];
+        struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
+        int rc = 0;
+        if (a->kind == HF_SHARED_READONLY)
+            continue;
+        if (recorded_kind(a->kind)) {
+            if (real && (rc = hf__real_each_device(e, pull_step, &m)))
+                return rc;
+            merge_pulled(e, &m);
+            if ((rc = gather_union(S, s)))
+                return rc;
+        }
+        if (real && (rc = hf__real_each_device(e, push_step, &m)))
+            return rc;
+    }
+    return 0;
+}
+
+/* The union stays in the host recorder until the next load was drawn, so that
+ * next_load can read it (hf_shared_last_changes); then it is forgotten. */
+void hf__shared_round_start(struct hf__shared_set *S)
+{
+    for (int s = 0; S && s < S->n; s++)
+        if (S->rec[s].bits)
+            clear_recorder(&S->rec[s]);
+}
+
+const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n)
+{
+    HF_ASSERT_MSG(load && load->shared, "hf_shared_last_changes: the load has no shared data");
+    struct hf__shared_set *S = load->shared;
+    HF_ASSERT_MSG(s >= 0 && s < S->n && S->rec[s].bits,
+                  "hf_shared_last_changes: not a MIN/MAX/OR shared array");
+    *n = S->rec[s].count;
+    return S->rec[s].list;
+}
+
+/* Pushes array s whole to device d (no skipping): the start of round 0. */
+static int push_all_step(struct hf__engine *e, int d, void *arg)
+{
+    struct merge_step *m = arg;
+    struct hf_device *dev = hf_devlist_get(e->devs, d);
+    const struct hf_shared *a = &m->S->arr[m->s];
+    if (!dev->ops || !dev->ops->shared_push)
+        return 0;
+    return dev->ops->shared_push(dev, m->s, NULL, a->host, a->count);
+}
+
+int hf__shared_sync_all(struct hf__engine *e)
+{
+    struct hf__shared_set *S = e->shared;
+    for (int s = 0; S && s < S->n; s++) {
+        if (S->arr[s].kind == HF_SHARED_READONLY)
+            continue;
+        if (S->rec[s].bits)
+            clear_recorder(&S->rec[s]);
+        struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
+        int rc = e->opts->engine == HF_ENGINE_REAL ? hf__real_each_device(e, push_all_step, &m) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

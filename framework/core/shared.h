@@ -1,0 +1,28 @@
+/* shared.h - the engine's side of an app's shared data (shared.c); the app's
+ * side is "Shared data" in hetfarm.h. Internal to core/.
+ */
+#ifndef HF_CORE_SHARED_H
+#define HF_CORE_SHARED_H
+
+#include "hetfarm.h"
+
+/* The most shared arrays one app may declare. */
+#define HF__SHARED_MAX 16
+
+struct hf__engine;
+
+/* Asks the app for its shared arrays (after setup) and allocates the host
+ * recorders. *out stays NULL when the app shares nothing. */
+int hf__shared_init(struct hf__shared_set **out, const struct hf_app *app, void *ctx, int ndev);
+void hf__shared_destroy(struct hf__shared_set *S, int ndev);
+/* The declarations, for the drivers (struct hf_device.shared). */
+const struct hf_shared *hf__shared_list(const struct hf__shared_set *S, int *n);
+/* Sends every state array whole to every device and forgets the host's
+ * records: the start of round 0. */
+int hf__shared_sync_all(struct hf__engine *e);
+/* Forgets the union of the last merge: called once next_load has run. */
+void hf__shared_round_start(struct hf__shared_set *S);
+/* The round-end merge (see shared.c); 0 or an HF_E* code. */
+int hf__shared_merge(struct hf__engine *e);
+
+#endif

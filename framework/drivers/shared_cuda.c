@@ -1,0 +1,208 @@
+/* shared_cuda.c - a GPU's replicas of an app's shared data (hetfarm.h,
+ * "Shared data"; the merge is core/shared.c).
+ *
+ * DESIGN
+ * ------
+ * Every shared array gets a replica in plain device memory when the GPU is
+ * opened, before the driver's arena takes what is left, and keeps it for the
+ * whole run: READONLY arrays are the resident data of iterative apps (a
+ * graph's CSR), never copied again. A MIN/MAX/OR array also gets a change
+ * recorder (a bit per element, an index list, a count) that the app's kernels
+ * fill with hf_cuda_shared_record, and a gather buffer. Pulling gathers the
+ * recorded elements on the GPU and copies just those indices and values to
+ * the host; pushing copies the merged union back and scatters it. Both run on
+ * the compute stream and wait for it, since they happen between rounds when
+ * nothing else runs. An OWNED array's bundle range is copied back right after
+ * the bundle, while the other devices still work.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared_cuda.h"
+
+struct replica {
+    void *d_data;
+    size_t count, elem;
+    enum hf_shared_kind kind;
+    void *host;
+    uint32_t *d_bits, *d_list;
+    unsigned long long *d_count;
+    void *d_gather; /* count elements: gathered values, or the values of a push */
+};
+
+struct hf__cuda_shared {
+    int n;
+    struct replica r[];
+};
+
+static int recorded(enum hf_shared_kind k)
+{
+    return k == HF_SHARED_MIN || k == HF_SHARED_MAX || k == HF_SHARED_OR;
+}
+
+/* Allocates and fills one replica. */
+static int replica_open(struct hf_cuda *gpu, const struct hf_shared *a, struct replica *r)
+{
+    r->count = a->count;
+    r->elem = hf_elem_size(a->elem);
+    r->kind = a->kind;
+    r->host = a->host;
+    size_t bytes = r->count * r->elem;
+    int rc = hf_cuda_check(gpu, cudaMalloc(&r->d_data, bytes), a->name);
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemcpy(r->d_data, a->host, bytes, cudaMemcpyHostToDevice),
+                           a->name);
+    if (rc || !recorded(a->kind))
+        return rc;
+    size_t words = (r->count + 31) / 32;
+    rc = hf_cuda_check(gpu, cudaMalloc((void **)&r->d_bits, words * 4), "a change recorder");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMalloc((void **)&r->d_list, r->count * 4), "a change list");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMalloc((void **)&r->d_count, sizeof *r->d_count), "a count");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMalloc(&r->d_gather, bytes), "a gather buffer");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemset(r->d_bits, 0, words * 4), "clearing a recorder");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemset(r->d_count, 0, sizeof *r->d_count), "a count");
+    return rc;
+}
+
+int hf__cuda_shared_open(struct hf_cuda *gpu, const struct hf_shared *arr, int n,
+                         struct hf__cuda_shared **out)
+{
+    *out = NULL;
+    if (n <= 0)
+        return 0;
+    struct hf__cuda_shared *sh = calloc(1, sizeof *sh + (size_t)n * sizeof sh->r[0]);
+    if (!sh)
+        return hf_fail(HF_ENOMEM, "%s: out of memory for shared data", hf_cuda_name(gpu));
+    sh->n = n;
+    *out = sh;
+    for (int s = 0; s < n; s++) {
+        int rc = replica_open(gpu, &arr[s], &sh->r[s]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void hf__cuda_shared_close(struct hf__cuda_shared *sh)
+{
+    if (!sh)
+        return;
+    for (int s = 0; s < sh->n; s++) {
+        struct replica *r = &sh->r[s];
+        (void)cudaFree(r->d_data);
+        (void)cudaFree(r->d_bits);
+        (void)cudaFree(r->d_list);
+        (void)cudaFree(r->d_count);
+        (void)cudaFree(r->d_gather);
+    }
+    (void)cudaGetLastError();
+    free(sh);
+}
+
+void *hf_cuda_shared(struct hf_cuda *gpu, int s)
+{
+    struct hf__cuda_shared *sh = hf__cuda_shared_of(gpu);
+    return sh && s >= 0 && s < sh->n ? sh->r[s].d_data : NULL;
+}
+
+struct hf_cuda_recorder hf_cuda_shared_recorder(struct hf_cuda *gpu, int s)
+{
+    struct hf__cuda_shared *sh = hf__cuda_shared_of(gpu);
+    struct hf_cuda_recorder rec = {NULL, NULL, NULL};
+    HF_ASSERT_MSG(sh && s >= 0 && s < sh->n && sh->r[s].d_bits,
+                  "hf_cuda_shared_recorder: not a MIN/MAX/OR shared array");
+    rec.bits = sh->r[s].d_bits;
+    rec.list = sh->r[s].d_list;
+    rec.count = sh->r[s].d_count;
+    return rec;
+}
+
+int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
+                                const struct hf_bundle *b)
+{
+    for (int s = 0; sh && s < sh->n; s++) {
+        struct replica *r = &sh->r[s];
+        if (r->kind != HF_SHARED_OWNED || b->begin >= b->end)
+            continue;
+        if (b->end > r->count)
+            return hf_fail(HF_EAPP, "%s: bundle units %zu..%zu beyond OWNED shared array %d "
+                                    "(%zu elements)", hf_cuda_name(gpu), b->begin, b->end - 1,
+                           s, r->count);
+        size_t off = b->begin * r->elem;
+        int rc = hf_cuda_check(gpu, cudaMemcpy((char *)r->host + off, (char *)r->d_data + off,
+                                               (b->end - b->begin) * r->elem,
+                                               cudaMemcpyDeviceToHost),
+                               "copying an OWNED range back");
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s, uint32_t *idx,
+                          void *vals)
+{
+    struct replica *r = &sh->r[s];
+    cudaStream_t st = hf_cuda_compute_stream(gpu);
+    unsigned long long n = 0;
+    int rc = hf_cuda_check(gpu, cudaMemcpyAsync(&n, r->d_count, sizeof n, cudaMemcpyDeviceToHost,
+                                                st), "reading a change count");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaStreamSynchronize(st), "reading a change count");
+    if (rc)
+        return rc;
+    if (n > r->count) /* a recorder never holds an element twice */
+        return hf_fail(HF_EDEVICE, "%s: shared array %d recorded %llu changes of %zu elements",
+                       hf_cuda_name(gpu), s, n, r->count);
+    if (n == 0)
+        return 0;
+    rc = hf_cuda_check(gpu, hf__cuda_gather(r->d_gather, r->d_data, r->d_list, n, r->elem, st),
+                       "gathering changes");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(idx, r->d_list, n * 4, cudaMemcpyDeviceToHost, st),
+                           "pulling changed indices");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(vals, r->d_gather, n * r->elem,
+                                                cudaMemcpyDeviceToHost, st),
+                           "pulling changed values");
+    if (!rc)
+        rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, n, st),
+                           "clearing a recorder");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
+                           "clearing a count");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaStreamSynchronize(st), "pulling changes");
+    return rc ? rc : (long)n;
+}
+
+int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
+                         const uint32_t *idx, const void *vals, size_t n)
+{
+    struct replica *r = &sh->r[s];
+    cudaStream_t st = hf_cuda_compute_stream(gpu);
+    int rc;
+    if (!idx) {
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->d_data, vals, r->count * r->elem,
+                                                cudaMemcpyHostToDevice, st), "pushing an array");
+    } else {
+        HF_ASSERT_MSG(n <= r->count && r->d_list, "shared push: bad union");
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->d_list, idx, n * 4, cudaMemcpyHostToDevice, st),
+                           "pushing changed indices");
+        if (!rc)
+            rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->d_gather, vals, n * r->elem,
+                                                    cudaMemcpyHostToDevice, st),
+                               "pushing changed values");
+        if (!rc)
+            rc = hf_cuda_check(gpu, hf__cuda_scatter(r->d_data, r->d_list, r->d_gather, n,
+                                                     r->elem, st), "scattering changes");
+    }
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaStreamSynchronize(st), "pushing shared data");
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* shared_cuda.h - a GPU's copies of an app's shared data (shared_cuda.c, with
+ * its kernels in shared_kernels.cu). Internal to drivers/; the app's view
+ * is hf_cuda_shared() and hf_cuda_shared_recorder() in hf_cuda.h.
+ */
+#ifndef HF_SHARED_CUDA_H
+#define HF_SHARED_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hf_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hf__cuda_shared;
+
+/* Allocates a replica of every shared array on the current GPU and uploads
+ * the host values (and, for MIN/MAX/OR arrays, an empty change recorder).
+ * Called from the driver's open, before the arena takes the rest. */
+int hf__cuda_shared_open(struct hf_cuda *gpu, const struct hf_shared *arr, int n,
+                         struct hf__cuda_shared **out);
+void hf__cuda_shared_close(struct hf__cuda_shared *sh);
+/* After a bundle ran: copies its unit range of every OWNED array back to the host. */
+int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
+                                const struct hf_bundle *b);
+/* The driver ops of device.h (shared_pull, shared_push). */
+long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s, uint32_t *idx,
+                          void *vals);
+int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
+                         const uint32_t *idx, const void *vals, size_t n);
+/* device_cuda.c: the GPU's shared-data state (NULL before open). */
+struct hf__cuda_shared *hf__cuda_shared_of(struct hf_cuda *gpu);
+
+/* shared_kernels.cu: launchers on `s` (elem is 1, 4 or 8 bytes). */
+cudaError_t hf__cuda_gather(void *d_out, const void *d_src, const uint32_t *d_idx, size_t n,
+                            size_t elem, cudaStream_t s);
+cudaError_t hf__cuda_scatter(void *d_dst, const uint32_t *d_idx, const void *d_vals, size_t n,
+                             size_t elem, cudaStream_t s);
+cudaError_t hf__cuda_clear_bits(uint32_t *d_bits, const uint32_t *d_list, size_t n,
+                                cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
