@@ -187,8 +187,10 @@ static void record(struct recorder *r, size_t i)
 
 void hf_shared_changed(const struct hf_load *load, int s, size_t i)
 {
-    HF_ASSERT_MSG(load && load->shared, "hf_shared_changed: the load has no shared data");
+    HF_ASSERT_MSG(load, "hf_shared_changed: no load");
     struct hf__shared_set *S = load->shared;
+    if (!S) /* a simulation without execute: nothing is shared */
+        return;
     HF_ASSERT_MSG(s >= 0 && s < S->n && S->rec[s].bits,
                   "hf_shared_changed: not a MIN/MAX/OR shared array");
     HF_ASSERT_MSG(i < S->arr[s].count, "hf_shared_changed: element out of range");
@@ -374,8 +376,10 @@ void hf__shared_round_start(struct hf__shared_set *S)
 
 const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n)
 {
-    HF_ASSERT_MSG(load && load->shared, "hf_shared_last_changes: the load has no shared data");
-    struct hf__shared_set *S = load->shared;
+    struct hf__shared_set *S = load ? load->shared : NULL;
+    *n = 0;
+    if (!S) /* bundles do not run (a simulation without execute): nothing changes */
+        return NULL;
     HF_ASSERT_MSG(s >= 0 && s < S->n && S->rec[s].bits,
                   "hf_shared_last_changes: not a MIN/MAX/OR shared array");
     *n = S->rec[s].count;

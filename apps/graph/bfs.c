@@ -1,0 +1,288 @@
+/* bfs.c - breadth-first search: the hetfarm template filled in, one round per
+ * BFS level, direction-optimizing.
+ *
+ * DESIGN
+ * ------
+ * The depths are a shared MIN array (hetfarm.h, "Shared data"): every device
+ * lowers depths in its own copy and records what it changed, and the framework
+ * merges the copies at the round's end, moving only the changed vertices. The
+ * CSR is resident on every GPU. So a round moves the frontier slice a GPU
+ * expands and the depths that changed, nothing else.
+ *
+ * Round r expands the vertices at depth r. A PUSH round's load is the frontier
+ * itself (units = frontier items, chunk work = their edges): each vertex sets
+ * depth r + 1 on its unseen neighbours, claiming each with one compare-and-swap
+ * so that a vertex is recorded once. A PULL round's load is every vertex
+ * (units = vertex ids): each unseen vertex scans its neighbours for one at
+ * depth r and stops at the first (bottom-up, Beamer et al. 2012). The switch
+ * follows Beamer's rule: pull when the frontier's edges m_f exceed the
+ * unexplored edges m_u / alpha (14), push again when the frontier shrinks
+ * below nv / beta (24). The next frontier is exactly what changed in the
+ * round (hf_shared_last_changes): no scan of the depth array, which matters
+ * on road graphs with thousands of levels. The run ends when a round
+ * discovers nothing (next_load returns 0).
+ *
+ * Symmetric graphs only for pull rounds (a vertex's parents are among its
+ * neighbours there); on a directed graph the search stays push-only.
+ *
+ * verify checks once the search is complete (the last round found nothing):
+ * against the reference BFS up to [load] verify_full vertices, beyond that
+ * soundly in one pass: depth[src] = 0, no edge spans more than one level, and
+ * every reached vertex but the source has a neighbour one level up.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfs.h"
+#ifdef HF_HAVE_CUDA
+#include "hf_cuda.h"
+#endif
+
+static int bfs_create(void **ctx, hf_config_t cfg)
+{
+    struct hf_bfs *b = calloc(1, sizeof *b);
+    if (!b)
+        return hf_fail(HF_ENOMEM, "bfs: out of memory");
+    *ctx = b;
+    const char *dir;
+    int rc = hf_config_str(cfg, "load", "direction", "auto", &dir);
+    if (!rc)
+        rc = hf_config_double(cfg, "load", "alpha", 14.0, 1e-3, 1e9, &b->alpha);
+    if (!rc)
+        rc = hf_config_double(cfg, "load", "beta", 24.0, 1e-3, 1e9, &b->beta);
+    if (!rc)
+        rc = hf_config_long(cfg, "load", "verify_full", 1L << 21, 0, __LONG_MAX__,
+                            &b->verify_full);
+    if (rc)
+        return rc;
+    if (strcmp(dir, "auto") == 0)
+        b->direction = 0;
+    else if (strcmp(dir, "push") == 0)
+        b->direction = 1;
+    else if (strcmp(dir, "pull") == 0)
+        b->direction = 2;
+    else
+        return hf_fail(HF_ECONFIG, "%s: [load] direction = %s: expected auto, push or pull",
+                       hf_config_where(cfg, "load", "direction"), dir);
+    if ((rc = hf__gapp_create(&b->ga, cfg, 0, 1)))
+        return rc;
+    if (b->direction == 2 && !b->ga.g.symmetric)
+        return hf_fail(HF_ECONFIG, "%s: [load] direction = pull needs a symmetric graph "
+                                   "(symmetrise = yes)",
+                       hf_config_where(cfg, "load", "direction"));
+    if (!(b->depth = malloc(b->ga.g.nv * sizeof *b->depth)))
+        return hf_fail(HF_ENOMEM, "bfs: out of memory for %llu depths",
+                       (unsigned long long)b->ga.g.nv);
+    return hf__frontier_reserve(&b->fr, b->ga.g.nv);
+}
+
+static int bfs_shared(void *ctx, struct hf_shared *out, int cap)
+{
+    struct hf_bfs *b = ctx;
+    int n = hf__gapp_shared_csr(&b->ga, 0, out, cap);
+    if (n < 0 || n >= cap)
+        return n < 0 ? n : hf_fail(HF_EAPP, "bfs: no room for the depth array");
+    out[n] = (struct hf_shared){"bfs.depth", b->depth, b->ga.g.nv, HF_ELEM_I32, HF_SHARED_MIN};
+    return n + 1;
+}
+
+/* Whether this round should pull (Beamer's rule on the frontier's size). */
+static int choose_pull(const struct hf_bfs *b, uint64_t frontier_edges, size_t frontier_n)
+{
+    if (b->direction != 0)
+        return b->direction == 2;
+    if (!b->ga.g.symmetric)
+        return 0;
+    if (!b->pull)
+        return (double)frontier_edges > (double)b->unexplored_edges / b->alpha;
+    return (double)frontier_n >= (double)b->ga.g.nv / b->beta;
+}
+
+static int bfs_next_load(void *ctx, struct hf_load *load)
+{
+    struct hf_bfs *b = ctx;
+    const struct hf_graph *g = &b->ga.g;
+    if (load->round == 0) {
+        for (uint64_t v = 0; v < g->nv; v++)
+            b->depth[v] = HF_BFS_UNSEEN;
+        b->depth[b->ga.src] = 0;
+        b->fr.v[0] = b->ga.src;
+        b->fr.n = 1;
+        b->pull = 0;
+        b->rounds_pull = 0;
+        b->finished = 0;
+        b->edges_traversed = 0;
+        b->unexplored_edges = g->ne;
+    } else {
+        size_t n;
+        const uint32_t *changed = hf_shared_last_changes(load, BFS_DEPTH, &n);
+        if (n == 0) {
+            b->finished = 1;
+            return 0;
+        }
+        memcpy(b->fr.v, changed, n * sizeof *changed);
+        b->fr.n = n;
+    }
+    b->level = load->round;
+    uint64_t m_f = hf__frontier_prefix(&b->fr, g);
+    b->pull = load->round > 0 && choose_pull(b, m_f, b->fr.n);
+    b->unexplored_edges -= m_f < b->unexplored_edges ? m_f : b->unexplored_edges;
+    if (b->pull) {
+        b->rounds_pull++;
+        load->units = g->nv;
+        load->work = (double)g->ne + (double)g->nv;
+        load->bytes = 0;
+        b->edges_traversed += g->ne; /* an upper bound: pulls stop early */
+    } else {
+        load->units = b->fr.n;
+        load->work = (double)m_f + (double)b->fr.n;
+        load->bytes = 12.0 * (double)b->fr.n; /* the frontier slice and its prefix sums */
+        b->edges_traversed += m_f;
+    }
+    return 1;
+}
+
+static size_t bfs_partition(void *ctx, const struct hf_load *load, size_t grain,
+                            struct hf_chunk *out, size_t cap)
+{
+    struct hf_bfs *b = ctx;
+    return b->pull ? hf__vertex_partition(&b->ga.g, load, grain, out, cap)
+                   : hf__frontier_partition(&b->fr, load, grain, out, cap);
+}
+
+/* Sets depth[v] = next if v is unseen; the one thread that wins records it. */
+static void discover(struct hf_bfs *b, const struct hf_load *load, hf_vid_t v, int32_t next)
+{
+    int32_t unseen = HF_BFS_UNSEEN;
+    if (__atomic_load_n(&b->depth[v], __ATOMIC_RELAXED) == HF_BFS_UNSEEN &&
+        __atomic_compare_exchange_n(&b->depth[v], &unseen, next, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        hf_shared_changed(load, BFS_DEPTH, v);
+}
+
+static int bfs_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
+{
+    struct hf_bfs *b = ctx;
+    const struct hf_graph *g = &b->ga.g;
+    int32_t level = b->level, next = level + 1;
+    if (!b->pull) {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
+        for (size_t k = bu->begin; k < bu->end; k++) {
+            hf_vid_t u = b->fr.v[k];
+            for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
+                discover(b, bu->load, g->adj[j], next);
+        }
+        return 0;
+    }
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nthreads)
+    for (size_t v = bu->begin; v < bu->end; v++) {
+        if (b->depth[v] != HF_BFS_UNSEEN)
+            continue;
+        for (uint64_t j = g->offsets[v]; j < g->offsets[v + 1]; j++)
+            if (__atomic_load_n(&b->depth[g->adj[j]], __ATOMIC_RELAXED) == level) {
+                b->depth[v] = next; /* only this bundle writes v in a pull round */
+                hf_shared_changed(bu->load, BFS_DEPTH, v);
+                break;
+            }
+    }
+    return 0;
+}
+
+#ifdef HF_HAVE_CUDA
+static int bfs_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
+{
+    return hf__bfs_cuda(ctx, piece, gpu);
+}
+#endif
+
+/* The cheap sound check of a finished search (any size). */
+static int check_sound(const struct hf_bfs *b)
+{
+    const struct hf_graph *g = &b->ga.g;
+    if (b->depth[b->ga.src] != 0)
+        return hf_fail(HF_EVERIFY, "bfs: the source has depth %d", b->depth[b->ga.src]);
+    for (uint64_t u = 0; u < g->nv; u++) {
+        int32_t du = b->depth[u];
+        int parent = du == 0 || du == HF_BFS_UNSEEN;
+        for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++) {
+            int32_t dv = b->depth[g->adj[j]];
+            if (du != HF_BFS_UNSEEN && dv > du + 1)
+                return hf_fail(HF_EVERIFY, "bfs: edge %llu-%u spans depths %d and %d",
+                               (unsigned long long)u + (uint64_t)b->ga.g.base,
+                               g->adj[j] + (unsigned)b->ga.g.base, du, dv);
+            parent |= dv == du - 1;
+        }
+        if (!parent && g->symmetric)
+            return hf_fail(HF_EVERIFY, "bfs: vertex %llu at depth %d has no neighbour at "
+                                       "depth %d", (unsigned long long)u + (uint64_t)g->base, du,
+                           du - 1);
+    }
+    return 0;
+}
+
+static int bfs_verify(void *ctx, const struct hf_load *load)
+{
+    struct hf_bfs *b = ctx;
+    size_t n;
+    hf_shared_last_changes(load, BFS_DEPTH, &n);
+    if (n != 0)
+        return 0; /* the search goes on: it is checked when complete */
+    const struct hf_graph *g = &b->ga.g;
+    if ((long)g->nv > b->verify_full)
+        return check_sound(b);
+    int32_t *ref = malloc(g->nv * sizeof *ref);
+    if (!ref)
+        return hf_fail(HF_ENOMEM, "bfs: out of memory for the reference");
+    hf__bfs_ref(g, b->ga.src, ref);
+    int rc = 0;
+    for (uint64_t v = 0; v < g->nv && !rc; v++)
+        if (ref[v] != b->depth[v])
+            rc = hf_fail(HF_EVERIFY, "bfs: vertex %llu has depth %d, the reference says %d",
+                         (unsigned long long)v + (uint64_t)g->base, b->depth[v], ref[v]);
+    free(ref);
+    return rc;
+}
+
+static void depth_value(void *ctx, hf_vid_t v, char *buf, size_t len)
+{
+    const struct hf_bfs *b = ctx;
+    snprintf(buf, len, "%d", b->depth[v] == HF_BFS_UNSEEN ? -1 : b->depth[v]);
+}
+
+static void bfs_signature(void *ctx, char *buf, size_t len)
+{
+    const struct hf_bfs *b = ctx;
+    snprintf(buf, len, "%s nv=%llu ne=%llu src=%ld", b->ga.g.source_desc,
+             (unsigned long long)b->ga.g.nv, (unsigned long long)b->ga.g.ne, b->ga.source);
+}
+
+static void bfs_teardown(void *ctx)
+{
+    struct hf_bfs *b = ctx;
+    if (!b)
+        return;
+    if (b->finished && hf__gapp_write_values(&b->ga, b, depth_value))
+        fprintf(stderr, "hetfarm: bfs: %s\n", hf_last_error());
+    hf__frontier_free(&b->fr);
+    free(b->depth);
+    hf__gapp_destroy(&b->ga);
+    free(b);
+}
+
+const struct hf_app hf_app_bfs = {
+    .name = "bfs",
+    .summary = "breadth-first search, direction-optimizing, one round per level",
+    .create = bfs_create,
+    .next_load = bfs_next_load,
+    .partition = bfs_partition,
+    .run_cpu = bfs_run_cpu,
+#ifdef HF_HAVE_CUDA
+    .run_cuda = bfs_run_cuda,
+#endif
+    .verify = bfs_verify,
+    .teardown = bfs_teardown,
+    .signature = bfs_signature,
+    .shared = bfs_shared,
+    .default_grain = 4096,
+};

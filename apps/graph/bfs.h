@@ -1,0 +1,47 @@
+/* bfs.h - breadth-first search as a hetfarm app (bfs.c), its GPU side
+ * (bfs_cuda.cu) and its plain reference (bfs_ref.c).
+ */
+#ifndef HF_BFS_H
+#define HF_BFS_H
+
+#include <stdint.h>
+
+#include "graph_app.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HF_BFS_UNSEEN INT32_MAX /* depth of a vertex not reached (yet) */
+
+/* Shared arrays of the app, in the order bfs_shared declares them. */
+enum { BFS_OFFSETS = HF_GAPP_OFFSETS, BFS_ADJ = HF_GAPP_ADJ, BFS_DEPTH = 2 };
+
+struct hf_bfs {
+    struct hf_gapp ga;
+    int32_t *depth;             /* shared MIN array: BFS depth, HF_BFS_UNSEEN if not reached */
+    struct hf_frontier fr;      /* this round's frontier (push rounds) */
+    int32_t level;              /* depth of this round's frontier: new vertices get level + 1 */
+    int pull;                   /* this round pulls: every unseen vertex looks for a parent */
+    int direction;              /* 0 auto (Beamer et al.), 1 push only, 2 pull only */
+    double alpha, beta;         /* the switching thresholds */
+    uint64_t unexplored_edges;  /* edges of vertices not yet expanded (m_u) */
+    uint64_t edges_traversed;   /* edges looked at, for GTEPS */
+    int rounds_pull, finished;
+    long verify_full;           /* check against the reference up to this many vertices */
+};
+
+/* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */
+void hf__bfs_ref(const struct hf_graph *g, hf_vid_t src, int32_t *depth);
+
+#ifdef HF_HAVE_CUDA
+struct hf_cuda;
+struct hf_bundle;
+/* bfs_cuda.cu: runs one piece of a push or pull round on the GPU. */
+int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *piece, struct hf_cuda *gpu);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,261 @@
+/* graph_app.c - the parts every graph primitive shares as a hetfarm app.
+ *
+ * DESIGN
+ * ------
+ * A graph app's input is its graph, read from [load] once in create: in
+ * simulation too, because what a round holds (a BFS frontier, its edges)
+ * depends on the graph and the computation. The CSR then becomes resident
+ * data: READONLY shared arrays (hetfarm.h, "Shared data") that every GPU
+ * receives once, before round 0, and keeps.
+ *
+ * A round's load is either a frontier (the vertices of one BFS level, listed
+ * with the prefix sums of their degrees) or the vertex range 0..nv-1 (a pull
+ * round, a PageRank sweep). Either way a chunk's work is its edges plus its
+ * vertices, so the schedulers see what a chunk really costs: on a scale-free
+ * graph one chunk of 1024 vertices may hold a million edges and the next a
+ * thousand.
+ *
+ * The output file has one line per vertex, "id<TAB>value", ids numbered as in
+ * the input file (1-based for METIS, DIMACS and Matrix Market), written to a
+ * temporary name and renamed, so a failed run leaves no half-written file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph_app.h"
+
+/* Reads the loader's options from [load]. */
+static int read_opts(hf_config_t cfg, struct hf_graph_opts *o)
+{
+    const char *fmt, *cache;
+    int rc = hf_config_str(cfg, "load", "format", "auto", &fmt);
+    if (!rc)
+        rc = hf_config_bool(cfg, "load", "symmetrise", 1, &o->symmetrise);
+    if (!rc)
+        rc = hf_config_bool(cfg, "load", "drop_self_loops", 1, &o->drop_self_loops);
+    if (!rc)
+        rc = hf_config_bool(cfg, "load", "dedupe", 1, &o->dedupe);
+    if (!rc)
+        rc = hf_config_str(cfg, "load", "cache_dir", NULL, &cache);
+    if (rc)
+        return rc;
+    static const char *const formats[] = {"auto", "metis", "mtx", "dimacs", "edgelist", "bin",
+                                          NULL};
+    int known = 0;
+    for (const char *const *f = formats; *f; f++)
+        known |= strcmp(*f, fmt) == 0;
+    if (!known)
+        return hf_fail(HF_ECONFIG, "%s: [load] format = %s: expected auto, metis, mtx, dimacs, "
+                                   "edgelist or bin", hf_config_where(cfg, "load", "format"), fmt);
+    o->format = fmt;
+    o->cache_dir = cache;
+    return 0;
+}
+
+/* Generates the graph [load] generate names. */
+static int generate(hf_config_t cfg, const char *kind, int weighted, struct hf_graph *g)
+{
+    long scale, ef, rows, cols, seed;
+    double keep;
+    int rc = hf_config_long(cfg, "load", "seed", 1, 0, __LONG_MAX__, &seed);
+    if (rc)
+        return rc;
+    if (strcmp(kind, "kron") == 0) {
+        if ((rc = hf_config_long(cfg, "load", "scale", 16, 1, 31, &scale)) ||
+            (rc = hf_config_long(cfg, "load", "edge_factor", 16, 1, 1024, &ef)))
+            return rc;
+        return hf_graph_kronecker(g, (int)scale, (int)ef, (uint64_t)seed, weighted);
+    }
+    if (strcmp(kind, "grid") == 0) {
+        if ((rc = hf_config_long(cfg, "load", "rows", 256, 1, 1L << 20, &rows)) ||
+            (rc = hf_config_long(cfg, "load", "cols", 256, 1, 1L << 20, &cols)) ||
+            (rc = hf_config_double(cfg, "load", "keep", HF_GRAPH_GRID_KEEP, 0.0, 1.0, &keep)))
+            return rc;
+        if ((uint64_t)rows * (uint64_t)cols > HF_GRAPH_MAX_NV)
+            return hf_fail(HF_ECONFIG, "%s: [load] rows x cols = %ld x %ld: more than 2^32 "
+                                       "vertices", hf_config_where(cfg, "load", "rows"), rows,
+                           cols);
+        return hf_graph_grid(g, (uint32_t)rows, (uint32_t)cols, keep, (uint64_t)seed, weighted);
+    }
+    return hf_fail(HF_ECONFIG, "%s: [load] generate = %s: expected kron or grid",
+                   hf_config_where(cfg, "load", "generate"), kind);
+}
+
+/* Resolves [load] source (the file's numbering) to a 0-based vertex. */
+static int resolve_source(struct hf_gapp *ga, hf_config_t cfg)
+{
+    long lo = ga->g.base, hi = (long)ga->g.nv - 1 + ga->g.base;
+    int rc = hf_config_long(cfg, "load", "source", lo, __LONG_MAX__ * -1, __LONG_MAX__,
+                            &ga->source);
+    if (rc)
+        return rc;
+    if (ga->source < lo || ga->source > hi)
+        return hf_fail(HF_ECONFIG, "%s: [load] source = %ld: no such vertex (the graph's ids "
+                                   "are %ld..%ld)", hf_config_where(cfg, "load", "source"),
+                       ga->source, lo, hi);
+    ga->src = (hf_vid_t)(ga->source - ga->g.base);
+    ga->have_source = 1;
+    return 0;
+}
+
+int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants_source)
+{
+    memset(ga, 0, sizeof *ga);
+    const char *path, *gen;
+    int w = weighted;
+    struct hf_graph_opts o = {0};
+    int rc = hf_config_str(cfg, "load", "graph", NULL, &path);
+    if (!rc)
+        rc = hf_config_str(cfg, "load", "generate", NULL, &gen);
+    if (!rc)
+        rc = hf_config_str(cfg, "load", "out", NULL, &ga->out_path);
+    if (!rc)
+        rc = hf_config_bool(cfg, "load", "weighted", weighted, &w);
+    if (!rc)
+        rc = read_opts(cfg, &o);
+    if (rc)
+        return rc;
+    if (path && gen)
+        return hf_fail(HF_ECONFIG, "%s: [load] has both graph and generate: name one",
+                       hf_config_where(cfg, "load", "generate"));
+    if (!path && !gen)
+        return hf_fail(HF_ECONFIG, "%s: [load] needs graph = PATH or generate = kron|grid",
+                       hf_config_path(cfg));
+    rc = path ? hf_graph_load(&ga->g, path, &o) : generate(cfg, gen, w, &ga->g);
+    if (rc)
+        return rc;
+    if (wants_source && (rc = resolve_source(ga, cfg)))
+        return rc;
+    if (ga->out_path && ga->out_path[0] == '\0')
+        ga->out_path = NULL;
+    return 0;
+}
+
+void hf__gapp_destroy(struct hf_gapp *ga)
+{
+    hf_graph_free(&ga->g);
+}
+
+int hf__gapp_shared_csr(struct hf_gapp *ga, int with_weights, struct hf_shared *out, int cap)
+{
+    if (cap < 3)
+        return hf_fail(HF_EAPP, "graph: no room for the CSR's shared arrays");
+    out[0] = (struct hf_shared){"graph.offsets", ga->g.offsets, ga->g.nv + 1, HF_ELEM_U64,
+                                HF_SHARED_READONLY};
+    out[1] = (struct hf_shared){"graph.adj", ga->g.adj, ga->g.ne ? ga->g.ne : 1, HF_ELEM_U32,
+                                HF_SHARED_READONLY};
+    if (!with_weights || !ga->g.weights)
+        return 2;
+    out[2] = (struct hf_shared){"graph.weights", ga->g.weights, ga->g.ne ? ga->g.ne : 1,
+                                HF_ELEM_F32, HF_SHARED_READONLY};
+    return 3;
+}
+
+int hf__frontier_reserve(struct hf_frontier *f, size_t n)
+{
+    if (n <= f->cap)
+        return 0;
+    hf_vid_t *v = realloc(f->v, n * sizeof *v);
+    if (v)
+        f->v = v;
+    uint64_t *pre = realloc(f->pre, (n + 1) * sizeof *pre);
+    if (pre)
+        f->pre = pre;
+    if (!v || !pre)
+        return hf_fail(HF_ENOMEM, "graph: out of memory for a frontier of %zu vertices", n);
+    f->cap = n;
+    return 0;
+}
+
+uint64_t hf__frontier_prefix(struct hf_frontier *f, const struct hf_graph *g)
+{
+    uint64_t sum = 0;
+    for (size_t k = 0; k < f->n; k++) {
+        f->pre[k] = sum;
+        sum += hf_graph_degree(g, f->v[k]);
+    }
+    f->pre[f->n] = sum;
+    return sum;
+}
+
+void hf__frontier_free(struct hf_frontier *f)
+{
+    free(f->v);
+    free(f->pre);
+    memset(f, 0, sizeof *f);
+}
+
+/* Chunks of `grain` units over [0, units), costed by cost(b, e). */
+static size_t cut(size_t units, size_t grain, double (*cost)(const void *, size_t, size_t),
+                  const void *arg, double bytes_per_unit, struct hf_chunk *out, size_t cap)
+{
+    size_t n = (units + grain - 1) / grain;
+    if (!out)
+        return n;
+    for (size_t i = 0; i < n && i < cap; i++) {
+        size_t b = i * grain, e = b + grain < units ? b + grain : units;
+        out[i] = (struct hf_chunk){.index = i, .begin = b, .end = e, .work = cost(arg, b, e),
+                                   .bytes = bytes_per_unit * (double)(e - b)};
+    }
+    return n;
+}
+
+static double frontier_cost(const void *arg, size_t b, size_t e)
+{
+    const struct hf_frontier *f = arg;
+    return (double)(f->pre[e] - f->pre[b]) + (double)(e - b);
+}
+
+static double vertex_cost(const void *arg, size_t b, size_t e)
+{
+    const struct hf_graph *g = arg;
+    return (double)(g->offsets[e] - g->offsets[b]) + (double)(e - b);
+}
+
+size_t hf__frontier_partition(const struct hf_frontier *f, const struct hf_load *load,
+                              size_t grain, struct hf_chunk *out, size_t cap)
+{
+    double bpu = load->units ? load->bytes / (double)load->units : 0;
+    return cut(load->units, grain, frontier_cost, f, bpu, out, cap);
+}
+
+size_t hf__vertex_partition(const struct hf_graph *g, const struct hf_load *load, size_t grain,
+                            struct hf_chunk *out, size_t cap)
+{
+    double bpu = load->units ? load->bytes / (double)load->units : 0;
+    return cut(load->units, grain, vertex_cost, g, bpu, out, cap);
+}
+
+int hf__gapp_write_values(const struct hf_gapp *ga, void *ctx,
+                          void (*value)(void *ctx, hf_vid_t v, char *buf, size_t len))
+{
+    if (!ga->out_path)
+        return 0;
+    size_t plen = strlen(ga->out_path) + 32;
+    char *tmp = malloc(plen);
+    if (!tmp)
+        return hf_fail(HF_ENOMEM, "graph: out of memory");
+    snprintf(tmp, plen, "%s.tmp.%ld", ga->out_path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(tmp);
+        return hf_fail(HF_EIO, "%s: cannot write the output", ga->out_path);
+    }
+    static char iobuf[1 << 20];
+    setvbuf(f, iobuf, _IOFBF, sizeof iobuf);
+    char val[64];
+    for (uint64_t v = 0; v < ga->g.nv; v++) {
+        value(ctx, (hf_vid_t)v, val, sizeof val);
+        fprintf(f, "%llu\t%s\n", (unsigned long long)(v + (uint64_t)ga->g.base), val);
+    }
+    int bad = ferror(f) | (fclose(f) != 0);
+    if (bad || rename(tmp, ga->out_path) != 0) {
+        unlink(tmp);
+        free(tmp);
+        return hf_fail(HF_EIO, "%s: cannot write the output", ga->out_path);
+    }
+    free(tmp);
+    return 0;
+}

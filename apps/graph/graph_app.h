@@ -1,0 +1,78 @@
+/* graph_app.h - what the graph primitives (bfs.c, pagerank.c, cc.c, ...)
+ * share as hetfarm apps: the graph named by [load], the CSR as resident data
+ * on every GPU, frontier loads whose chunks cost their edges, and the output
+ * file. The graph layer itself (loaders, generators) is graph.h.
+ */
+#ifndef HF_GRAPH_APP_H
+#define HF_GRAPH_APP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "hetfarm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The graph of a run and how it was made. */
+struct hf_gapp {
+    struct hf_graph g;
+    const char *out_path;   /* [load] out, or NULL */
+    long source;            /* [load] source in the file's numbering, -1 = first vertex */
+    hf_vid_t src;           /* the source, 0-based */
+    int have_source;
+};
+
+/* Reads the graph keys of [load] and loads or generates the graph:
+ *   graph = PATH, format = auto|metis|mtx|dimacs|edgelist|bin, cache_dir = DIR,
+ *   symmetrise = yes, drop_self_loops = yes, dedupe = yes
+ * or, with no graph,
+ *   generate = kron|grid, scale = 16, edge_factor = 16, rows = 256, cols = 256,
+ *   keep = 0.6, seed = 1
+ * and weighted = yes|no (generators; files have weights or not), out = FILE,
+ * source = ID (when `wants_source`). Graph apps load the graph in create,
+ * also in simulation: what a round holds (its frontier) depends on it. */
+int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants_source);
+void hf__gapp_destroy(struct hf_gapp *ga);
+
+/* The CSR as READONLY shared arrays at out[0] (offsets, U64) and out[1]
+ * (adj, U32), and out[2] (weights, F32) when asked for and the graph has them; returns
+ * how many it filled. Apps put their state arrays after these. */
+int hf__gapp_shared_csr(struct hf_gapp *ga, int with_weights, struct hf_shared *out, int cap);
+enum { HF_GAPP_OFFSETS = 0, HF_GAPP_ADJ = 1, HF_GAPP_WEIGHTS = 2 };
+
+/* A frontier: the vertices of one round and the prefix sums of their degrees
+ * (pre[k] = edges of items 0..k-1), so that a chunk of items [b, e) costs
+ * pre[e] - pre[b] edges and a GPU can split its edges evenly over threads. */
+struct hf_frontier {
+    hf_vid_t *v;
+    uint64_t *pre;  /* n + 1 */
+    size_t n, cap;
+};
+int hf__frontier_reserve(struct hf_frontier *f, size_t n);
+/* Fills pre[] for the n vertices in v[]; returns the total edges. */
+uint64_t hf__frontier_prefix(struct hf_frontier *f, const struct hf_graph *g);
+void hf__frontier_free(struct hf_frontier *f);
+
+/* Partitioner for loads whose units are frontier items: chunks of `grain`
+ * items (the last may be short), each with work = its edges + its items (a
+ * vertex costs something even with no edges). `f` is the round's frontier. */
+size_t hf__frontier_partition(const struct hf_frontier *f, const struct hf_load *load,
+                              size_t grain, struct hf_chunk *out, size_t cap);
+/* The same for loads whose units are vertex ids 0..nv-1 (pull and sweep
+ * rounds): work = the range's edges + vertices. */
+size_t hf__vertex_partition(const struct hf_graph *g, const struct hf_load *load, size_t grain,
+                            struct hf_chunk *out, size_t cap);
+
+/* Writes one line per vertex, `id<TAB>value`, ids in the input's numbering,
+ * in id order, atomically (temporary name, then rename). `value(ctx, v, buf,
+ * len)` formats vertex v's value. */
+int hf__gapp_write_values(const struct hf_gapp *ga, void *ctx,
+                          void (*value)(void *ctx, hf_vid_t v, char *buf, size_t len));
+
+#ifdef __cplusplus
+}
+#endif
+#endif
