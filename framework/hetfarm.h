@@ -229,6 +229,13 @@ void hf_shared_changed(const struct hf_load *load, int s, size_t i);
  * scanning the array. Empty in round 0. */
 const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n);
 
+/* One figure of an app's results: a name ("gteps"), a value, a unit ("1e9 edges/s"). */
+struct hf_figure {
+    const char *name;
+    double value;
+    const char *unit;
+};
+
 /* ------------------------------------------------------------------------ */
 /* The app template. Every callback returns 0 or a negative HF_E* code; an
  * error stops the run cleanly with a message naming the app, device and
@@ -274,6 +281,12 @@ struct hf_app {
      * Called once, after setup, when bundles really run; the arrays must
      * stay valid until teardown. Optional (NULL: nothing shared). */
     int (*shared)(void *ctx, struct hf_shared *out, int cap);
+    /* What the run achieved in the app's own terms (a BFS's levels, edges and
+     * GTEPS): fills up to `cap` figures and returns how many. `seconds` is the
+     * sum of the rounds' makespans. Called once after the last round, when
+     * bundles really ran; the figures go to results.json ("app_figures") and
+     * under `hetfarm run`'s table. Optional. */
+    int (*figures)(void *ctx, double seconds, struct hf_figure *out, int cap);
     /* Describes the load in a few words ("n=4096 dtype=float32"): the key of
      * its profile and a label in results. Required. */
     void (*signature)(void *ctx, char *buf, size_t len);

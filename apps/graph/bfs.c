@@ -257,6 +257,36 @@ static void bfs_signature(void *ctx, char *buf, size_t len)
              (unsigned long long)b->ga.g.nv, (unsigned long long)b->ga.g.ne, b->ga.source);
 }
 
+/* Graph500's figure: undirected edges of the reached component over the
+ * search's time (the sum of its rounds' makespans). */
+static int bfs_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
+{
+    struct hf_bfs *b = ctx;
+    const struct hf_graph *g = &b->ga.g;
+    uint64_t reached = 0, arcs = 0;
+    int32_t levels = 0;
+    for (uint64_t v = 0; v < g->nv; v++)
+        if (b->depth[v] != HF_BFS_UNSEEN) {
+            reached++;
+            arcs += hf_graph_degree(g, (hf_vid_t)v);
+            levels = b->depth[v] + 1 > levels ? b->depth[v] + 1 : levels;
+        }
+    double edges = g->symmetric ? (double)arcs / 2 : (double)arcs;
+    struct hf_figure f[] = {
+        {"levels", levels, ""},
+        {"pull_rounds", b->rounds_pull, ""},
+        {"reached", (double)reached, "vertices"},
+        {"edges", edges, "undirected, reached"},
+        {"traversed", (double)b->edges_traversed, "arcs (at most)"},
+        {"seconds", seconds, "s"},
+        {"gteps", seconds > 0 ? edges / seconds / 1e9 : 0, "1e9 edges/s"},
+    };
+    int n = (int)(sizeof f / sizeof f[0]);
+    for (int i = 0; i < n && i < cap; i++)
+        out[i] = f[i];
+    return n < cap ? n : cap;
+}
+
 static void bfs_teardown(void *ctx)
 {
     struct hf_bfs *b = ctx;
@@ -284,5 +314,6 @@ const struct hf_app hf_app_bfs = {
     .teardown = bfs_teardown,
     .signature = bfs_signature,
     .shared = bfs_shared,
+    .figures = bfs_figures,
     .default_grain = 4096,
 };

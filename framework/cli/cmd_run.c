@@ -30,6 +30,20 @@ static void print_rounds(const struct hf_run *r)
     putchar('\n');
 }
 
+/* The apps' own figures (a BFS's GTEPS), one line per run that has any. */
+static void print_figures(struct hf_run **runs, int nruns)
+{
+    for (int i = 0; i < nruns; i++) {
+        if (!runs[i]->nfigures)
+            continue;
+        printf("%s %s:", runs[i]->scheduler, runs[i]->app);
+        for (int k = 0; k < runs[i]->nfigures; k++)
+            printf(" %s=%.4g%s%s", runs[i]->figures[k].name, runs[i]->figures[k].value,
+                   runs[i]->figures[k].unit[0] ? " " : "", runs[i]->figures[k].unit);
+        putchar('\n');
+    }
+}
+
 int hf__cmd_run(const struct hf__cli *c)
 {
     hf_config_t cfg = NULL;
@@ -47,6 +61,7 @@ int hf__cmd_run(const struct hf__cli *c)
         if (c->cmd == CMD_RUN)
             print_rounds(runs[0]);
         hf_results_table(stdout, runs, nruns);
+        print_figures(runs, nruns);
         fflush(stdout);
         st = hf__cli_write_outputs(c, c->out ? c->out : "results.json", runs, nruns, cfg);
     }

@@ -145,6 +145,8 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
     struct hf_round_stats *rs = &run->rounds[run->nrounds];
     rs->round = e->round.round;
     rs->makespan_s = e->round_end - e->round_start;
+    rs->load_units = e->load.units;
+    rs->load_work = e->round.total_work;
     double rate = 0;
     for (int d = 0; d < e->ndev; d++)
         rate += e->alive[d] ? e->standalone[d] : 0;

@@ -19,6 +19,9 @@ extern "C" {
 
 enum hf_engine_kind { HF_ENGINE_REAL, HF_ENGINE_SIM };
 
+/* The most figures an app may report for a run. */
+#define HF_RUN_FIGURES 16
+
 struct hf_run_options {
     const struct hf_app *app;
     const struct hf_sched_ops *sched;
@@ -52,6 +55,8 @@ struct hf_round_device {
 struct hf_round_stats {
     int round;
     double makespan_s, ideal_s, efficiency;
+    size_t load_units;          /* the round's load: units (a frontier's vertices) ... */
+    double load_work;           /* ... and work (their edges), as the app drew it */
     int has_plan;
     double *plan;               /* scheduler's planned shares for the next round */
     struct hf_round_device *dev;/* per device */
@@ -71,6 +76,8 @@ struct hf_run {
     struct hf_event *events;
     double wall_s;              /* host seconds the run took */
     char fault[256];            /* what went wrong on a device, "" if nothing */
+    int nfigures;               /* the app's own figures (struct hf_app.figures) */
+    struct hf_run_figure { char name[32], unit[32]; double value; } figures[HF_RUN_FIGURES];
 };
 
 /* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure

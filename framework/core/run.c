@@ -178,6 +178,25 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
     return rc < 0 ? rc : 0;
 }
 
+/* Asks the app for its own figures of the run (struct hf_app.figures). */
+static void record_figures(struct hf__engine *e, struct hf_run *run)
+{
+    if (!e->app->figures || !e->executes)
+        return;
+    double seconds = 0;
+    for (int i = 0; i < run->nrounds; i++)
+        seconds += run->rounds[i].makespan_s;
+    struct hf_figure f[HF_RUN_FIGURES];
+    int n = e->app->figures(e->app_ctx, seconds, f, HF_RUN_FIGURES);
+    for (int i = 0; i < n && i < HF_RUN_FIGURES; i++) {
+        snprintf(run->figures[i].name, sizeof run->figures[i].name, "%s", f[i].name);
+        snprintf(run->figures[i].unit, sizeof run->figures[i].unit, "%s",
+                 f[i].unit ? f[i].unit : "");
+        run->figures[i].value = f[i].value;
+    }
+    run->nfigures = n < 0 ? 0 : n < HF_RUN_FIGURES ? n : HF_RUN_FIGURES;
+}
+
 int hf_run(const struct hf_run_options *o, struct hf_run **out)
 {
     *out = NULL;
@@ -201,6 +220,7 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
         e.app->signature(e.app_ctx, run->signature, sizeof run->signature);
         memcpy(run->standalone_rate, e.standalone, (size_t)e.ndev * sizeof *e.standalone);
         memcpy(run->fault, e.fault, sizeof run->fault);
+        record_figures(&e, run);
         run->events = e.events;
         run->nevents = e.nevents;
         e.events = NULL;

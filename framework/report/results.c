@@ -89,6 +89,8 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     cJSON_AddNumberToObject(o, "makespan_s", rs->makespan_s);
     cJSON_AddNumberToObject(o, "ideal_s", rs->ideal_s);
     cJSON_AddNumberToObject(o, "efficiency", rs->efficiency);
+    cJSON_AddNumberToObject(o, "load_units", (double)rs->load_units);
+    cJSON_AddNumberToObject(o, "load_work", rs->load_work);
     if (rs->has_plan && rs->plan)
         cJSON_AddItemToObject(o, "plan", cJSON_CreateDoubleArray(rs->plan, r->ndevices));
     else
@@ -154,6 +156,12 @@ static cJSON *run_json(const struct hf_run *r)
     cJSON_AddNumberToObject(o, "total_work", r->total_work);
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
     cJSON_AddStringToObject(o, "fault", r->fault);
+    cJSON *figs = cJSON_AddObjectToObject(o, "app_figures");
+    for (int i = 0; i < r->nfigures; i++) {
+        cJSON *x = cJSON_AddObjectToObject(figs, r->figures[i].name);
+        cJSON_AddNumberToObject(x, "value", r->figures[i].value);
+        cJSON_AddStringToObject(x, "unit", r->figures[i].unit);
+    }
     cJSON *rounds = cJSON_AddArrayToObject(o, "rounds");
     for (int i = 0; i < r->nrounds; i++)
         cJSON_AddItemToArray(rounds, round_json(r, &r->rounds[i]));
