@@ -32,7 +32,7 @@ struct hf_gapp {
  *   generate = kron|grid, scale = 16, edge_factor = 16, rows = 256, cols = 256,
  *   keep = 0.6, seed = 1
  * and weighted = yes|no (generators; files have weights or not), out = FILE,
- * source = ID (when `wants_source`). Graph apps load the graph in create,
+ * source = ID|first|maxdegree (when `wants_source`). Graph apps load the graph in create,
  * also in simulation: what a round holds (its frontier) depends on it. */
 int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants_source);
 void hf__gapp_destroy(struct hf_gapp *ga);

@@ -104,12 +104,13 @@ int hf__measure_standalone(struct hf__engine *e);
 /* engine_real.c */
 int hf__real_start(struct hf__engine *e);
 int hf__real_round(struct hf__engine *e);
-/* Runs fn(e, dev, arg) on the host thread of every alive device, all side by
- * side, and waits for them; between rounds only (no bundle runs). Returns the
- * first non-zero result. Used for work that must run where a device's context
- * lives, like the shared-data merge. */
+/* Runs fn(e, dev, arg) on the host thread of every alive device d with
+ * want[d] set (want == NULL: every alive device), all side by side, and waits
+ * for them; between rounds only (no bundle runs). Returns the first non-zero
+ * result. Used for work that must run where a device's context lives, like
+ * the shared-data merge. Costs nothing when no device is wanted. */
 int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, int dev, void *arg),
-                         void *arg);
+                         void *arg, const int *want);
 void hf__real_stop(struct hf__engine *e);
 /* engine_sim.c */
 int hf__sim_round(struct hf__engine *e);

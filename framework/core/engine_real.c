@@ -35,6 +35,7 @@ struct hf__real {
     void *task_arg;
     unsigned long task_gen;  /* bumped for each new task */
     unsigned long *task_seen;/* per device: the last task_gen it ran */
+    const int *task_want;    /* per device: run the task (NULL: every device) */
     int task_left, task_rc;
 };
 
@@ -72,7 +73,7 @@ static void run_task(struct hf__engine *e, int dev)
     struct hf__real *R = e->real;
     R->task_seen[dev] = R->task_gen;
     int rc = 0;
-    if (e->alive[dev]) {
+    if (e->alive[dev] && (!R->task_want || R->task_want[dev])) {
         pthread_mutex_unlock(&R->lock);
         hf_clear_error();
         rc = R->task(e, dev, R->task_arg);
@@ -210,10 +211,16 @@ int hf__real_round(struct hf__engine *e)
 }
 
 int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, int dev, void *arg),
-                         void *arg)
+                         void *arg, const int *want)
 {
     struct hf__real *R = e->real;
+    int any = 0;
+    for (int d = 0; d < e->ndev; d++)
+        any |= e->alive[d] && (!want || want[d]);
+    if (!any)
+        return 0;
     pthread_mutex_lock(&R->lock);
+    R->task_want = want;
     HF_ASSERT_MSG(!R->round_active && R->inflight == 0, "each-device task during a round");
     R->task = fn;
     R->task_arg = arg;

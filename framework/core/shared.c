@@ -54,6 +54,7 @@ struct hf__shared_set {
     unsigned char *push_val;   /* the union's host values, gathered for the push */
     size_t push_cap;
     long *pulled;              /* per device: elements pulled of the array being merged */
+    int *want;                 /* per device: takes part in the current merge step */
     int *skip_push;            /* per device: it computed every OWNED range this round */
 };
 
@@ -129,8 +130,9 @@ int hf__shared_init(struct hf__shared_set **out, const struct hf_app *app, void 
     S->pull_cap = calloc((size_t)ndev, sizeof *S->pull_cap);
     S->pulled = calloc((size_t)ndev, sizeof *S->pulled);
     S->skip_push = calloc((size_t)ndev, sizeof *S->skip_push);
+    S->want = calloc((size_t)ndev, sizeof *S->want);
     if (!S->arr || !S->rec || !S->pull_idx || !S->pull_val || !S->pull_cap || !S->pulled ||
-        !S->skip_push)
+        !S->skip_push || !S->want)
         return hf_fail(HF_ENOMEM, "shared data: out of memory");
     memcpy(S->arr, decl, (size_t)n * sizeof *decl);
     for (int s = 0; s < n; s++) {
@@ -163,6 +165,7 @@ void hf__shared_destroy(struct hf__shared_set *S, int ndev)
     free(S->pull_cap);
     free(S->pulled);
     free(S->skip_push);
+    free(S->want);
     free(S->push_val);
     free(S->rec);
     free(S->arr);
@@ -338,14 +341,28 @@ static void clear_recorder(struct recorder *r)
     r->count = 0;
 }
 
+/* Which devices take part in a step: those whose driver keeps copies, and
+ * for a pull only those that ran a bundle this round (nothing else can have
+ * recorded), for a push only when there is something to send. A round on the
+ * CPU alone, or on one GPU that found nothing new, costs no thread hand-off. */
+static const int *want_devices(struct hf__engine *e, int pull, int something)
+{
+    struct hf__shared_set *S = e->shared;
+    for (int d = 0; d < e->ndev; d++) {
+        const struct hf_device *dev = hf_devlist_get(e->devs, d);
+        int has = dev->ops && (pull ? dev->ops->shared_pull != NULL : dev->ops->shared_push != NULL);
+        S->want[d] = has && something && (!pull || e->stats[d].bundles > 0);
+    }
+    return S->want;
+}
+
 int hf__shared_merge(struct hf__engine *e)
 {
     struct hf__shared_set *S = e->shared;
-    if (!S)
-        return 0;
+    if (!S || e->opts->engine != HF_ENGINE_REAL)
+        return 0; /* simulated devices work on the host copies */
     for (int d = 0; d < e->ndev; d++)
         S->skip_push[d] = e->stats[d].chunks == e->nchunks; /* it computed every OWNED range */
-    int real = e->opts->engine == HF_ENGINE_REAL;
     for (int s = 0; s < S->n; s++) {
         const struct hf_shared *a = &S->arr[s];
         struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
@@ -353,13 +370,15 @@ int hf__shared_merge(struct hf__engine *e)
         if (a->kind == HF_SHARED_READONLY)
             continue;
         if (recorded_kind(a->kind)) {
-            if (real && (rc = hf__real_each_device(e, pull_step, &m)))
+            memset(S->pulled, 0, (size_t)e->ndev * sizeof *S->pulled);
+            if ((rc = hf__real_each_device(e, pull_step, &m, want_devices(e, 1, 1))))
                 return rc;
             merge_pulled(e, &m);
             if ((rc = gather_union(S, s)))
                 return rc;
         }
-        if (real && (rc = hf__real_each_device(e, push_step, &m)))
+        int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0;
+        if ((rc = hf__real_each_device(e, push_step, &m, want_devices(e, 0, something))))
             return rc;
     }
     return 0;
@@ -406,7 +425,9 @@ int hf__shared_sync_all(struct hf__engine *e)
         if (S->rec[s].bits)
             clear_recorder(&S->rec[s]);
         struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
-        int rc = e->opts->engine == HF_ENGINE_REAL ? hf__real_each_device(e, push_all_step, &m) : 0;
+        int rc = e->opts->engine == HF_ENGINE_REAL
+                     ? hf__real_each_device(e, push_all_step, &m, want_devices(e, 0, 1))
+                     : 0;
         if (rc)
             return rc;
     }
