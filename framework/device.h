@@ -50,11 +50,12 @@ struct hf_driver_ops {
     /* Shared data (hetfarm.h, "Shared data"), for drivers whose device keeps
      * its own copies (NULL for the CPU, which works on the host copies). Both
      * are called on the host thread, between rounds.
-     * shared_pull: copies the indices and values of the elements of
+     * shared_pull: brings the indices and values of the elements of
      * HF_SHARED_MIN/MAX/OR array s that this device's bundles recorded this
-     * round into idx[] and vals[] (room for the array's count), forgets them,
-     * and returns how many (>= 0) or an HF_E* code. */
-    long (*shared_pull)(struct hf_device *dev, int s, uint32_t *idx, void *vals);
+     * round to host buffers of the driver's own (pinned, for speed), points
+     * *idx and *vals at them (valid until the next pull), forgets the
+     * records, and returns how many (>= 0) or an HF_E* code. */
+    long (*shared_pull)(struct hf_device *dev, int s, const uint32_t **idx, const void **vals);
     /* shared_push: brings the device copy of array s up to date with the host
      * copy: element idx[k] becomes vals[k] for k < n, or, with idx == NULL,
      * the whole array becomes `vals` (the host array). */

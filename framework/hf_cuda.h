@@ -162,15 +162,25 @@ void hf_cuda_last_bundle_stats(const struct hf_cuda *gpu, int *pieces, int *spli
 #endif
 
 #ifdef __CUDACC__
+#include <cooperative_groups.h>
 /* Device side of the recorder: the first thread to change element i appends
  * it to the list (later ones find its bit set), so the list holds each
- * changed element once. Call it after the change is written. */
+ * changed element once. The threads of a warp that append together take
+ * their slots with ONE atomic add (warp-aggregated), since a BFS level may
+ * append millions of vertices to one counter. Call it after the change is
+ * written. */
 static __device__ __forceinline__ void hf_cuda_shared_record(struct hf_cuda_recorder rec,
                                                              unsigned int i)
 {
     unsigned int bit = 1u << (i & 31u);
-    if (!(atomicOr(&rec.bits[i >> 5], bit) & bit))
-        rec.list[atomicAdd(rec.count, 1ull)] = i;
+    if (rec.bits[i >> 5] & bit || atomicOr(&rec.bits[i >> 5], bit) & bit)
+        return;
+    cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
+    unsigned long long base = 0;
+    if (g.thread_rank() == 0)
+        base = atomicAdd(rec.count, (unsigned long long)g.size());
+    base = g.shfl(base, 0);
+    rec.list[base + g.thread_rank()] = i;
 }
 #endif
 #endif

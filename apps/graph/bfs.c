@@ -104,6 +104,7 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
     struct hf_bfs *b = ctx;
     const struct hf_graph *g = &b->ga.g;
     if (load->round == 0) {
+#pragma omp parallel for schedule(static)
         for (uint64_t v = 0; v < g->nv; v++)
             b->depth[v] = HF_BFS_UNSEEN;
         b->depth[b->ga.src] = 0;

@@ -230,15 +230,44 @@ int hf__frontier_reserve(struct hf_frontier *f, size_t n)
     return 0;
 }
 
+/* Two passes over blocks when the frontier is large: each thread sums its
+ * block, the block totals are scanned, each thread fills its block. */
 uint64_t hf__frontier_prefix(struct hf_frontier *f, const struct hf_graph *g)
 {
-    uint64_t sum = 0;
-    for (size_t k = 0; k < f->n; k++) {
-        f->pre[k] = sum;
-        sum += hf_graph_degree(g, f->v[k]);
+    size_t n = f->n;
+    if (n < (1u << 16)) {
+        uint64_t sum = 0;
+        for (size_t k = 0; k < n; k++) {
+            f->pre[k] = sum;
+            sum += hf_graph_degree(g, f->v[k]);
+        }
+        f->pre[n] = sum;
+        return sum;
     }
-    f->pre[f->n] = sum;
-    return sum;
+    enum { BLOCKS = 256 };
+    uint64_t part[BLOCKS + 1] = {0};
+    size_t per = (n + BLOCKS - 1) / BLOCKS;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < BLOCKS; b++) {
+        uint64_t sum = 0;
+        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
+        for (size_t k = lo; k < hi; k++)
+            sum += hf_graph_degree(g, f->v[k]);
+        part[b + 1] = sum;
+    }
+    for (int b = 0; b < BLOCKS; b++)
+        part[b + 1] += part[b];
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < BLOCKS; b++) {
+        uint64_t sum = part[b];
+        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
+        for (size_t k = lo; k < hi; k++) {
+            f->pre[k] = sum;
+            sum += hf_graph_degree(g, f->v[k]);
+        }
+    }
+    f->pre[n] = part[BLOCKS];
+    return part[BLOCKS];
 }
 
 void hf__frontier_free(struct hf_frontier *f)

@@ -35,27 +35,20 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "recorder.h"
 #include "shared.h"
-
-/* The host side of one MIN/MAX/OR array: the round's change recorder. */
-struct recorder {
-    uint32_t *bits;     /* one bit per element, set once recorded this round */
-    uint32_t *list;     /* recorded element indices */
-    size_t count;       /* entries in list (atomic) */
-};
 
 struct hf__shared_set {
     int n;
-    struct hf_shared *arr;     /* the app's declarations */
-    struct recorder *rec;      /* per array; bits == NULL for READONLY/OWNED */
-    uint32_t **pull_idx;       /* per device: pulled indices (grown on demand) */
-    unsigned char **pull_val;  /* per device: pulled values */
-    size_t *pull_cap;          /* per device: elements the two buffers hold */
-    unsigned char *push_val;   /* the union's host values, gathered for the push */
+    struct hf_shared *arr;       /* the app's declarations */
+    struct hf__recorder *rec;    /* per array; bits == NULL for READONLY/OWNED */
+    const uint32_t **pull_idx;   /* per device: pulled indices (the driver's buffer) */
+    const unsigned char **pull_val; /* per device: pulled values (the driver's buffer) */
+    unsigned char *push_val;     /* the union's host values, gathered for the push */
     size_t push_cap;
-    long *pulled;              /* per device: elements pulled of the array being merged */
-    int *want;                 /* per device: takes part in the current merge step */
-    int *skip_push;            /* per device: it computed every OWNED range this round */
+    long *pulled;                /* per device: elements pulled of the array being merged */
+    int *want;                   /* per device: takes part in the current merge step */
+    int *skip_push;              /* per device: has every change already (see merge) */
 };
 
 size_t hf_elem_size(enum hf_elem e)
@@ -127,21 +120,17 @@ int hf__shared_init(struct hf__shared_set **out, const struct hf_app *app, void 
     S->rec = calloc((size_t)n, sizeof *S->rec);
     S->pull_idx = calloc((size_t)ndev, sizeof *S->pull_idx);
     S->pull_val = calloc((size_t)ndev, sizeof *S->pull_val);
-    S->pull_cap = calloc((size_t)ndev, sizeof *S->pull_cap);
     S->pulled = calloc((size_t)ndev, sizeof *S->pulled);
     S->skip_push = calloc((size_t)ndev, sizeof *S->skip_push);
     S->want = calloc((size_t)ndev, sizeof *S->want);
-    if (!S->arr || !S->rec || !S->pull_idx || !S->pull_val || !S->pull_cap || !S->pulled ||
+    if (!S->arr || !S->rec || !S->pull_idx || !S->pull_val || !S->pulled ||
         !S->skip_push || !S->want)
         return hf_fail(HF_ENOMEM, "shared data: out of memory");
     memcpy(S->arr, decl, (size_t)n * sizeof *decl);
     for (int s = 0; s < n; s++) {
         if (!recorded_kind(S->arr[s].kind))
             continue;
-        struct recorder *r = &S->rec[s];
-        r->bits = calloc((S->arr[s].count + 31) / 32, sizeof *r->bits);
-        r->list = malloc(S->arr[s].count * sizeof *r->list);
-        if (!r->bits || !r->list)
+        if (hf__recorder_init(&S->rec[s], S->arr[s].count))
             return hf_fail(HF_ENOMEM, "shared array %s: out of memory for its change recorder "
                                       "(%zu elements)", S->arr[s].name, S->arr[s].count);
     }
@@ -152,17 +141,11 @@ void hf__shared_destroy(struct hf__shared_set *S, int ndev)
 {
     if (!S)
         return;
-    for (int s = 0; s < S->n && S->rec; s++) {
-        free(S->rec[s].bits);
-        free(S->rec[s].list);
-    }
-    for (int d = 0; d < ndev && S->pull_idx; d++) {
-        free(S->pull_idx[d]);
-        free(S->pull_val[d]);
-    }
+    (void)ndev;
+    for (int s = 0; s < S->n && S->rec; s++)
+        hf__recorder_free(&S->rec[s]);
     free(S->pull_idx);
     free(S->pull_val);
-    free(S->pull_cap);
     free(S->pulled);
     free(S->skip_push);
     free(S->want);
@@ -178,16 +161,6 @@ const struct hf_shared *hf__shared_list(const struct hf__shared_set *S, int *n)
     return S ? S->arr : NULL;
 }
 
-/* Appends element i to the recorder unless it is there already. */
-static void record(struct recorder *r, size_t i)
-{
-    uint32_t bit = 1u << (i & 31), *w = &r->bits[i >> 5];
-    if (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
-        return;
-    size_t k = __atomic_fetch_add(&r->count, 1, __ATOMIC_RELAXED);
-    r->list[k] = (uint32_t)i;
-}
-
 void hf_shared_changed(const struct hf_load *load, int s, size_t i)
 {
     HF_ASSERT_MSG(load, "hf_shared_changed: no load");
@@ -197,7 +170,7 @@ void hf_shared_changed(const struct hf_load *load, int s, size_t i)
     HF_ASSERT_MSG(s >= 0 && s < S->n && S->rec[s].bits,
                   "hf_shared_changed: not a MIN/MAX/OR shared array");
     HF_ASSERT_MSG(i < S->arr[s].count, "hf_shared_changed: element out of range");
-    record(&S->rec[s], i);
+    hf__recorder_add(&S->rec[s], i);
 }
 
 /* Combining a pulled value into a host element, one function per element
@@ -247,19 +220,6 @@ static combine_fn combiner(enum hf_elem e)
     return by_elem[e];
 }
 
-/* Makes sure device d's pull buffers hold `count` elements of up to 8 bytes. */
-static int pull_room(struct hf__shared_set *S, int d, size_t count)
-{
-    if (S->pull_cap[d] >= count)
-        return 0;
-    free(S->pull_idx[d]);
-    free(S->pull_val[d]);
-    S->pull_idx[d] = malloc(count * sizeof(uint32_t));
-    S->pull_val[d] = malloc(count * 8);
-    S->pull_cap[d] = S->pull_idx[d] && S->pull_val[d] ? count : 0;
-    return S->pull_cap[d] ? 0 : hf_fail(HF_ENOMEM, "shared data: out of memory for a pull");
-}
-
 /* What the per-device steps of one merge share. */
 struct merge_step {
     struct hf__shared_set *S;
@@ -276,10 +236,9 @@ static int pull_step(struct hf__engine *e, int d, void *arg)
     m->pulled[d] = 0;
     if (!dev->ops || !dev->ops->shared_pull)
         return 0;
-    int rc = pull_room(m->S, d, m->S->arr[m->s].count);
-    if (rc)
-        return rc;
-    long n = dev->ops->shared_pull(dev, m->s, m->S->pull_idx[d], m->S->pull_val[d]);
+    const void *vals = NULL;
+    long n = dev->ops->shared_pull(dev, m->s, &m->S->pull_idx[d], &vals);
+    m->S->pull_val[d] = vals;
     if (n < 0)
         return (int)n;
     m->pulled[d] = n;
@@ -296,49 +255,61 @@ static int push_step(struct hf__engine *e, int d, void *arg)
         return 0;
     if (a->kind == HF_SHARED_OWNED)
         return m->skip_push[d] ? 0 : dev->ops->shared_push(dev, m->s, NULL, a->host, a->count);
-    struct recorder *r = &m->S->rec[m->s];
-    return r->count ? dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count) : 0;
+    struct hf__recorder *r = &m->S->rec[m->s];
+    if (m->skip_push[d] || !r->count)
+        return 0;
+    return dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count);
 }
 
-/* Step 2: the pulled values into the host copy; the union in the host recorder. */
+/* Step 2: the pulled values into the host copy; the union in the host
+ * recorder. A device's list holds each element once, so its entries are
+ * combined in parallel; devices follow one another. */
 static void merge_pulled(struct hf__engine *e, struct merge_step *m)
 {
     const struct hf_shared *a = &m->S->arr[m->s];
-    struct recorder *r = &m->S->rec[m->s];
+    struct hf__recorder *r = &m->S->rec[m->s];
     size_t es = hf_elem_size(a->elem);
     combine_fn combine = combiner(a->elem);
-    for (int d = 0; d < e->ndev; d++)
-        for (long k = 0; k < m->pulled[d]; k++) {
-            uint32_t i = m->S->pull_idx[d][k];
-            if (i < a->count && combine(a->kind, a->host, i, m->S->pull_val[d] + (size_t)k * es))
-                record(r, i);
+    for (int d = 0; d < e->ndev; d++) {
+        const uint32_t *idx = m->S->pull_idx[d];
+        const unsigned char *val = m->S->pull_val[d];
+        long n = m->pulled[d];
+#pragma omp parallel for schedule(static) if (n > 65536)
+        for (long k = 0; k < n; k++) {
+            uint32_t i = idx[k];
+            if (i < a->count && combine(a->kind, a->host, i, val + (size_t)k * es))
+                hf__recorder_add(r, i);
         }
+    }
+    hf__recorder_seal(r);
 }
 
 /* Gathers the host values of the union for the push. */
 static int gather_union(struct hf__shared_set *S, int s)
 {
     const struct hf_shared *a = &S->arr[s];
-    struct recorder *r = &S->rec[s];
-    size_t es = hf_elem_size(a->elem);
-    if (S->push_cap < r->count * es) {
+    struct hf__recorder *r = &S->rec[s];
+    size_t es = hf_elem_size(a->elem), n = r->count;
+    if (S->push_cap < n * es) {
         free(S->push_val);
         S->push_cap = 0;
-        if (!(S->push_val = malloc(r->count * es)))
+        if (!(S->push_val = malloc(n * es)))
             return hf_fail(HF_ENOMEM, "shared data: out of memory for a push");
-        S->push_cap = r->count * es;
+        S->push_cap = n * es;
     }
-    for (size_t k = 0; k < r->count; k++)
-        memcpy(S->push_val + k * es, (const unsigned char *)a->host + (size_t)r->list[k] * es, es);
+    const unsigned char *host = a->host;
+    unsigned char *out = S->push_val;
+    const uint32_t *list = r->list;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (size_t k = 0; k < n; k++) {
+        if (es == 4)
+            memcpy(out + k * 4, host + (size_t)list[k] * 4, 4);
+        else if (es == 8)
+            memcpy(out + k * 8, host + (size_t)list[k] * 8, 8);
+        else
+            out[k] = host[list[k]];
+    }
     return 0;
-}
-
-/* Forgets the round's host-side records. */
-static void clear_recorder(struct recorder *r)
-{
-    for (size_t k = 0; k < r->count; k++)
-        r->bits[r->list[k] >> 5] = 0;
-    r->count = 0;
 }
 
 /* Which devices take part in a step: those whose driver keeps copies, and
@@ -356,14 +327,34 @@ static const int *want_devices(struct hf__engine *e, int pull, int something)
     return S->want;
 }
 
+/* When one GPU made every change of the round (no other device and not the
+ * host changed anything), it already holds the merged values: it is spared
+ * the push. The common case of a round small enough to run on one device. */
+static void sole_changer(struct hf__engine *e, size_t host_changes)
+{
+    struct hf__shared_set *S = e->shared;
+    int changers = host_changes > 0, last = -1;
+    for (int d = 0; d < e->ndev; d++)
+        if (S->pulled[d] > 0)
+            changers++, last = d;
+    for (int d = 0; d < e->ndev; d++)
+        S->skip_push[d] = changers == 1 && d == last;
+}
+
 int hf__shared_merge(struct hf__engine *e)
 {
     struct hf__shared_set *S = e->shared;
-    if (!S || e->opts->engine != HF_ENGINE_REAL)
-        return 0; /* simulated devices work on the host copies */
-    for (int d = 0; d < e->ndev; d++)
-        S->skip_push[d] = e->stats[d].chunks == e->nchunks; /* it computed every OWNED range */
+    if (!S)
+        return 0;
+    if (e->opts->engine != HF_ENGINE_REAL) { /* simulated devices work on the host copies */
+        for (int s = 0; s < S->n; s++)
+            if (S->rec[s].bits)
+                hf__recorder_seal(&S->rec[s]);
+        return 0;
+    }
     for (int s = 0; s < S->n; s++) {
+        for (int d = 0; d < e->ndev; d++) /* for OWNED: it computed every range */
+            S->skip_push[d] = e->stats[d].chunks == e->nchunks;
         const struct hf_shared *a = &S->arr[s];
         struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
         int rc = 0;
@@ -371,11 +362,13 @@ int hf__shared_merge(struct hf__engine *e)
             continue;
         if (recorded_kind(a->kind)) {
             memset(S->pulled, 0, (size_t)e->ndev * sizeof *S->pulled);
+            size_t host_changes = hf__recorder_seal(&S->rec[s]);
             if ((rc = hf__real_each_device(e, pull_step, &m, want_devices(e, 1, 1))))
                 return rc;
             merge_pulled(e, &m);
             if ((rc = gather_union(S, s)))
                 return rc;
+            sole_changer(e, host_changes);
         }
         int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0;
         if ((rc = hf__real_each_device(e, push_step, &m, want_devices(e, 0, something))))
@@ -390,7 +383,7 @@ void hf__shared_round_start(struct hf__shared_set *S)
 {
     for (int s = 0; S && s < S->n; s++)
         if (S->rec[s].bits)
-            clear_recorder(&S->rec[s]);
+            hf__recorder_clear(&S->rec[s]);
 }
 
 const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n)
@@ -423,7 +416,9 @@ int hf__shared_sync_all(struct hf__engine *e)
         if (S->arr[s].kind == HF_SHARED_READONLY)
             continue;
         if (S->rec[s].bits)
-            clear_recorder(&S->rec[s]);
+            hf__recorder_clear(&S->rec[s]);
+        for (int d = 0; d < e->ndev; d++)
+            S->skip_push[d] = 0;
         struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
         int rc = e->opts->engine == HF_ENGINE_REAL
                      ? hf__real_each_device(e, push_all_step, &m, want_devices(e, 0, 1))

@@ -685,7 +685,8 @@ fail:
     return rc;
 }
 
-static long cuda_shared_pull(struct hf_device *dev, int s, uint32_t *idx, void *vals)
+static long cuda_shared_pull(struct hf_device *dev, int s, const uint32_t **idx,
+                             const void **vals)
 {
     struct hf_cuda *gpu = dev->drv;
     return gpu->shared ? hf__cuda_shared_pull(gpu, gpu->shared, s, idx, vals) : 0;

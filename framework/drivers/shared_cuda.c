@@ -28,6 +28,9 @@ struct replica {
     uint32_t *d_bits, *d_list;
     unsigned long long *d_count;
     void *d_gather; /* count elements: gathered values, or the values of a push */
+    uint32_t *h_idx; /* pinned host buffers of a pull, grown on demand */
+    void *h_vals;
+    size_t h_cap;
 };
 
 struct hf__cuda_shared {
@@ -99,6 +102,8 @@ void hf__cuda_shared_close(struct hf__cuda_shared *sh)
         (void)cudaFree(r->d_list);
         (void)cudaFree(r->d_count);
         (void)cudaFree(r->d_gather);
+        (void)cudaFreeHost(r->h_idx);
+        (void)cudaFreeHost(r->h_vals);
     }
     (void)cudaGetLastError();
     free(sh);
@@ -144,8 +149,30 @@ int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
     return 0;
 }
 
-long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s, uint32_t *idx,
-                          void *vals)
+/* Grows the pinned host buffers of a pull to n elements (doubling, so that a
+ * growing frontier reallocates a few times only). */
+static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n)
+{
+    if (n <= r->h_cap)
+        return 0;
+    size_t cap = r->h_cap ? r->h_cap : 4096;
+    while (cap < n)
+        cap *= 2;
+    cap = cap < r->count ? cap : r->count;
+    (void)cudaFreeHost(r->h_idx);
+    (void)cudaFreeHost(r->h_vals);
+    r->h_idx = NULL, r->h_vals = NULL, r->h_cap = 0;
+    int rc = hf_cuda_check(gpu, cudaHostAlloc((void **)&r->h_idx, cap * 4, cudaHostAllocPortable),
+                           "pinned pull buffer");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaHostAlloc(&r->h_vals, cap * r->elem, cudaHostAllocPortable),
+                           "pinned pull buffer");
+    r->h_cap = rc ? 0 : cap;
+    return rc;
+}
+
+long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
+                          const uint32_t **idx, const void **vals)
 {
     struct replica *r = &sh->r[s];
     cudaStream_t st = hf_cuda_compute_stream(gpu);
@@ -161,13 +188,17 @@ long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
                        hf_cuda_name(gpu), s, n, r->count);
     if (n == 0)
         return 0;
+    if ((rc = pull_room(gpu, r, n)))
+        return rc;
+    *idx = r->h_idx;
+    *vals = r->h_vals;
     rc = hf_cuda_check(gpu, hf__cuda_gather(r->d_gather, r->d_data, r->d_list, n, r->elem, st),
                        "gathering changes");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync(idx, r->d_list, n * 4, cudaMemcpyDeviceToHost, st),
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_idx, r->d_list, n * 4, cudaMemcpyDeviceToHost, st),
                            "pulling changed indices");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync(vals, r->d_gather, n * r->elem,
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_vals, r->d_gather, n * r->elem,
                                                 cudaMemcpyDeviceToHost, st),
                            "pulling changed values");
     if (!rc)

@@ -26,8 +26,8 @@ void hf__cuda_shared_close(struct hf__cuda_shared *sh);
 int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
                                 const struct hf_bundle *b);
 /* The driver ops of device.h (shared_pull, shared_push). */
-long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s, uint32_t *idx,
-                          void *vals);
+long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
+                          const uint32_t **idx, const void **vals);
 int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
                          const uint32_t *idx, const void *vals, size_t n);
 /* device_cuda.c: the GPU's shared-data state (NULL before open). */

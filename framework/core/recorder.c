@@ -1,0 +1,117 @@
+/* recorder.c - the host's list of the elements of one shared array that
+ * changed in a round, filled by many threads at once.
+ *
+ * DESIGN
+ * ------
+ * A bit per element says "already recorded this round", so each element
+ * enters the list once however often it changed. The list itself must not
+ * have one shared counter: sixteen threads of a BFS that discover millions of
+ * vertices would spend their time bouncing that counter's cache line between
+ * cores. So a thread reserves BLOCK slots at a time with one atomic add and
+ * fills them alone, keeping its cursor in thread-local storage (a few
+ * cursors per thread, so that a kernel recording into two arrays keeps both).
+ * Slots are pre-filled with a sentinel; the tails of blocks that were not
+ * filled stay sentinels and seal() squeezes them out. Nothing has to be
+ * flushed when a thread stops, which is what makes it safe with OpenMP pools
+ * whose threads the engine never sees.
+ *
+ * Room: the list holds count + SLACK slots. Wasted slots are at most one
+ * partly filled block per recording thread and array; once reservations run
+ * close to the end, threads reserve single slots, which never waste, so the
+ * list cannot overflow (at most `count` distinct elements are recorded).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder.h"
+
+#define BLOCK 256
+#define SLACK ((size_t)BLOCK * 1024)
+#define SENTINEL UINT32_MAX
+#define CURSORS 4
+
+/* A thread's current block in one recorder (of one round: gen). */
+struct cursor {
+    const struct hf__recorder *r;
+    unsigned long gen;
+    size_t next, end;
+};
+
+static _Thread_local struct cursor cursors[CURSORS];
+
+int hf__recorder_init(struct hf__recorder *r, size_t count)
+{
+    memset(r, 0, sizeof *r);
+    r->cap = count + SLACK;
+    r->bits = calloc((count + 31) / 32, sizeof *r->bits);
+    r->list = malloc(r->cap * sizeof *r->list);
+    if (!r->bits || !r->list)
+        return HF_ENOMEM;
+    memset(r->list, 0xff, r->cap * sizeof *r->list);
+    r->gen = 1;
+    return 0;
+}
+
+void hf__recorder_free(struct hf__recorder *r)
+{
+    free(r->bits);
+    free(r->list);
+    memset(r, 0, sizeof *r);
+}
+
+/* Reserves a slot for the calling thread: from its block, or a new block. */
+static size_t reserve(struct hf__recorder *r)
+{
+    struct cursor *c = &cursors[((uintptr_t)r / 64) % CURSORS];
+    if (c->r == r && c->gen == __atomic_load_n(&r->gen, __ATOMIC_RELAXED) && c->next < c->end)
+        return c->next++;
+    size_t start = __atomic_load_n(&r->reserved, __ATOMIC_RELAXED);
+    if (start + BLOCK * 2 <= r->cap) {
+        start = __atomic_fetch_add(&r->reserved, BLOCK, __ATOMIC_RELAXED);
+        if (start + BLOCK <= r->cap) {
+            *c = (struct cursor){r, __atomic_load_n(&r->gen, __ATOMIC_RELAXED), start + 1,
+                                 start + BLOCK};
+            return start;
+        }
+    }
+    c->r = NULL; /* near the end: single slots, which never waste */
+    return __atomic_fetch_add(&r->reserved, 1, __ATOMIC_RELAXED);
+}
+
+void hf__recorder_add(struct hf__recorder *r, size_t i)
+{
+    uint32_t bit = 1u << (i & 31), *w = &r->bits[i >> 5];
+    if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit ||
+        __atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
+        return;
+    r->list[reserve(r)] = (uint32_t)i;
+}
+
+size_t hf__recorder_seal(struct hf__recorder *r)
+{
+    size_t hi = r->reserved < r->cap ? r->reserved : r->cap, n = 0;
+    for (size_t k = 0; k < hi; k++) {
+        uint32_t v = r->list[k];
+        if (v != SENTINEL) {
+            r->list[k] = SENTINEL;
+            r->list[n++] = v;
+        }
+    }
+    r->reserved = r->count = n;
+    r->gen++; /* blocks handed out before now point into the squeezed list */
+    return n;
+}
+
+void hf__recorder_clear(struct hf__recorder *r)
+{
+    size_t hi = r->reserved < r->cap ? r->reserved : r->cap;
+    for (size_t k = 0; k < hi; k++) {
+        uint32_t v = r->list[k];
+        if (v != SENTINEL) {
+            r->bits[v >> 5] = 0;
+            r->list[k] = SENTINEL;
+        }
+    }
+    r->reserved = r->count = 0;
+    r->gen++;
+}

@@ -1,0 +1,33 @@
+/* recorder.h - a thread-safe, duplicate-free list of changed elements
+ * (recorder.c): what the host side of a MIN/MAX/OR shared array records in a
+ * round. Internal to core/.
+ */
+#ifndef HF_CORE_RECORDER_H
+#define HF_CORE_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetfarm.h"
+
+struct hf__recorder {
+    uint32_t *bits;        /* one bit per element: recorded this round */
+    uint32_t *list;        /* recorded indices; dense [0, count) after seal */
+    size_t cap;            /* slots in list */
+    size_t reserved;       /* slots handed out (atomic) */
+    size_t count;          /* entries after the last seal */
+    unsigned long gen;     /* bumped by seal and clear: invalidates threads' blocks */
+};
+
+/* For an array of `count` elements; 0 or HF_ENOMEM. */
+int hf__recorder_init(struct hf__recorder *r, size_t count);
+void hf__recorder_free(struct hf__recorder *r);
+/* Records element i (< count) unless it is recorded already; any thread. */
+void hf__recorder_add(struct hf__recorder *r, size_t i);
+/* Squeezes the list to its recorded entries, list[0, count); returns count.
+ * Only while no thread adds. More adds may follow, and another seal. */
+size_t hf__recorder_seal(struct hf__recorder *r);
+/* Forgets everything recorded (bits and list). Only while no thread adds. */
+void hf__recorder_clear(struct hf__recorder *r);
+
+#endif
