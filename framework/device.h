@@ -49,12 +49,14 @@ struct hf_driver_ops {
 
     /* Shared data (hetfarm.h, "Shared data"), for drivers whose device keeps
      * its own copies (NULL for the CPU, which works on the host copies). Both
-     * are called on the host thread, between rounds.
-     * shared_pull: brings the indices and values of the elements of
-     * HF_SHARED_MIN/MAX/OR array s that this device's bundles recorded this
-     * round to host buffers of the driver's own (pinned, for speed), points
-     * *idx and *vals at them (valid until the next pull), forgets the
-     * records, and returns how many (>= 0) or an HF_E* code. */
+     * run between rounds.
+     * shared_pull: points *idx and *vals at the indices and values of the
+     * elements of HF_SHARED_MIN/MAX/OR array s that this device's bundles
+     * recorded this round, in host buffers of the driver's own (a driver
+     * brings them there at the end of each bundle, as part of the bundle),
+     * and returns how many (>= 0) or an HF_E* code; the device forgets them
+     * before it records again. Called on the main thread, between rounds: no
+     * device work. (shared_push is called on the device's thread.) */
     long (*shared_pull)(struct hf_device *dev, int s, const uint32_t **idx, const void **vals);
     /* shared_push: brings the device copy of array s up to date with the host
      * copy: element idx[k] becomes vals[k] for k < n, or, with idx == NULL,

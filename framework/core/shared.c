@@ -11,14 +11,16 @@
  * and recording costs one atomic OR (plus an append the first time).
  *
  * At the round's end, after every bundle ran, hf__shared_merge() does three
- * steps, the first and last on each GPU's own host thread (a GPU's context
- * and streams belong to it), all GPUs side by side:
- *   1. pull: each GPU hands over the indices and values it recorded;
+ * steps:
+ *   1. pull: each GPU hands over the indices and values it recorded (its
+ *      driver copied them to host memory at the end of each bundle);
  *   2. merge (here): each pulled value is combined into the host copy with
  *      the array's op; an element the merge changed is recorded on the host
  *      side too, so the host's list becomes the union of everything that
  *      changed anywhere this round;
- *   3. push: each GPU receives the host values of that union.
+ *   3. push, on each GPU's own host thread (its context and streams belong
+ *      to it), all GPUs side by side: each receives the host values of that
+ *      union, except a GPU that made every change of the round itself.
  * The union stays readable until the next load was drawn: next_load reads it
  * (hf_shared_last_changes) to build the next frontier without a scan.
  * Why this is right for MIN (MAX and OR alike): a GPU starts the round equal
@@ -228,13 +230,14 @@ struct merge_step {
     int *skip_push;     /* per device: computed everything this round (OWNED) */
 };
 
-/* Step 1 on device d's thread: its recorded changes of array s. */
+/* Step 1: device d's recorded changes of array s (the driver brought them
+ * to host memory at the end of each bundle). */
 static int pull_step(struct hf__engine *e, int d, void *arg)
 {
     struct merge_step *m = arg;
     struct hf_device *dev = hf_devlist_get(e->devs, d);
     m->pulled[d] = 0;
-    if (!dev->ops || !dev->ops->shared_pull)
+    if (!dev->ops || !dev->ops->shared_pull || !e->alive[d] || e->stats[d].bundles == 0)
         return 0;
     const void *vals = NULL;
     long n = dev->ops->shared_pull(dev, m->s, &m->S->pull_idx[d], &vals);
@@ -312,17 +315,15 @@ static int gather_union(struct hf__shared_set *S, int s)
     return 0;
 }
 
-/* Which devices take part in a step: those whose driver keeps copies, and
- * for a pull only those that ran a bundle this round (nothing else can have
- * recorded), for a push only when there is something to send. A round on the
- * CPU alone, or on one GPU that found nothing new, costs no thread hand-off. */
-static const int *want_devices(struct hf__engine *e, int pull, int something)
+/* Which devices take part in a push: those whose driver keeps copies, when
+ * there is something to send. A round on the CPU alone costs no thread
+ * hand-off. */
+static const int *want_devices(struct hf__engine *e, int something)
 {
     struct hf__shared_set *S = e->shared;
     for (int d = 0; d < e->ndev; d++) {
         const struct hf_device *dev = hf_devlist_get(e->devs, d);
-        int has = dev->ops && (pull ? dev->ops->shared_pull != NULL : dev->ops->shared_push != NULL);
-        S->want[d] = has && something && (!pull || e->stats[d].bundles > 0);
+        S->want[d] = something && dev->ops && dev->ops->shared_push && !S->skip_push[d];
     }
     return S->want;
 }
@@ -363,7 +364,9 @@ int hf__shared_merge(struct hf__engine *e)
         if (recorded_kind(a->kind)) {
             memset(S->pulled, 0, (size_t)e->ndev * sizeof *S->pulled);
             size_t host_changes = hf__recorder_seal(&S->rec[s]);
-            if ((rc = hf__real_each_device(e, pull_step, &m, want_devices(e, 1, 1))))
+            for (int d = 0; d < e->ndev && !rc; d++)
+                rc = pull_step(e, d, &m);
+            if (rc)
                 return rc;
             merge_pulled(e, &m);
             if ((rc = gather_union(S, s)))
@@ -371,7 +374,7 @@ int hf__shared_merge(struct hf__engine *e)
             sole_changer(e, host_changes);
         }
         int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0;
-        if ((rc = hf__real_each_device(e, push_step, &m, want_devices(e, 0, something))))
+        if ((rc = hf__real_each_device(e, push_step, &m, want_devices(e, something))))
             return rc;
     }
     return 0;
@@ -421,7 +424,7 @@ int hf__shared_sync_all(struct hf__engine *e)
             S->skip_push[d] = 0;
         struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
         int rc = e->opts->engine == HF_ENGINE_REAL
-                     ? hf__real_each_device(e, push_all_step, &m, want_devices(e, 0, 1))
+                     ? hf__real_each_device(e, push_all_step, &m, want_devices(e, 1))
                      : 0;
         if (rc)
             return rc;

@@ -634,6 +634,8 @@ static int cuda_run(struct hf_device *dev, const struct hf_app *app, void *app_c
         return rc;
     }
 
+    if ((rc = hf__cuda_shared_bundle_start(gpu, gpu->shared)))
+        goto fail;
     size_t g = bundle_chunk_units(b);
     size_t pu = piece_units(gpu, b, g);
     size_t u = b->begin;

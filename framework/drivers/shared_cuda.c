@@ -10,10 +10,13 @@
  * recorder (a bit per element, an index list, a count) that the app's kernels
  * fill with hf_cuda_shared_record, and a gather buffer. Pulling gathers the
  * recorded elements on the GPU and copies just those indices and values to
- * the host; pushing copies the merged union back and scatters it. Both run on
- * the compute stream and wait for it, since they happen between rounds when
- * nothing else runs. An OWNED array's bundle range is copied back right after
- * the bundle, while the other devices still work.
+ * the host right after each bundle, as part of the bundle (while the other
+ * devices still work), so that the round's merge reads host memory only and
+ * a round that one GPU ran alone needs no further step on that GPU. The
+ * recorder is cleared lazily, before the GPU records again (the next bundle
+ * or push), once the host has taken its changes. Pushing copies the merged
+ * union back and scatters it. An OWNED array's bundle range is copied back
+ * right after the bundle too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +31,11 @@ struct replica {
     uint32_t *d_bits, *d_list;
     unsigned long long *d_count;
     void *d_gather; /* count elements: gathered values, or the values of a push */
-    uint32_t *h_idx; /* pinned host buffers of a pull, grown on demand */
+    uint32_t *h_idx; /* pinned host copies of this round's changes, grown on demand */
     void *h_vals;
     size_t h_cap;
+    size_t pulled;   /* entries of d_list already copied to h_idx / h_vals */
+    int stale;       /* the host took this round's changes: clear before recording again */
 };
 
 struct hf__cuda_shared {
@@ -127,28 +132,6 @@ struct hf_cuda_recorder hf_cuda_shared_recorder(struct hf_cuda *gpu, int s)
     return rec;
 }
 
-int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
-                                const struct hf_bundle *b)
-{
-    for (int s = 0; sh && s < sh->n; s++) {
-        struct replica *r = &sh->r[s];
-        if (r->kind != HF_SHARED_OWNED || b->begin >= b->end)
-            continue;
-        if (b->end > r->count)
-            return hf_fail(HF_EAPP, "%s: bundle units %zu..%zu beyond OWNED shared array %d "
-                                    "(%zu elements)", hf_cuda_name(gpu), b->begin, b->end - 1,
-                           s, r->count);
-        size_t off = b->begin * r->elem;
-        int rc = hf_cuda_check(gpu, cudaMemcpy((char *)r->host + off, (char *)r->d_data + off,
-                                               (b->end - b->begin) * r->elem,
-                                               cudaMemcpyDeviceToHost),
-                               "copying an OWNED range back");
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
 /* Grows the pinned host buffers of a pull to n elements (doubling, so that a
  * growing frontier reallocates a few times only). */
 static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n)
@@ -159,23 +142,47 @@ static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n)
     while (cap < n)
         cap *= 2;
     cap = cap < r->count ? cap : r->count;
-    (void)cudaFreeHost(r->h_idx);
-    (void)cudaFreeHost(r->h_vals);
-    r->h_idx = NULL, r->h_vals = NULL, r->h_cap = 0;
-    int rc = hf_cuda_check(gpu, cudaHostAlloc((void **)&r->h_idx, cap * 4, cudaHostAllocPortable),
+    uint32_t *idx = NULL;
+    void *vals = NULL;
+    int rc = hf_cuda_check(gpu, cudaHostAlloc((void **)&idx, cap * 4, cudaHostAllocPortable),
                            "pinned pull buffer");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaHostAlloc(&r->h_vals, cap * r->elem, cudaHostAllocPortable),
+        rc = hf_cuda_check(gpu, cudaHostAlloc(&vals, cap * r->elem, cudaHostAllocPortable),
                            "pinned pull buffer");
-    r->h_cap = rc ? 0 : cap;
+    if (rc) {
+        (void)cudaFreeHost(idx);
+        return rc;
+    }
+    if (r->pulled) { /* keep what this round's earlier bundles brought */
+        memcpy(idx, r->h_idx, r->pulled * 4);
+        memcpy(vals, r->h_vals, r->pulled * r->elem);
+    }
+    (void)cudaFreeHost(r->h_idx);
+    (void)cudaFreeHost(r->h_vals);
+    r->h_idx = idx, r->h_vals = vals, r->h_cap = cap;
+    return 0;
+}
+
+/* Forgets the records the host has taken (bits of the listed elements, the
+ * count), on the compute stream, so it is done before the next kernel. */
+static int clear_if_stale(struct hf_cuda *gpu, struct replica *r, cudaStream_t st)
+{
+    if (!r->stale)
+        return 0;
+    int rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, r->pulled, st),
+                           "clearing a recorder");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
+                           "clearing a count");
+    r->pulled = 0;
+    r->stale = 0;
     return rc;
 }
 
-long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
-                          const uint32_t **idx, const void **vals)
+/* Copies the changes recorded since the last copy (this round's list grows
+ * from r->pulled to its count) to the pinned host buffers. */
+static int pull_tail(struct hf_cuda *gpu, struct replica *r, int s, cudaStream_t st)
 {
-    struct replica *r = &sh->r[s];
-    cudaStream_t st = hf_cuda_compute_stream(gpu);
     unsigned long long n = 0;
     int rc = hf_cuda_check(gpu, cudaMemcpyAsync(&n, r->d_count, sizeof n, cudaMemcpyDeviceToHost,
                                                 st), "reading a change count");
@@ -186,30 +193,75 @@ long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
     if (n > r->count) /* a recorder never holds an element twice */
         return hf_fail(HF_EDEVICE, "%s: shared array %d recorded %llu changes of %zu elements",
                        hf_cuda_name(gpu), s, n, r->count);
-    if (n == 0)
+    size_t from = r->pulled, add = (size_t)n - from;
+    if (add == 0)
         return 0;
-    if ((rc = pull_room(gpu, r, n)))
+    if ((rc = pull_room(gpu, r, (size_t)n)))
         return rc;
-    *idx = r->h_idx;
-    *vals = r->h_vals;
-    rc = hf_cuda_check(gpu, hf__cuda_gather(r->d_gather, r->d_data, r->d_list, n, r->elem, st),
+    char *gath = (char *)r->d_gather + from * r->elem;
+    rc = hf_cuda_check(gpu, hf__cuda_gather(gath, r->d_data, r->d_list + from, add, r->elem, st),
                        "gathering changes");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_idx, r->d_list, n * 4, cudaMemcpyDeviceToHost, st),
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_idx + from, r->d_list + from, add * 4,
+                                                cudaMemcpyDeviceToHost, st),
                            "pulling changed indices");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_vals, r->d_gather, n * r->elem,
-                                                cudaMemcpyDeviceToHost, st),
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync((char *)r->h_vals + from * r->elem, gath,
+                                                add * r->elem, cudaMemcpyDeviceToHost, st),
                            "pulling changed values");
     if (!rc)
-        rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, n, st),
-                           "clearing a recorder");
-    if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
-                           "clearing a count");
-    if (!rc)
         rc = hf_cuda_check(gpu, cudaStreamSynchronize(st), "pulling changes");
-    return rc ? rc : (long)n;
+    if (!rc)
+        r->pulled = (size_t)n;
+    return rc;
+}
+
+int hf__cuda_shared_bundle_start(struct hf_cuda *gpu, struct hf__cuda_shared *sh)
+{
+    cudaStream_t st = hf_cuda_compute_stream(gpu);
+    for (int s = 0; sh && s < sh->n; s++) {
+        int rc = sh->r[s].d_bits ? clear_if_stale(gpu, &sh->r[s], st) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
+                                const struct hf_bundle *b)
+{
+    cudaStream_t st = hf_cuda_compute_stream(gpu);
+    for (int s = 0; sh && s < sh->n; s++) {
+        struct replica *r = &sh->r[s];
+        int rc = r->d_bits ? pull_tail(gpu, r, s, st) : 0;
+        if (rc)
+            return rc;
+        if (r->kind != HF_SHARED_OWNED || b->begin >= b->end)
+            continue;
+        if (b->end > r->count)
+            return hf_fail(HF_EAPP, "%s: bundle units %zu..%zu beyond OWNED shared array %d "
+                                    "(%zu elements)", hf_cuda_name(gpu), b->begin, b->end - 1,
+                           s, r->count);
+        size_t off = b->begin * r->elem;
+        rc = hf_cuda_check(gpu, cudaMemcpy((char *)r->host + off, (char *)r->d_data + off,
+                                           (b->end - b->begin) * r->elem,
+                                           cudaMemcpyDeviceToHost),
+                           "copying an OWNED range back");
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
+                          const uint32_t **idx, const void **vals)
+{
+    struct replica *r = &sh->r[s];
+    (void)gpu;
+    *idx = r->h_idx;
+    *vals = r->h_vals;
+    r->stale = r->pulled > 0;
+    return (long)r->pulled;
 }
 
 int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
@@ -217,7 +269,9 @@ int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
 {
     struct replica *r = &sh->r[s];
     cudaStream_t st = hf_cuda_compute_stream(gpu);
-    int rc;
+    int rc = r->d_bits ? clear_if_stale(gpu, r, st) : 0;
+    if (rc)
+        return rc;
     if (!idx) {
         rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->d_data, vals, r->count * r->elem,
                                                 cudaMemcpyHostToDevice, st), "pushing an array");

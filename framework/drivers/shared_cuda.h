@@ -22,7 +22,10 @@ struct hf__cuda_shared;
 int hf__cuda_shared_open(struct hf_cuda *gpu, const struct hf_shared *arr, int n,
                          struct hf__cuda_shared **out);
 void hf__cuda_shared_close(struct hf__cuda_shared *sh);
-/* After a bundle ran: copies its unit range of every OWNED array back to the host. */
+/* Before a bundle runs: clears the recorders whose changes the host took. */
+int hf__cuda_shared_bundle_start(struct hf_cuda *gpu, struct hf__cuda_shared *sh);
+/* After a bundle ran: copies its unit range of every OWNED array back to the
+ * host, and the changes it recorded to the pinned host buffers. */
 int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
                                 const struct hf_bundle *b);
 /* The driver ops of device.h (shared_pull, shared_push). */
