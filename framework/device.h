@@ -60,9 +60,9 @@ struct hf_driver_ops {
     long (*shared_pull)(struct hf_device *dev, int s, const uint32_t **idx, const void **vals);
     /* shared_push: brings the device copy of array s up to date with the host
      * copy: element idx[k] becomes vals[k] for k < n, or, with idx == NULL,
-     * the whole array becomes `vals` (the host array). */
+     * elements [first, first + n) become vals[0, n). */
     int (*shared_push)(struct hf_device *dev, int s, const uint32_t *idx, const void *vals,
-                       size_t n);
+                       size_t n, size_t first);
 };
 
 struct hf_device {

@@ -2,7 +2,8 @@
 # bench/graph/run.sh - the graph benchmarks of issue 11, on the GPU machine.
 #
 # For every app of $APPS and graph of $GRAPHS, one `hetfarm compare` per
-# device set of $DEVSETS runs every scheduler of $SCHEDS on the same graph
+# device set of $DEVSETS runs every scheduler of $SCHEDS (HASS alone on the
+# single-device sets of $SOLO) on the same graph
 # (generated once, cached as .hfg under $CACHE); then GAP's reference CPU codes
 # (gapbs, built here and carried in .peers/gapbs) run on a graph of the same
 # generator and size with the same thread count, for the CPU comparison.
@@ -19,6 +20,8 @@ APPS=${APPS:-bfs pagerank cc sssp mst}
 GRAPHS=${GRAPHS:-kron22 road}
 DEVSETS=${DEVSETS:-cpu gpu1 cpu+gpu1 cpu+gpu2}
 SCHEDS=${SCHEDS:-hass, greedy, minmin, qilin, static}
+# One device needs no comparison of schedulers: those sets run HASS only.
+SOLO=${SOLO:-cpu gpu1 gpu2}
 CPUS=${CPUS:-16}
 mkdir -p "$OUT/full" "$CACHE"
 [ -d .gpulibs ] && export LD_LIBRARY_PATH="$PWD/.gpulibs:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -49,7 +52,8 @@ for g in $GRAPHS; do
         for ds in $DEVSETS; do
             name="$app-$g-$ds"
             { printf '[run]\napp = %s\nrounds = 100000\ngrain = %s\nprogress = no\n' "$app" "${GRAIN:-16384}"
-              printf '[compare]\nschedulers = %s\n' "$SCHEDS"
+              case " $SOLO " in *" $ds "*) sch=hass ;; *) sch=$SCHEDS ;; esac
+              printf '[compare]\nschedulers = %s\n' "$sch"
               printf '[load]\n'; graph_keys "$g"
               printf 'seed = 1\nweighted = yes\ncache_dir = %s\n' "$CACHE"
               case $app in bfs|sssp) printf 'source = maxdegree\n' ;; esac

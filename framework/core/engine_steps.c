@@ -23,6 +23,7 @@
 
 #include "engine_internal.h"
 #include "io/progress.h"
+#include "shared.h"
 
 #define HF_MAX_EVENTS 400000 /* per run; later bundles still count, but are not drawn */
 
@@ -190,6 +191,11 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
         e->round_end = end;
     if (e->recording)
         record_event(e, dev, span, work, start, end, t);
+    if (e->shared && (rc = hf__shared_bundle_ran(e->shared, dev, e->chunks[span->first].begin,
+                                                 e->chunks[span->first + span->count - 1].end))) {
+        hf__engine_error(e, rc, "round %d: %s", e->round.round, hf_last_error());
+        return rc;
+    }
     if (e->sched->finished)
         e->sched->finished(e->sched_state, dev, span, end - start);
     e->progress_gen++;

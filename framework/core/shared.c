@@ -51,6 +51,8 @@ struct hf__shared_set {
     long *pulled;                /* per device: elements pulled of the array being merged */
     int *want;                   /* per device: takes part in the current merge step */
     int *skip_push;              /* per device: has every change already (see merge) */
+    struct ran { int dev; size_t begin, end; } *ran; /* this round's bundles' unit ranges */
+    size_t nran, ran_cap;
 };
 
 size_t hf_elem_size(enum hf_elem e)
@@ -152,6 +154,7 @@ void hf__shared_destroy(struct hf__shared_set *S, int ndev)
     free(S->skip_push);
     free(S->want);
     free(S->push_val);
+    free(S->ran);
     free(S->rec);
     free(S->arr);
     free(S);
@@ -257,11 +260,11 @@ static int push_step(struct hf__engine *e, int d, void *arg)
     if (!dev->ops || !dev->ops->shared_push)
         return 0;
     if (a->kind == HF_SHARED_OWNED)
-        return m->skip_push[d] ? 0 : dev->ops->shared_push(dev, m->s, NULL, a->host, a->count);
+        return m->skip_push[d] ? 0 : push_owned_ranges(e, d, m);
     struct hf__recorder *r = &m->S->rec[m->s];
     if (m->skip_push[d] || !r->count)
         return 0;
-    return dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count);
+    return dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count, 0);
 }
 
 /* Step 2: the pulled values into the host copy; the union in the host
@@ -353,6 +356,7 @@ int hf__shared_merge(struct hf__engine *e)
                 hf__recorder_seal(&S->rec[s]);
         return 0;
     }
+    qsort(S->ran, S->nran, sizeof *S->ran, by_begin);
     for (int s = 0; s < S->n; s++) {
         for (int d = 0; d < e->ndev; d++) /* for OWNED: it computed every range */
             S->skip_push[d] = e->stats[d].chunks == e->nchunks;
@@ -380,10 +384,56 @@ int hf__shared_merge(struct hf__engine *e)
     return 0;
 }
 
+int hf__shared_bundle_ran(struct hf__shared_set *S, int dev, size_t begin, size_t end)
+{
+    if (S->nran == S->ran_cap) {
+        size_t cap = S->ran_cap ? 2 * S->ran_cap : 64;
+        struct ran *r = realloc(S->ran, cap * sizeof *r);
+        if (!r)
+            return hf_fail(HF_ENOMEM, "shared data: out of memory");
+        S->ran = r, S->ran_cap = cap;
+    }
+    S->ran[S->nran++] = (struct ran){dev, begin, end};
+    return 0;
+}
+
+static int by_begin(const void *a, const void *b)
+{
+    const struct ran *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Pushes to device d the OWNED array's ranges that other devices computed
+ * this round, adjacent ranges as one copy (ran[] is sorted by begin). */
+static int push_owned_ranges(struct hf__engine *e, int d, const struct merge_step *m)
+{
+    struct hf_device *dev = hf_devlist_get(e->devs, d);
+    const struct hf_shared *a = &m->S->arr[m->s];
+    size_t es = hf_elem_size(a->elem);
+    for (size_t k = 0; k < m->S->nran;) {
+        if (m->S->ran[k].dev == d) {
+            k++;
+            continue;
+        }
+        size_t b = m->S->ran[k].begin, end = m->S->ran[k].end;
+        for (k++; k < m->S->nran && m->S->ran[k].dev != d && m->S->ran[k].begin == end; k++)
+            end = m->S->ran[k].end;
+        if (end > a->count)
+            return hf_fail(HF_EAPP, "OWNED shared array %s: units %zu..%zu beyond its %zu "
+                                    "elements", a->name, b, end - 1, a->count);
+        int rc = dev->ops->shared_push(dev, m->s, NULL, (const char *)a->host + b * es, end - b, b);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* The union stays in the host recorder until the next load was drawn, so that
  * next_load can read it (hf_shared_last_changes); then it is forgotten. */
 void hf__shared_round_start(struct hf__shared_set *S)
 {
+    if (S)
+        S->nran = 0;
     for (int s = 0; S && s < S->n; s++)
         if (S->rec[s].bits)
             hf__recorder_clear(&S->rec[s]);
@@ -409,7 +459,7 @@ static int push_all_step(struct hf__engine *e, int d, void *arg)
     const struct hf_shared *a = &m->S->arr[m->s];
     if (!dev->ops || !dev->ops->shared_push)
         return 0;
-    return dev->ops->shared_push(dev, m->s, NULL, a->host, a->count);
+    return dev->ops->shared_push(dev, m->s, NULL, a->host, a->count, 0);
 }
 
 int hf__shared_sync_all(struct hf__engine *e)

@@ -20,6 +20,9 @@ const struct hf_shared *hf__shared_list(const struct hf__shared_set *S, int *n);
 /* Sends every state array whole to every device and forgets the host's
  * records: the start of round 0. */
 int hf__shared_sync_all(struct hf__engine *e);
+/* Notes that device dev ran units [begin, end) this round (engine lock held):
+ * an OWNED array's push sends each GPU the ranges the others computed. */
+int hf__shared_bundle_ran(struct hf__shared_set *S, int dev, size_t begin, size_t end);
 /* Forgets the union of the last merge: called once next_load has run. */
 void hf__shared_round_start(struct hf__shared_set *S);
 /* The round-end merge (see shared.c); 0 or an HF_E* code. */

@@ -695,10 +695,10 @@ static long cuda_shared_pull(struct hf_device *dev, int s, const uint32_t **idx,
 }
 
 static int cuda_shared_push(struct hf_device *dev, int s, const uint32_t *idx, const void *vals,
-                            size_t n)
+                            size_t n, size_t first)
 {
     struct hf_cuda *gpu = dev->drv;
-    return gpu->shared ? hf__cuda_shared_push(gpu, gpu->shared, s, idx, vals, n) : 0;
+    return gpu->shared ? hf__cuda_shared_push(gpu, gpu->shared, s, idx, vals, n, first) : 0;
 }
 
 const struct hf_driver_ops hf_driver_cuda = {

@@ -18,6 +18,7 @@
  * union back and scatters it. An OWNED array's bundle range is copied back
  * right after the bundle too.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ struct replica {
     void *h_vals;
     size_t h_cap;
     size_t pulled;   /* entries of d_list already copied to h_idx / h_vals */
+    int pinned;      /* host holds a reference in the pin registry */
     int stale;       /* the host took this round's changes: clear before recording again */
 };
 
@@ -42,6 +44,51 @@ struct hf__cuda_shared {
     int n;
     struct replica r[];
 };
+
+/* Host arrays that move every round (OWNED ranges, pushes of whole arrays)
+ * are page-locked once for all GPUs of the process, so that their copies run
+ * at the pinned rate instead of through a bounce buffer; every GPU's open
+ * takes a reference and its close gives it back. Registration is best
+ * effort: an array that cannot be pinned is copied pageable. */
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pinned {
+    void *ptr;
+    int refs, ok;
+} pins[64];
+
+static void pin_host(void *ptr, size_t bytes)
+{
+    pthread_mutex_lock(&pin_lock);
+    int free_slot = -1;
+    for (int k = 0; k < 64; k++) {
+        if (pins[k].refs > 0 && pins[k].ptr == ptr) {
+            pins[k].refs++;
+            pthread_mutex_unlock(&pin_lock);
+            return;
+        }
+        if (pins[k].refs == 0 && free_slot < 0)
+            free_slot = k;
+    }
+    if (free_slot >= 0) {
+        int ok = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable) == cudaSuccess;
+        (void)cudaGetLastError(); /* already registered by the app, or no room: pageable */
+        pins[free_slot] = (struct pinned){ptr, 1, ok};
+    }
+    pthread_mutex_unlock(&pin_lock);
+}
+
+static void unpin_host(void *ptr)
+{
+    pthread_mutex_lock(&pin_lock);
+    for (int k = 0; k < 64; k++)
+        if (pins[k].refs > 0 && pins[k].ptr == ptr && --pins[k].refs == 0) {
+            if (pins[k].ok)
+                (void)cudaHostUnregister(ptr);
+            (void)cudaGetLastError();
+            pins[k].ptr = NULL;
+        }
+    pthread_mutex_unlock(&pin_lock);
+}
 
 static int recorded(enum hf_shared_kind k)
 {
@@ -60,8 +107,12 @@ static int replica_open(struct hf_cuda *gpu, const struct hf_shared *a, struct r
     if (!rc)
         rc = hf_cuda_check(gpu, cudaMemcpy(r->d_data, a->host, bytes, cudaMemcpyHostToDevice),
                            a->name);
-    if (rc || !recorded(a->kind))
+    if (rc || a->kind == HF_SHARED_READONLY)
         return rc;
+    pin_host(a->host, bytes);
+    r->pinned = 1;
+    if (!recorded(a->kind))
+        return 0;
     size_t words = (r->count + 31) / 32;
     rc = hf_cuda_check(gpu, cudaMalloc((void **)&r->d_bits, words * 4), "a change recorder");
     if (!rc)
@@ -109,6 +160,8 @@ void hf__cuda_shared_close(struct hf__cuda_shared *sh)
         (void)cudaFree(r->d_gather);
         (void)cudaFreeHost(r->h_idx);
         (void)cudaFreeHost(r->h_vals);
+        if (r->pinned)
+            unpin_host(r->host);
     }
     (void)cudaGetLastError();
     free(sh);
@@ -265,7 +318,7 @@ long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
 }
 
 int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
-                         const uint32_t *idx, const void *vals, size_t n)
+                         const uint32_t *idx, const void *vals, size_t n, size_t first)
 {
     struct replica *r = &sh->r[s];
     cudaStream_t st = hf_cuda_compute_stream(gpu);
@@ -273,8 +326,10 @@ int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
     if (rc)
         return rc;
     if (!idx) {
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->d_data, vals, r->count * r->elem,
-                                                cudaMemcpyHostToDevice, st), "pushing an array");
+        HF_ASSERT_MSG(first <= r->count && n <= r->count - first, "shared push: bad range");
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync((char *)r->d_data + first * r->elem, vals,
+                                                n * r->elem, cudaMemcpyHostToDevice, st),
+                           "pushing a range");
     } else {
         HF_ASSERT_MSG(n <= r->count && r->d_list, "shared push: bad union");
         rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->d_list, idx, n * 4, cudaMemcpyHostToDevice, st),
