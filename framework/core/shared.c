@@ -251,6 +251,37 @@ static int pull_step(struct hf__engine *e, int d, void *arg)
     return 0;
 }
 
+static int by_begin(const void *a, const void *b)
+{
+    const struct ran *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Pushes to device d the OWNED array's ranges that other devices computed
+ * this round, adjacent ranges as one copy (ran[] is sorted by begin). */
+static int push_owned_ranges(struct hf__engine *e, int d, const struct merge_step *m)
+{
+    struct hf_device *dev = hf_devlist_get(e->devs, d);
+    const struct hf_shared *a = &m->S->arr[m->s];
+    size_t es = hf_elem_size(a->elem);
+    for (size_t k = 0; k < m->S->nran;) {
+        if (m->S->ran[k].dev == d) {
+            k++;
+            continue;
+        }
+        size_t b = m->S->ran[k].begin, end = m->S->ran[k].end;
+        for (k++; k < m->S->nran && m->S->ran[k].dev != d && m->S->ran[k].begin == end; k++)
+            end = m->S->ran[k].end;
+        if (end > a->count)
+            return hf_fail(HF_EAPP, "OWNED shared array %s: units %zu..%zu beyond its %zu "
+                                    "elements", a->name, b, end - 1, a->count);
+        int rc = dev->ops->shared_push(dev, m->s, NULL, (const char *)a->host + b * es, end - b, b);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* Step 3 on device d's thread: the union's host values, or the whole array. */
 static int push_step(struct hf__engine *e, int d, void *arg)
 {
@@ -394,37 +425,6 @@ int hf__shared_bundle_ran(struct hf__shared_set *S, int dev, size_t begin, size_
         S->ran = r, S->ran_cap = cap;
     }
     S->ran[S->nran++] = (struct ran){dev, begin, end};
-    return 0;
-}
-
-static int by_begin(const void *a, const void *b)
-{
-    const struct ran *x = a, *y = b;
-    return x->begin < y->begin ? -1 : x->begin > y->begin;
-}
-
-/* Pushes to device d the OWNED array's ranges that other devices computed
- * this round, adjacent ranges as one copy (ran[] is sorted by begin). */
-static int push_owned_ranges(struct hf__engine *e, int d, const struct merge_step *m)
-{
-    struct hf_device *dev = hf_devlist_get(e->devs, d);
-    const struct hf_shared *a = &m->S->arr[m->s];
-    size_t es = hf_elem_size(a->elem);
-    for (size_t k = 0; k < m->S->nran;) {
-        if (m->S->ran[k].dev == d) {
-            k++;
-            continue;
-        }
-        size_t b = m->S->ran[k].begin, end = m->S->ran[k].end;
-        for (k++; k < m->S->nran && m->S->ran[k].dev != d && m->S->ran[k].begin == end; k++)
-            end = m->S->ran[k].end;
-        if (end > a->count)
-            return hf_fail(HF_EAPP, "OWNED shared array %s: units %zu..%zu beyond its %zu "
-                                    "elements", a->name, b, end - 1, a->count);
-        int rc = dev->ops->shared_push(dev, m->s, NULL, (const char *)a->host + b * es, end - b, b);
-        if (rc)
-            return rc;
-    }
     return 0;
 }
 
