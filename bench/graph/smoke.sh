@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 [ -d .gpulibs ] && export LD_LIBRARY_PATH="$PWD/.gpulibs:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 status=0
 log() { echo "== $*"; }
-for t in build/tests/test_cuda build/tests/test_shared build/tests/test_graph_cuda \
+for t in build/tests/test_cuda build/tests/test_strsearch_cuda build/tests/test_shared build/tests/test_graph_cuda \
          build/tests/test_graph_mst_cuda; do
     [ -x "$t" ] || continue
     log "$t"
@@ -27,7 +27,7 @@ run() { # name, then config lines
     echo "exit $rc"; tail -n 6 "$OUT/$name.log"
     [ $rc = 0 ] || status=1
 }
-for app in ${APPS:-bfs}; do
+for app in ${APPS:-bfs pagerank cc sssp mst}; do
     for dev in "cpu = all|cuda = all" "cpu = 0|cuda = all" "cpu = 0|cuda = 0"; do
         tag=$(echo "$dev" | tr -cd 'a-z0-9')
         run "$app-kron18-$tag" "[run]" "app = $app" "rounds = 100000" "grain = 4096" \
