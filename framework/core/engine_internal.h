@@ -39,6 +39,7 @@ struct hf__engine {
     struct hf_round round;
     int *alive;
     double *standalone;            /* per device work/s, NULL while measuring */
+    struct hf_cost_model *cost;    /* per device: affine model of its bundles (bound_s) */
     struct hf_round_device *stats; /* per device, this round */
     double round_start, round_end; /* seconds since the run started */
     struct hf__span_queue orphans;
