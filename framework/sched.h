@@ -57,6 +57,7 @@ struct hf_cost_model {
     double lat, inv;      /* the fit: seconds per bundle, seconds per unit of work */
     double spread;        /* robust relative spread of accepted bundles around the fit */
     int fitted, stale;    /* a fit exists; bundles accepted since it was made */
+    int lat_known;        /* a fit has seen bundles of clearly different sizes */
     double pw[2], pt[2];  /* the surprises of the current run (drift candidates) */
     int run, run_sign;    /* surprises in a row, and their direction */
     long outliers;        /* bundles flagged so far */

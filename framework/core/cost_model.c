@@ -75,6 +75,7 @@ void hf_cost_refit(struct hf_cost_model *m)
         for (int i = 0; i < m->n; i++)
             v[i] = m->t[i] - inv * m->w[i];
         lat = median(v, m->n);
+        m->lat_known = 1;
     }
     if (!(ns && inv > 0.0) || lat < 0.0) {
         /* One size only, or a line through the noise with a negative slope or
@@ -113,7 +114,14 @@ int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
 {
     if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
         return 0;
-    if (!m->fitted) {
+    /* Until the latency has been seen, a bundle clearly smaller than every
+     * bundle in the window cannot be judged: the fit has no idea of its
+     * fixed cost. */
+    int smaller = !m->lat_known;
+    for (int i = 0; i < m->n && smaller; i++)
+        smaller = COST_PAIR_GAP * work < m->w[i];
+    if (!m->fitted || smaller) {
+        m->run = 0;
         accept(m, work, seconds);
         return 0;
     }

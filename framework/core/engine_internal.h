@@ -62,6 +62,7 @@ struct hf__engine {
     struct hf__real *real;         /* real engine: device threads */
     double sim_now;                /* sim engine: virtual clock */
     uint64_t rng;                  /* sim engine: jitter draws */
+    size_t *sim_sizes;             /* sim engine: bundle sizes each device ran (engine_sim.c) */
 };
 
 /* Hands device `dev` its next span: orphans first, then the scheduler; the

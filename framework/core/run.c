@@ -119,6 +119,7 @@ static void teardown(struct hf__engine *e)
     free(e->last_event);
     free(e->standalone);
     free(e->cost);
+    free(e->sim_sizes);
     free(e->chunks);
     free(e->orphans.v);
     free(e->events);
