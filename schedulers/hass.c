@@ -50,7 +50,8 @@
  * moving - but it is never frozen for good: when a device's times drift (its
  * model restarts after two surprising bundles), the plan moves and is taken.
  * A device left out of the split for `reprobe` rounds gets one chunk to
- * re-measure it, so a device that was left out on old evidence can come back.
+ * re-measure it where that chunk ends within the planned round (a probe must
+ * cost nothing), so a device left out on old evidence can come back.
  * Models are saved in the profile (`hass.model`, and `hass.rate` = 1/inv) at
  * every round_end.
  *
@@ -306,11 +307,17 @@ static int plan_counts(struct hass *h, size_t n, size_t *counts)
 
 /* Gives one chunk to each alive device that was left out for `reprobe` rounds
  * in a row (taken from the device with the most chunks), so that its model is
- * measured again. */
+ * measured again - but only where that chunk, by the model, ends before the
+ * planned round does: a probe must cost nothing. A device left out for its
+ * latency at a small load comes back when the load grows. */
 static void add_probes(struct hass *h, size_t *counts)
 {
+    double w = hf__mean_chunk_work(h->r), ms = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        ms = fmax(ms, finish(h, d, counts[d], w));
     for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
-        if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe)
+        if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
+            !h->model[d].fitted || finish(h, d, 1, w) > ms)
             continue;
         int most = 0;
         for (int k = 1; k < h->ndev; k++)
@@ -491,12 +498,13 @@ static int cpu_should_leave(const struct hass *h, int c)
     const struct hf_round *r = h->r;
     if (!h->steal || h->buf[c].hi <= h->buf[c].lo || !(h->rate[c] > 0.0))
         return 0;
-    double w = hf__mean_chunk_work(r), G = 0.0, Wg = 0.0;
+    double w = hf__mean_chunk_work(r), G = 0.0, Wg = 0.0, L = INFINITY;
     int waiting = 0;
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
             continue;
         G += h->rate[g];
+        L = fmin(L, h->model[g].lat);
         Wg += h->committed[g] + w * (double)(h->buf[g].hi - h->buf[g].lo);
         waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
     }
@@ -506,8 +514,9 @@ static int cpu_should_leave(const struct hass *h, int c)
     /* The chunk it would start, at its pessimistic time: a CPU whose chunks
      * vary a lot must not become the straggler on a lucky estimate. */
     double chunk_s = w / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
-    double take = fmax(Wc / h->rate[c] + chunk_s, (Wg + Rc - w) / G);
-    double leave = fmax(Wc / h->rate[c], (Wg + Rc) / G);
+    /* What the CPU leaves costs the GPUs one more bundle: its latency too. */
+    double take = fmax(Wc / h->rate[c] + chunk_s, (Wg + Rc - w) / G + (Rc > w ? L : 0.0));
+    double leave = fmax(Wc / h->rate[c], (Wg + Rc) / G + L);
     return take > leave;
 }
 
