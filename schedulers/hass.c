@@ -36,12 +36,15 @@
  * the CPU buffer with the most time left a span sized by the rates (the k that
  * makes the later of "the CPU finishes the rest" and "the GPUs finish k
  * chunks" soonest, its part of it by rate when there are several GPUs), but
- * not when its latency alone would outlast the CPU's whole buffer; a CPU team
+ * not when its latency alone would outlast the CPU's whole buffer, and rounded
+ * down to a power of two (sizes that recur: a real GPU pays for the first
+ * bundle of every new size); a CPU team
  * with nothing left steals one chunk from another CPU team. A CPU does not
  * start one more chunk when, by the models (its chunk time inflated by its
  * spread), that would end the round later than leaving it to the GPUs. A
- * `reserve` of each GPU's share can be laid at the CPU buffer's tail for noisy
- * GPUs (off by default).
+ * reserve of each GPU's share is laid at the CPU buffer's tail for noisy GPUs
+ * (twice their measured spread when that exceeds 1%, or the `reserve` knob),
+ * where the GPUs steal it back by rate at the end.
  *
  * Adapt (round_end). The models are refitted and the next round's split is
  * planned from them. A plan that moves no share by `stable_tol` or more keeps
@@ -61,11 +64,15 @@
  * bundles).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched.h"
 #include "sched_util.h"
+
+#define HASS_SIZES 64   /* bundle sizes remembered per device */
+#define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
 
 struct hass {
     int ndev;
@@ -82,7 +89,10 @@ struct hass {
     double *ratio;      /* planned shares of the next round, sum to 1 */
     size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
     size_t plan_chunks;
+    double plan_reserve; /* the reserve fraction fixed with the plan */
     int have_ratio;
+    double *warm;       /* per device: what a bundle of a new size costs it once (s) */
+    size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
     long *left_out;     /* rounds in a row the device got nothing */
 
     /* The current round. */
@@ -110,6 +120,8 @@ static void hass_destroy(void *state)
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
+    free(h->warm);
+    free(h->sizes);
     free(h->buf);
     free(h->committed);
     free(h->inflight);
@@ -156,6 +168,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
+    h->warm = calloc(n, sizeof *h->warm);
+    h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
     h->buf = calloc(n, sizeof *h->buf);
     h->committed = calloc(n, sizeof *h->committed);
     h->inflight = calloc(n, sizeof *h->inflight);
@@ -164,6 +178,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
     if (!h->model || !h->rate || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
+        !h->warm || !h->sizes ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
@@ -330,20 +345,33 @@ static void add_probes(struct hass *h, size_t *counts)
     }
 }
 
-/* Lays out buffers for chunks [base, nchunks) from counts; the reserve of
- * each GPU's share goes to the fastest CPU buffer's tail, where the GPUs steal
- * it back at the end when the plan was right. */
+/* The reserve of each GPU's share that goes to the fastest CPU buffer's tail,
+ * where the GPUs steal it back at the end when the plan was right: the
+ * `reserve` knob, or twice the largest spread the GPUs' models measured (at
+ * most 10%) when that is larger than 1%: noisy GPUs get a tail to balance on,
+ * steady ones (a real H200 varies well under 1%) keep one bundle per round. */
+static double reserve_for(const struct hass *h, const size_t *counts)
+{
+    double spread = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0)
+            spread = fmax(spread, h->model[d].spread);
+    return fmax(h->reserve, spread > 0.01 ? fmin(0.1, 2.0 * spread) : 0.0);
+}
+
+/* The buffers themselves; the reserve fraction is the plan's (fixed when the
+ * plan was made, so a settled plan keeps its bundle sizes exactly). */
 static void lay_out(struct hass *h, size_t *counts, size_t base)
 {
     int cpu = -1;
     for (int d = 0; d < h->ndev; d++)
-        if (!h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0 &&
-            (cpu < 0 || h->rate[d] > h->rate[cpu]))
+        if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || h->rate[d] > h->rate[cpu]))
             cpu = d;
+    double reserve = h->plan_reserve;
     for (int d = 0; h->steal && cpu >= 0 && d < h->ndev; d++) {
         if (!h->dev[d].is_gpu || counts[d] < 2)
             continue;
-        size_t k = (size_t)floor(h->reserve * (double)counts[d]);
+        size_t k = (size_t)floor(reserve * (double)counts[d]);
         counts[d] -= k;
         counts[cpu] += k;
     }
@@ -360,6 +388,7 @@ static void split_rest(struct hass *h, size_t base)
     refresh_rates(h);
     if (!plan_counts(h, h->r->nchunks - base, counts))
         return; /* nobody is measured: keep serving the shared pool */
+    h->plan_reserve = reserve_for(h, counts);
     lay_out(h, counts, base);
 }
 
@@ -482,7 +511,12 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     if (best == 0)
         best = 1; /* an idle CPU left this chunk to the GPUs: someone must take it */
     size_t mine = (size_t)llround((double)best * g / gsum);
-    return hf__take_tail(h->buf, c, mine > 0 ? mine : 1, out);
+    /* Steal sizes are powers of two: a real GPU pays for the first bundle of
+     * every new size (a cuBLAS kernel choice), and powers of two recur. */
+    size_t pow2 = 1;
+    while (pow2 * 2 <= mine)
+        pow2 *= 2;
+    return hf__take_tail(h->buf, c, pow2, out);
 }
 
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
@@ -575,6 +609,34 @@ static int all_profiled(const struct hass *h)
     return 1;
 }
 
+/* Whether device d ran a bundle of `count` chunks before; remembers it. */
+static int size_seen(struct hass *h, int d, size_t count)
+{
+    size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
+    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
+        if (set[k] == key)
+            return 1;
+        if (set[k] == 0) {
+            set[k] = key;
+            return 0;
+        }
+    }
+    return 1; /* full: everything counts as seen */
+}
+
+/* A bundle of a size the device never ran costs it extra once on real GPUs
+ * (kernel choice and loading for a new GEMM shape): learn how much, from how
+ * far such bundles overshoot the model, so that a changed split is weighed
+ * against what it costs (hass_round_end). */
+static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double seconds)
+{
+    const struct hf_cost_model *m = &h->model[d];
+    if (size_seen(h, d, count) || !m->lat_known)
+        return;
+    double excess = fmax(0.0, seconds - hf_cost_time(m, work));
+    h->warm[d] = 0.5 * h->warm[d] + 0.5 * excess;
+}
+
 /* Every span feeds the device's cost model. In round 0 before the split,
  * profiling also grows a GPU's span until its rate stops rising, counts a
  * CPU's first chunks, and splits the rest of the pool once all are measured. */
@@ -587,6 +649,7 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     double work = 0.0;
     for (size_t i = span->first; i < span->first + span->count; i++)
         work += h->r->chunks[i].work;
+    learn_warm_cost(h, d, span->count, work, seconds);
     hf_cost_add(&h->model[d], work, seconds);
     if (h->split)
         return;
@@ -623,9 +686,32 @@ static void save_models(struct hass *h)
     }
 }
 
+/* Whether the plan in force is still worth keeping against `counts`, a fresh
+ * plan for n chunks: it is, unless the fresh plan finishes sooner (under the
+ * current models) by more than stable_tol of the round and pays back, within
+ * HASS_AMORTISE rounds, the warm-up its new bundle sizes cost the devices
+ * whose counts change. A plan for another chunk count, or one that feeds a
+ * retired device, is never kept. */
+static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
+{
+    if (!h->have_ratio || h->plan_chunks != n)
+        return 0;
+    double w = hf__mean_chunk_work(h->r), old_ms = 0.0, new_ms = 0.0, warm = 0.0;
+    for (int d = 0; d < h->ndev; d++) {
+        if (h->plan_n[d] > 0 && !h->r->alive[d])
+            return 0;
+        old_ms = fmax(old_ms, finish(h, d, h->plan_n[d], w));
+        new_ms = fmax(new_ms, finish(h, d, counts[d], w));
+        if (counts[d] != h->plan_n[d] && counts[d] > 0)
+            warm = fmax(warm, h->warm[d]);
+    }
+    double gain = old_ms - new_ms;
+    return !(gain > h->stable_tol * old_ms && gain * HASS_AMORTISE > warm);
+}
+
 /* The adaptation phase: refit the models, plan the next round's counts for a
- * round of the same size, and keep the previous counts when no share moves by
- * stable_tol (see DESIGN: settled, never frozen). */
+ * round of the same size, and keep the plan in force when changing it would
+ * not pay (keep_plan; see DESIGN: settled, never frozen). */
 static int hass_round_end(void *state, const struct hf_round_report *rep)
 {
     struct hass *h = state;
@@ -634,22 +720,19 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
         h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + 1;
     refresh_rates(h);
     save_models(h);
+    if (getenv("HASS_DEBUG"))
+        for (int d = 0; d < h->ndev; d++)
+            fprintf(stderr, "r%d d%d lat %.4g inv %.4g spread %.3f n %d rate %.4g\n", rep->round, d,
+                    h->model[d].lat, h->model[d].inv, h->model[d].spread, h->model[d].n, h->rate[d]);
     if (!r || r->nchunks == 0)
         return 0;
     size_t counts[h->ndev];
     if (!plan_counts(h, r->nchunks, counts))
         return 0;
-    double next[h->ndev];
-    for (int d = 0; d < h->ndev; d++)
-        next[d] = (double)counts[d] / (double)r->nchunks;
-    int keep = h->have_ratio && h->plan_chunks == r->nchunks &&
-               hf__max_share_change(next, h->ratio, h->ndev) < h->stable_tol;
-    for (int d = 0; d < h->ndev && keep; d++)
-        keep = r->alive[d] || h->plan_n[d] == 0;
-    if (!keep) {
-        memcpy(h->ratio, next, sizeof next);
+    if (!keep_plan(h, counts, r->nchunks)) {
         memcpy(h->plan_n, counts, sizeof counts);
         h->plan_chunks = r->nchunks;
+        h->plan_reserve = reserve_for(h, counts);
     }
     add_probes(h, h->plan_n);
     for (int d = 0; d < h->ndev; d++)
