@@ -19,12 +19,26 @@ extern "C" {
 
 /* How the sim engine times a bundle on a modelled device:
  *   seconds = latency_s + bytes / bandwidth (GPUs only) + work / rate,
- * times (1 + jitter * g) with g a standard normal draw from the run's seed. */
+ * times (1 + jitter * g) with g a standard normal draw from the run's seed.
+ * What broke HASS on real GPUs is modelled too, in the scheduled rounds only
+ * (not the standalone passes), deterministically for a seed: the device's
+ * first bundle costs warmup_s more, a bundle of a chunk count the device has
+ * not run before new_size_s more, a bundle stalls for stall_s more with
+ * probability stall_prob (and always the bundle stall_bundle of round
+ * stall_round), and from round slow_round on every bundle takes slow_factor
+ * times as long. */
 struct hf_sim_model {
     double rate;        /* work/s of the whole device */
     double latency_s;   /* fixed cost per bundle */
     double bandwidth;   /* host<->device bytes/s (GPUs); 0 = transfers are free */
     double jitter;      /* relative noise on each bundle's time */
+    double warmup_s;    /* extra time of the device's first bundle */
+    double new_size_s;  /* extra time of a bundle of a chunk count not run before */
+    double stall_prob;  /* probability that a bundle stalls */
+    double stall_s;     /* extra time of a stalled bundle */
+    int stall_round, stall_bundle; /* a stall forced on that bundle; -1 = none */
+    double slow_factor; /* time factor from slow_round on (1 = none) */
+    int slow_round;
 };
 
 /* Where the time of one bundle went (seconds, from the driver's clock). */

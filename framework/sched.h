@@ -39,6 +39,56 @@ int hf_profile_get(hf_profile_t p, const char *device, const char *key, double *
 int hf_profile_set(hf_profile_t p, const char *device, const char *key, const double *vals,
                    int n);
 
+/* The affine cost model of one device (core/cost_model.c): a bundle of work w
+ * takes T(w) = lat + w * inv seconds, fitted from the device's recent bundles.
+ * The engine keeps one per device for the round's bound (bound_s) and the
+ * outliers it records; HASS keeps its own from what `finished` reports. The
+ * fit is robust: a Theil-Sen line (median of the slopes between bundles of
+ * clearly different sizes, median intercept) over HF_COST_WINDOW accepted
+ * bundles, recent ones but of as many sizes as possible. A bundle slower than 1.5x the prediction is an outlier:
+ * flagged and kept out of the fit. Two surprises in a row in the same
+ * direction (both beyond the noise the fit has seen) are a drift, not bad
+ * luck: the window restarts from them, so a device that slowed down or sped
+ * up is believed after two bundles. The first bundle of a size the device has
+ * not run recently is not fitted when it is slower than the fit (a GPU picks
+ * and loads kernels for a new GEMM shape): it counts as a warm-up, and as an
+ * outlier too when beyond 1.5x. Plain value type; no allocation. */
+#define HF_COST_WINDOW 16
+struct hf_cost_model {
+    double w[HF_COST_WINDOW], t[HF_COST_WINDOW]; /* accepted bundles */
+    unsigned char fresh[HF_COST_WINDOW]; /* the first bundle of its size */
+    long age[HF_COST_WINDOW], clock; /* when each was accepted */
+    int n;                /* bundles in the window */
+    double lat, inv;      /* the fit: seconds per bundle, seconds per unit of work */
+    double spread;        /* robust relative spread of accepted bundles around the fit */
+    int fitted, stale;    /* a fit exists; bundles accepted since it was made */
+    int lat_known;        /* a fit has seen bundles of clearly different sizes */
+    int restarted;        /* the window restarted on a drift; the scaled fit holds */
+    double pw[2], pt[2];  /* the surprises of the current run (drift candidates) */
+    int run, run_sign;    /* surprises in a row, and their direction */
+    int pfresh;           /* the surprise in pw/pt was the first of its size */
+    long outliers;        /* bundles flagged so far */
+    double sizes[64];     /* recent distinct bundle sizes (work), a ring */
+    int nsizes, size_at;
+    long warmups;         /* first bundles of a size, slower than the fit, not fitted */
+};
+/* Empties a model. */
+void hf_cost_init(struct hf_cost_model *m);
+/* Adds one bundle of `work` that took `seconds`; returns 1 when it was flagged as
+ * an outlier (far slower than the fit predicts), else 0. Ignores empty bundles. */
+int hf_cost_add(struct hf_cost_model *m, double work, double seconds);
+/* Refits from the accepted bundles when any arrived since the last fit. */
+void hf_cost_refit(struct hf_cost_model *m);
+/* The fitted time of a bundle of `work`; 0 while the model has no fit. */
+double hf_cost_time(const struct hf_cost_model *m, double work);
+/* The split under affine models that makes every device finish together: finds
+ * the smallest T with sum over usable devices of max(0, T - lat[d]) / inv[d] >=
+ * work and writes each device's work into x (0 for a device left out because
+ * its latency alone reaches T). A device is usable when use[d] (NULL: all) and
+ * inv[d] > 0. Returns T, or INFINITY when no device is usable. */
+double hf_cost_split(const double *lat, const double *inv, const int *use, int n, double work,
+                     double *x);
+
 /* A run of contiguous chunks of the current round. */
 struct hf_span {
     size_t first, count;

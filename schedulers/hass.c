@@ -1,79 +1,99 @@
 /* hass.c - HASS, the Heterogeneous Architecture Scheduling Strategy
- * (Goodarzi 2018, Algorithm 3.1), with the improvements asked for in issue 2.
+ * (Goodarzi 2018, Algorithm 3.1), with the improvements of issues 2 and 12.
  *
  * DESIGN
  * ------
- * Round 0 profiles. Until every alive device has a rate, the round's chunks form
- * one shared pool taken from the front: a CPU takes one chunk at a time and its
- * rate is work/seconds over its first `profile_chunks` chunks; a GPU takes a
- * profile span of `profile_chunks` chunks and doubles it after every span until
- * its measured rate rises by less than `growth_stop` (10%) - the thesis profiled
- * "one SP's worth", which never saturates a modern GPU. A GPU that is done
- * growing keeps taking spans of its saturated size from the pool, so nobody
- * idles while a slow CPU finishes its first chunk. Once every alive device has a
- * rate, the chunks still in the pool are split into per-device buffers in
- * proportion to the rates (sched_util.c: floors, then each leftover chunk to the
- * device that finishes it first), laid out contiguously with the GPUs first and
- * the CPUs last. A GPU gets its whole buffer as ONE bundle; a CPU drains its
- * buffer one chunk per request; a GPU whose buffer is empty steals from the
- * tail of the CPU buffer with the most time left a span sized to its rate:
- * chunks are whole, so it takes the k that makes the later of "CPU finishes
- * its running chunk and the rest of its buffer" and "the GPUs finish k chunks"
- * soonest (the thesis's remaining*g/(g+c) when chunks are small; everything
- * when one CPU chunk outlasts the GPUs' whole tail), and with several GPUs its
- * part of that by rate, coming back for more. A CPU team with nothing left
- * steals one chunk from another CPU team. For the same reason a CPU does not
- * start one more chunk of its buffer when, by the rates, that would end the
- * round later than leaving the rest for the GPUs to steal (a 30-core CPU's
- * 64-row matmul chunk takes 0.1 s on an H200 node, half a round). Going beyond
- * the thesis, a `reserve` of each GPU's share is laid at the tail of the CPU
- * buffer: GPUs steal it back at the end when the plan was right, and it
- * absorbs a GPU bundle that ran slow when it was not (a bundle cannot be taken
- * back). It costs every GPU a second bundle per round, so it is off by
- * default (a real H200's bundle times vary well under 1%, and one bundle per
- * GPU per round is the thesis's design); set it for noisy devices (the sim
- * configs model 2% noise per bundle and use 0.03).
-
- * Rounds >= 1 split the whole round by the ratios of the adaptation phase:
- * round_end sets rate_d = work_d / busy_s_d from what each device really did,
- * summed over the last `window` rounds (a GPU runs one bundle per round, so one
- * round's rate carries one bundle's noise; the window averages it out before
- * the split freezes), and the ratios are the rates normalised; a change of
- * less than stable_tol in every share leaves the split as it is. Round 0's
- * profile spans are deliberately small, so a profiled round 0 does not enter
- * the window: its rates are the profiled ones. A split is final once two
- * consecutive adaptations moved no share by `stable_tol` or more (absolute:
- * 0.01 = one percent of the work); after that the ratios stay as they are and
- * only stealing balances. Rates are saved in the profile as `hass.rate` at
- * every round_end; with `warm_start`, round 0 skips profiling when the profile
- * holds a rate for every device and splits at once.
+ * Every device has an affine cost model T(w) = lat + w * inv (sched.h, struct
+ * hf_cost_model), fed with every span it ran: profile spans, its own bundles,
+ * steals. The model is robust (median fits over a window of recent bundles): a
+ * bundle far slower than predicted is an outlier and is not believed, and two
+ * surprises in a row restart the window, so a real change is believed within
+ * two bundles. The thesis's three steps map onto it as follows.
+ *
+ * Profile (round 0, unless warm-started). Until every alive device has been
+ * measured, the round's chunks form one shared pool taken from the front: a CPU
+ * takes one chunk at a time, `profile_chunks` of them; a GPU takes a profile
+ * span of `profile_chunks` chunks and doubles it after every span until its
+ * rate rises by less than `growth_stop` - spans of different sizes are exactly
+ * what the affine fit needs to tell latency from rate. Then the rest of the pool
+ * is split as below. With `warm_start`, the models saved in the profile
+ * (`hass.model` = lat inv, or an older `hass.rate`) skip profiling.
+ *
+ * Split (every round). The split makes all devices finish together under the
+ * models: the common finish time T solves sum_d max(0, T - lat_d) / inv_d = W
+ * (hf_cost_split; a device whose latency alone reaches T gets nothing). Chunks
+ * are whole, so the continuous shares are floored and each leftover chunk goes
+ * to the device that would finish it first; then a device is left out entirely
+ * when the split without it finishes sooner (small loads: one or two GPUs, not
+ * three devices). A device's time spread counts: the planned finish of a device
+ * adds twice its spread times its largest single bundle (a GPU's whole share, a
+ * CPU's one chunk), so a CPU whose chunks vary by 20% is not handed the one
+ * chunk that would make it the straggler. Buffers are laid out contiguously,
+ * GPUs first; a GPU gets its buffer as ONE bundle, a CPU drains its buffer one
+ * chunk per request.
+ *
+ * Steal (during a round). A GPU whose buffer is empty steals from the tail of
+ * the CPU buffer with the most time left a span sized by the rates (the k that
+ * makes the later of "the CPU finishes the rest" and "the GPUs finish k
+ * chunks" soonest, its part of it by rate when there are several GPUs), but
+ * not when its latency alone would outlast the CPU's whole buffer, and rounded
+ * down to a power of two (sizes that recur: a real GPU pays for the first
+ * bundle of every new size); a CPU team
+ * with nothing left steals one chunk from another CPU team. A CPU does not
+ * start one more chunk when, by the models (its chunk time inflated by its
+ * spread), that would end the round later than leaving it to the GPUs. A
+ * reserve of each GPU's share is laid at the CPU buffer's tail for noisy GPUs
+ * (twice their measured spread when that exceeds 1%, or the `reserve` knob),
+ * where the GPUs steal it back by rate at the end.
+ *
+ * Adapt (round_end). The models are refitted and the next round's split is
+ * planned from them. A plan that moves no share by `stable_tol` or more keeps
+ * the previous chunk counts exactly (a new bundle size costs real GPUs a
+ * kernel choice; stealing absorbs the difference), so a settled split stops
+ * moving - but it is never frozen for good: when a device's times drift (its
+ * model restarts after two surprising bundles), the plan moves and is taken.
+ * A device left out of the split for `reprobe` rounds gets one chunk to
+ * re-measure it where that chunk ends within the planned round (a probe must
+ * cost nothing), so a device left out on old evidence can come back.
+ * Models are saved in the profile (`hass.model`, and `hass.rate` = 1/inv) at
+ * every round_end.
  *
  * Knobs, section [hass]: profile_chunks (1), growth_stop (0.10),
- * stable_tol (0.01), window (4), reserve (0), steal (yes), warm_start (yes).
+ * stable_tol (0.01), reserve (0), steal (yes), warm_start (yes), reprobe (8);
+ * window is read for old configs and ignored (the model keeps HF_COST_WINDOW
+ * bundles).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched.h"
 #include "sched_util.h"
 
+#define HASS_SIZES 64   /* bundle sizes remembered per device */
+#define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
+
 struct hass {
     int ndev;
     const struct hf_device_info *dev;
     hf_profile_t profile;
 
-    long profile_chunks;
+    long profile_chunks, reprobe, window;
     double growth_stop, stable_tol, reserve;
-    long window;
     int steal, warm_start;
 
-    double *rate;       /* work/s per device, 0 = unknown */
-    double *hwork, *hbusy; /* per round (ring of `window` rounds) x device: work, busy s */
-    int hrounds;        /* rounds recorded in the ring */
-    int profiled_round0;/* round 0 ran the profiling phase (not warm-started) */
-    double *ratio;      /* current split, sums to 1 */
-    int have_ratio, stable_rounds, final;
+    struct hf_cost_model *model; /* per device */
+    double *rate;       /* work/s per device from its model (a CPU's latency per chunk
+                           folded in), 0 = unknown */
+    double *ratio;      /* planned shares of the next round, sum to 1 */
+    size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
+    size_t plan_chunks;
+    double plan_reserve; /* the reserve fraction fixed with the plan */
+    int have_ratio;
+    double *warm;       /* per device: what a bundle of a new size costs it once (s) */
+    size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
+    long *left_out;     /* rounds in a row the device got nothing */
 
     /* The current round. */
     const struct hf_round *r;
@@ -87,7 +107,6 @@ struct hass {
     size_t *pspan;      /* a GPU's current profile span */
     double *prate;      /* a GPU's best measured rate so far */
     int *profiled;      /* rate known */
-    double *pwork, *psec;
     long *pdone;        /* a CPU's chunks measured */
 };
 
@@ -96,20 +115,37 @@ static void hass_destroy(void *state)
     struct hass *h = state;
     if (!h)
         return;
+    free(h->model);
     free(h->rate);
-    free(h->hwork);
+    free(h->ratio);
+    free(h->plan_n);
+    free(h->left_out);
+    free(h->warm);
+    free(h->sizes);
+    free(h->buf);
     free(h->committed);
     free(h->inflight);
-    free(h->hbusy);
-    free(h->ratio);
-    free(h->buf);
     free(h->pspan);
     free(h->prate);
     free(h->profiled);
-    free(h->pwork);
-    free(h->psec);
     free(h->pdone);
     free(h);
+}
+
+/* Reads the [hass] knobs. */
+static int read_knobs(struct hass *h, hf_config_t cfg)
+{
+    int rc;
+    if ((rc = hf_config_long(cfg, "hass", "profile_chunks", 1, 1, 1L << 30, &h->profile_chunks)) ||
+        (rc = hf_config_double(cfg, "hass", "growth_stop", 0.10, 0.0, 10.0, &h->growth_stop)) ||
+        (rc = hf_config_double(cfg, "hass", "stable_tol", 0.01, 0.0, 1.0, &h->stable_tol)) ||
+        (rc = hf_config_long(cfg, "hass", "window", 4, 1, 64, &h->window)) ||
+        (rc = hf_config_long(cfg, "hass", "reprobe", 8, 0, 1L << 20, &h->reprobe)) ||
+        (rc = hf_config_double(cfg, "hass", "reserve", 0.0, 0.0, 0.5, &h->reserve)) ||
+        (rc = hf_config_bool(cfg, "hass", "steal", 1, &h->steal)) ||
+        (rc = hf_config_bool(cfg, "hass", "warm_start", 1, &h->warm_start)))
+        return rc;
+    return 0;
 }
 
 /* Reads the [hass] knobs and allocates the per-device arrays. */
@@ -121,67 +157,221 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ndev = env->ndevices;
     h->dev = env->dev;
     h->profile = env->profile;
-    int rc;
-    if ((rc = hf_config_long(env->cfg, "hass", "profile_chunks", 1, 1, 1L << 30,
-                             &h->profile_chunks)) ||
-        (rc = hf_config_double(env->cfg, "hass", "growth_stop", 0.10, 0.0, 10.0,
-                               &h->growth_stop)) ||
-        (rc = hf_config_double(env->cfg, "hass", "stable_tol", 0.01, 0.0, 1.0, &h->stable_tol)) ||
-        (rc = hf_config_long(env->cfg, "hass", "window", 4, 1, 64, &h->window)) ||
-        (rc = hf_config_double(env->cfg, "hass", "reserve", 0.0, 0.0, 0.5, &h->reserve)) ||
-        (rc = hf_config_bool(env->cfg, "hass", "steal", 1, &h->steal)) ||
-        (rc = hf_config_bool(env->cfg, "hass", "warm_start", 1, &h->warm_start))) {
+    int rc = read_knobs(h, env->cfg);
+    if (rc) {
         free(h);
         return rc;
     }
     size_t n = (size_t)(h->ndev > 0 ? h->ndev : 1);
+    h->model = calloc(n, sizeof *h->model);
     h->rate = calloc(n, sizeof *h->rate);
+    h->ratio = calloc(n, sizeof *h->ratio);
+    h->plan_n = calloc(n, sizeof *h->plan_n);
+    h->left_out = calloc(n, sizeof *h->left_out);
+    h->warm = calloc(n, sizeof *h->warm);
+    h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
+    h->buf = calloc(n, sizeof *h->buf);
     h->committed = calloc(n, sizeof *h->committed);
     h->inflight = calloc(n, sizeof *h->inflight);
-    h->hwork = calloc(n * (size_t)h->window, sizeof *h->hwork);
-    h->hbusy = calloc(n * (size_t)h->window, sizeof *h->hbusy);
-    h->ratio = calloc(n, sizeof *h->ratio);
-    h->buf = calloc(n, sizeof *h->buf);
     h->pspan = calloc(n, sizeof *h->pspan);
     h->prate = calloc(n, sizeof *h->prate);
     h->profiled = calloc(n, sizeof *h->profiled);
-    h->pwork = calloc(n, sizeof *h->pwork);
-    h->psec = calloc(n, sizeof *h->psec);
     h->pdone = calloc(n, sizeof *h->pdone);
-    if (!h->rate || !h->committed || !h->inflight || !h->hwork || !h->hbusy || !h->ratio || !h->buf || !h->pspan || !h->prate || !h->profiled ||
-        !h->pwork || !h->psec || !h->pdone) {
+    if (!h->model || !h->rate || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
+        !h->warm || !h->sizes ||
+        !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
+    for (int d = 0; d < h->ndev; d++)
+        hf_cost_init(&h->model[d]);
     *state = h;
     return 0;
 }
 
-/* Sets the ratios from the rates of the alive devices. */
-static void ratios_from_rates(struct hass *h, const int *alive, double *out)
+/* ---- the split under the affine models -------------------------------------- */
+
+/* A device's model as the split uses it, for chunks of work w: a GPU pays lat
+ * once per bundle; a CPU runs one chunk per bundle, so its latency is paid per
+ * chunk and folds into its cost per unit of work. */
+static void split_model(const struct hass *h, int d, double w, double *lat, double *inv)
 {
-    for (int d = 0; d < h->ndev; d++)
-        out[d] = (!alive || alive[d]) ? h->rate[d] : 0.0;
-    hf__normalise(out, h->ndev);
+    const struct hf_cost_model *m = &h->model[d];
+    *lat = h->dev[d].is_gpu ? m->lat : 0.0;
+    *inv = h->dev[d].is_gpu || !(w > 0.0) ? m->inv : m->inv + m->lat / w;
 }
 
-/* Splits chunks [base, nchunks) into buffers by `weight` and leaves the pool. */
-static void split_rest(struct hass *h, const double *weight, size_t base)
+/* Refits every model and sets rate[] from it. */
+static void refresh_rates(struct hass *h)
 {
-    size_t counts[h->ndev];
-    size_t n = h->r->nchunks - base;
-    if (hf__split_counts(n, weight, h->r->alive, h->ndev, counts) == 0)
-        return; /* nobody has a usable weight: keep serving the shared pool */
-    /* The reserve goes to the fastest CPU buffer's tail, where the GPUs steal
-     * it back at the end when the plan was right. */
+    double w = h->r ? hf__mean_chunk_work(h->r) : 0.0;
+    for (int d = 0; d < h->ndev; d++) {
+        hf_cost_refit(&h->model[d]);
+        double lat, inv;
+        split_model(h, d, w, &lat, &inv);
+        if (h->model[d].fitted && inv > 0.0)
+            h->rate[d] = 1.0 / inv;
+    }
+}
+
+/* When device d finishes c chunks of work w each, by its model, plus twice its
+ * spread times its largest single bundle (see DESIGN). */
+static double finish(const struct hass *h, int d, size_t c, double w)
+{
+    if (c == 0)
+        return 0.0;
+    double lat, inv;
+    split_model(h, d, w, &lat, &inv);
+    double t = lat + (double)c * w * inv;
+    double one = h->dev[d].is_gpu ? t : lat + w * inv;
+    return t + 2.0 * h->model[d].spread * one;
+}
+
+/* Whole chunk counts for n chunks of work w over the devices in use[]: floors
+ * of the continuous split, then each leftover chunk to whoever finishes it
+ * first. Returns the planned makespan. */
+static double counts_for(const struct hass *h, const int *use, size_t n, double w, size_t *counts)
+{
+    int nd = h->ndev;
+    double *lat = calloc(3 * (size_t)nd + 1, sizeof *lat), *inv = lat + nd, *x = inv + nd;
+    if (!lat)
+        return INFINITY; /* no plan: the caller keeps the shared pool */
+    for (int d = 0; d < nd; d++)
+        split_model(h, d, w, &lat[d], &inv[d]);
+    double T = hf_cost_split(lat, inv, use, nd, (double)n * w, x);
+    size_t given = 0;
+    for (int d = 0; d < nd; d++) {
+        counts[d] = isfinite(T) && w > 0.0 ? (size_t)fmin(floor(x[d] / w), (double)n) : 0;
+        given += counts[d];
+    }
+    free(lat);
+    while (given > n) /* rounding noise: take back from the latest finisher */
+        for (int d = 0, worst = -1; d <= nd; d++) {
+            if (d == nd) {
+                counts[worst]--;
+                given--;
+            } else if (counts[d] && (worst < 0 || finish(h, d, counts[d], w) >
+                                                      finish(h, worst, counts[worst], w)))
+                worst = d;
+        }
+    while (given < n) {
+        int best = -1;
+        for (int d = 0; d < nd; d++)
+            if (use[d] && (best < 0 || finish(h, d, counts[d] + 1, w) <
+                                           finish(h, best, counts[best] + 1, w)))
+                best = d;
+        if (best < 0)
+            return INFINITY;
+        counts[best]++;
+        given++;
+    }
+    double ms = 0.0;
+    for (int d = 0; d < nd; d++)
+        ms = fmax(ms, finish(h, d, counts[d], w));
+    return ms;
+}
+
+/* Plans chunk counts for n chunks: every alive, measured device first, then
+ * leaving out one device at a time while that finishes sooner. A device with
+ * no model yet is planned as the slowest measured device of its kind would be,
+ * so that it gets measured. Returns 0 when no device can be planned. */
+static int plan_counts(struct hass *h, size_t n, size_t *counts)
+{
+    int nd = h->ndev, use[nd], any = 0;
+    double w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < nd; d++) {
+        use[d] = h->r->alive[d] && h->model[d].fitted;
+        any |= use[d];
+    }
+    if (!any || n == 0)
+        return 0;
+    for (int d = 0; d < nd; d++)
+        if (h->r->alive[d] && !h->model[d].fitted)
+            for (int k = 0; k < nd; k++)
+                if (use[k] && h->dev[k].is_gpu == h->dev[d].is_gpu &&
+                    h->model[k].inv > h->model[d].inv) {
+                    h->model[d].lat = h->model[k].lat;
+                    h->model[d].inv = h->model[k].inv;
+                    h->model[d].fitted = 1; /* a guess, replaced by its first bundle */
+                }
+    for (int d = 0; d < nd; d++)
+        use[d] = h->r->alive[d] && h->model[d].fitted;
+    size_t trial[nd];
+    double best = counts_for(h, use, n, w, counts);
+    for (;;) {
+        int drop = -1;
+        double drop_ms = best;
+        for (int d = 0; d < nd; d++) {
+            if (!use[d] || counts[d] == 0)
+                continue;
+            use[d] = 0;
+            double ms = counts_for(h, use, n, w, trial);
+            use[d] = 1;
+            if (ms < drop_ms * (1.0 - 1e-3)) {
+                drop = d;
+                drop_ms = ms;
+            }
+        }
+        if (drop < 0)
+            break;
+        use[drop] = 0;
+        best = counts_for(h, use, n, w, counts);
+    }
+    return 1;
+}
+
+/* Gives one chunk to each alive device that was left out for `reprobe` rounds
+ * in a row (taken from the device with the most chunks), so that its model is
+ * measured again - but only where that chunk, by the model, ends before the
+ * planned round does: a probe must cost nothing. A device left out for its
+ * latency at a small load comes back when the load grows. */
+static void add_probes(struct hass *h, size_t *counts)
+{
+    double w = hf__mean_chunk_work(h->r), ms = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        ms = fmax(ms, finish(h, d, counts[d], w));
+    for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
+        if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
+            !h->model[d].fitted || finish(h, d, 1, w) > ms)
+            continue;
+        int most = 0;
+        for (int k = 1; k < h->ndev; k++)
+            most = counts[k] > counts[most] ? k : most;
+        if (counts[most] < 2)
+            return;
+        counts[most]--;
+        counts[d] = 1;
+        h->left_out[d] = 0;
+    }
+}
+
+/* The reserve of each GPU's share that goes to the fastest CPU buffer's tail,
+ * where the GPUs steal it back at the end when the plan was right: the
+ * `reserve` knob, or twice the largest spread the GPUs' models measured (at
+ * most 10%) when that is larger than 1%: noisy GPUs get a tail to balance on,
+ * steady ones (a real H200 varies well under 1%) keep one bundle per round. */
+static double reserve_for(const struct hass *h, const size_t *counts)
+{
+    double spread = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0)
+            spread = fmax(spread, h->model[d].spread);
+    return fmax(h->reserve, spread > 0.01 ? fmin(0.1, 2.0 * spread) : 0.0);
+}
+
+/* The buffers themselves; the reserve fraction is the plan's (fixed when the
+ * plan was made, so a settled plan keeps its bundle sizes exactly). */
+static void lay_out(struct hass *h, size_t *counts, size_t base)
+{
     int cpu = -1;
     for (int d = 0; d < h->ndev; d++)
-        if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || weight[d] > weight[cpu]))
+        if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || h->rate[d] > h->rate[cpu]))
             cpu = d;
+    double reserve = h->plan_reserve;
     for (int d = 0; h->steal && cpu >= 0 && d < h->ndev; d++) {
         if (!h->dev[d].is_gpu || counts[d] < 2)
             continue;
-        size_t k = (size_t)floor(h->reserve * (double)counts[d]);
+        size_t k = (size_t)floor(reserve * (double)counts[d]);
         counts[d] -= k;
         counts[cpu] += k;
     }
@@ -190,14 +380,37 @@ static void split_rest(struct hass *h, const double *weight, size_t base)
     h->pool_next = h->r->nchunks;
 }
 
-/* Loads `hass.rate` for every device from the profile; 1 when all were there. */
-static int warm_rates(struct hass *h)
+/* Splits chunks [base, nchunks) by a fresh plan (round 0 after profiling, or a
+ * round whose chunk count differs from the plan's). */
+static void split_rest(struct hass *h, size_t base)
 {
-    double v[h->ndev];
-    for (int d = 0; d < h->ndev; d++)
-        if (hf_profile_get(h->profile, h->dev[d].name, "hass.rate", &v[d], 1) < 1 || !(v[d] > 0))
+    size_t counts[h->ndev];
+    refresh_rates(h);
+    if (!plan_counts(h, h->r->nchunks - base, counts))
+        return; /* nobody is measured: keep serving the shared pool */
+    h->plan_reserve = reserve_for(h, counts);
+    lay_out(h, counts, base);
+}
+
+/* Loads a model for every device from the profile; 1 when all were there. */
+static int warm_models(struct hass *h)
+{
+    double v[h->ndev][2];
+    for (int d = 0; d < h->ndev; d++) {
+        if (hf_profile_get(h->profile, h->dev[d].name, "hass.model", v[d], 2) == 2 &&
+            v[d][1] > 0 && v[d][0] >= 0)
+            continue;
+        double rate = 0;
+        if (hf_profile_get(h->profile, h->dev[d].name, "hass.rate", &rate, 1) < 1 || !(rate > 0))
             return 0;
-    memcpy(h->rate, v, sizeof v);
+        v[d][0] = 0.0;
+        v[d][1] = 1.0 / rate;
+    }
+    for (int d = 0; d < h->ndev; d++) {
+        h->model[d].lat = v[d][0];
+        h->model[d].inv = v[d][1];
+        h->model[d].fitted = 1;
+    }
     return 1;
 }
 
@@ -213,18 +426,26 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     if (r->round == 0 && !h->have_ratio) {
         for (int d = 0; d < h->ndev; d++) {
             h->pspan[d] = (size_t)h->profile_chunks;
-            h->prate[d] = h->pwork[d] = h->psec[d] = 0.0;
+            h->prate[d] = 0.0;
             h->profiled[d] = 0;
             h->pdone[d] = 0;
         }
-        if (h->warm_start && warm_rates(h)) {
-            ratios_from_rates(h, r->alive, h->ratio);
+        if (h->warm_start && warm_models(h))
             h->have_ratio = 1;
-        }
-        h->profiled_round0 = !h->have_ratio;
     }
-    if (h->have_ratio)
-        split_rest(h, h->ratio, 0);
+    if (!h->have_ratio)
+        return 0; /* round 0 profiles from the shared pool */
+    int fresh = h->plan_chunks != r->nchunks;
+    for (int d = 0; d < h->ndev && !fresh; d++)
+        fresh = (h->plan_n[d] > 0 && !r->alive[d]);
+    if (fresh) {
+        split_rest(h, 0);
+        return 0;
+    }
+    size_t counts[h->ndev];
+    memcpy(counts, h->plan_n, sizeof counts);
+    refresh_rates(h);
+    lay_out(h, counts, 0);
     return 0;
 }
 
@@ -285,10 +506,17 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     }
     if (best == 0 && h->inflight[c])
         return 0; /* the running CPU finishes its buffer sooner than any steal would */
+    if (h->inflight[c] && h->model[d].lat >= busy + (double)left * tc)
+        return 0; /* this GPU's latency alone outlasts the CPU's whole buffer */
     if (best == 0)
         best = 1; /* an idle CPU left this chunk to the GPUs: someone must take it */
     size_t mine = (size_t)llround((double)best * g / gsum);
-    return hf__take_tail(h->buf, c, mine > 0 ? mine : 1, out);
+    /* Steal sizes are powers of two: a real GPU pays for the first bundle of
+     * every new size (a cuBLAS kernel choice), and powers of two recur. */
+    size_t pow2 = 1;
+    while (pow2 * 2 <= mine)
+        pow2 *= 2;
+    return hf__take_tail(h->buf, c, pow2, out);
 }
 
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
@@ -304,20 +532,25 @@ static int cpu_should_leave(const struct hass *h, int c)
     const struct hf_round *r = h->r;
     if (!h->steal || h->buf[c].hi <= h->buf[c].lo || !(h->rate[c] > 0.0))
         return 0;
-    double w = hf__mean_chunk_work(r), G = 0.0, Wg = 0.0;
+    double w = hf__mean_chunk_work(r), G = 0.0, Wg = 0.0, L = INFINITY;
     int waiting = 0;
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
             continue;
         G += h->rate[g];
+        L = fmin(L, h->model[g].lat);
         Wg += h->committed[g] + w * (double)(h->buf[g].hi - h->buf[g].lo);
         waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
     }
     if (!waiting || !(G > 0.0))
         return 0;
     double Rc = w * (double)(h->buf[c].hi - h->buf[c].lo), Wc = h->committed[c];
-    double take = fmax((Wc + w) / h->rate[c], (Wg + Rc - w) / G);
-    double leave = fmax(Wc / h->rate[c], (Wg + Rc) / G);
+    /* The chunk it would start, at its pessimistic time: a CPU whose chunks
+     * vary a lot must not become the straggler on a lucky estimate. */
+    double chunk_s = w / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
+    /* What the CPU leaves costs the GPUs one more bundle: its latency too. */
+    double take = fmax(Wc / h->rate[c] + chunk_s, (Wg + Rc - w) / G + (Rc > w ? L : 0.0));
+    double leave = fmax(Wc / h->rate[c], (Wg + Rc) / G + L);
     return take > leave;
 }
 
@@ -376,97 +609,135 @@ static int all_profiled(const struct hass *h)
     return 1;
 }
 
-/* Round 0's profiling: grows a GPU's span until its rate stops rising, counts
- * a CPU's first chunks, and splits the rest of the pool once all have rates. */
+/* Whether device d ran a bundle of `count` chunks before; remembers it. */
+static int size_seen(struct hass *h, int d, size_t count)
+{
+    size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
+    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
+        if (set[k] == key)
+            return 1;
+        if (set[k] == 0) {
+            set[k] = key;
+            return 0;
+        }
+    }
+    return 1; /* full: everything counts as seen */
+}
+
+/* A bundle of a size the device never ran costs it extra once on real GPUs
+ * (kernel choice and loading for a new GEMM shape): learn how much, from how
+ * far such bundles overshoot the model, so that a changed split is weighed
+ * against what it costs (hass_round_end). */
+static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double seconds)
+{
+    const struct hf_cost_model *m = &h->model[d];
+    if (size_seen(h, d, count) || !m->lat_known)
+        return;
+    double excess = fmax(0.0, seconds - hf_cost_time(m, work));
+    h->warm[d] = 0.5 * h->warm[d] + 0.5 * excess;
+}
+
+/* Every span feeds the device's cost model. In round 0 before the split,
+ * profiling also grows a GPU's span until its rate stops rising, counts a
+ * CPU's first chunks, and splits the rest of the pool once all are measured. */
 static void hass_finished(void *state, int d, const struct hf_span *span, double seconds)
 {
     struct hass *h = state;
     h->inflight[d] = 0;
-    if (h->split || seconds <= 0.0)
+    if (seconds <= 0.0)
         return;
     double work = 0.0;
     for (size_t i = span->first; i < span->first + span->count; i++)
         work += h->r->chunks[i].work;
+    learn_warm_cost(h, d, span->count, work, seconds);
+    hf_cost_add(&h->model[d], work, seconds);
+    if (h->split)
+        return;
     double rate = work / seconds;
-    if (h->dev[d].is_gpu) {
-        if (!h->profiled[d]) {
-            /* A span at the cap of an eighth of the load is saturated enough. */
-            size_t cap = h->r->nchunks / 8 > 0 ? h->r->nchunks / 8 : 1;
-            if (h->prate[d] > 0.0 && rate < h->prate[d] * (1.0 + h->growth_stop))
-                h->profiled[d] = 1;
-            else if (h->pspan[d] * 2 > cap)
-                h->profiled[d] = 1;
-            else
-                h->pspan[d] *= 2;
-            h->prate[d] = fmax(h->prate[d], rate);
-        } else {
-            h->prate[d] = rate; /* fresher measurement at the saturated size */
-        }
-        h->rate[d] = h->prate[d];
-    } else {
-        h->pwork[d] += work;
-        h->psec[d] += seconds;
-        h->pdone[d] += (long)span->count;
-        h->rate[d] = h->pwork[d] / h->psec[d];
-        if (h->pdone[d] >= h->profile_chunks)
+    if (h->dev[d].is_gpu && !h->profiled[d]) {
+        /* A span at the cap of an eighth of the load is saturated enough. */
+        size_t cap = h->r->nchunks / 8 > 0 ? h->r->nchunks / 8 : 1;
+        if (h->prate[d] > 0.0 && rate < h->prate[d] * (1.0 + h->growth_stop))
             h->profiled[d] = 1;
+        else if (h->pspan[d] * 2 > cap)
+            h->profiled[d] = 1;
+        else
+            h->pspan[d] *= 2;
+        h->prate[d] = fmax(h->prate[d], rate);
+    } else if (!h->dev[d].is_gpu && ++h->pdone[d] >= h->profile_chunks) {
+        h->profiled[d] = 1;
     }
     if (all_profiled(h) && h->pool_next < h->r->nchunks) {
-        ratios_from_rates(h, h->r->alive, h->ratio);
-        h->have_ratio = 1;
-        split_rest(h, h->rate, h->pool_next);
+        split_rest(h, h->pool_next);
+        h->have_ratio = h->split;
     }
 }
 
-/* Records what each device did in the window and sets its rate: rate_d = its
- * work / its busy seconds over the last `window` rounds. One round's single
- * GPU bundle carries that bundle's noise, and a split frozen on one noisy
- * round would keep the noise for good. */
-static void update_rates(struct hass *h, const struct hf_round_report *rep)
+/* Saves every fitted model in the profile (hass.model = lat inv; hass.rate). */
+static void save_models(struct hass *h)
 {
-    int slot = h->hrounds % (int)h->window;
-    h->hrounds++;
-    int span = h->hrounds < h->window ? h->hrounds : (int)h->window;
     for (int d = 0; d < h->ndev; d++) {
-        int ran = rep->work[d] > 0.0 && rep->busy_s[d] > 0.0;
-        h->hwork[slot * h->ndev + d] = ran ? rep->work[d] : 0.0;
-        h->hbusy[slot * h->ndev + d] = ran ? rep->busy_s[d] : 0.0;
-        double w = 0.0, b = 0.0;
-        for (int k = 0; k < span; k++) {
-            w += h->hwork[k * h->ndev + d];
-            b += h->hbusy[k * h->ndev + d];
-        }
-        if (!(w > 0.0) || !(b > 0.0))
-            continue; /* no evidence in the window: keep the old rate */
-        h->rate[d] = w / b;
-        hf_profile_set(h->profile, h->dev[d].name, "hass.rate", &h->rate[d], 1);
+        const struct hf_cost_model *m = &h->model[d];
+        if (!m->fitted || m->n == 0)
+            continue;
+        double v[2] = {m->lat, m->inv}, rate = 1.0 / m->inv;
+        hf_profile_set(h->profile, h->dev[d].name, "hass.model", v, 2);
+        hf_profile_set(h->profile, h->dev[d].name, "hass.rate", &rate, 1);
     }
 }
 
-/* The adaptation phase: rates from what each device really did, the next
- * ratios from the rates, and the stability count that makes a split final. */
+/* Whether the plan in force is still worth keeping against `counts`, a fresh
+ * plan for n chunks: it is, unless the fresh plan finishes sooner (under the
+ * current models) by more than stable_tol of the round and pays back, within
+ * HASS_AMORTISE rounds, the warm-up its new bundle sizes cost the devices
+ * whose counts change. A plan for another chunk count, or one that feeds a
+ * retired device, is never kept. */
+static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
+{
+    if (!h->have_ratio || h->plan_chunks != n)
+        return 0;
+    double w = hf__mean_chunk_work(h->r), old_ms = 0.0, new_ms = 0.0, warm = 0.0;
+    for (int d = 0; d < h->ndev; d++) {
+        if (h->plan_n[d] > 0 && !h->r->alive[d])
+            return 0;
+        old_ms = fmax(old_ms, finish(h, d, h->plan_n[d], w));
+        new_ms = fmax(new_ms, finish(h, d, counts[d], w));
+        if (counts[d] != h->plan_n[d] && counts[d] > 0)
+            warm = fmax(warm, h->warm[d]);
+    }
+    double gain = old_ms - new_ms;
+    return !(gain > h->stable_tol * old_ms && gain * HASS_AMORTISE > warm);
+}
+
+/* The adaptation phase: refit the models, plan the next round's counts for a
+ * round of the same size, and keep the plan in force when changing it would
+ * not pay (keep_plan; see DESIGN: settled, never frozen). */
 static int hass_round_end(void *state, const struct hf_round_report *rep)
 {
     struct hass *h = state;
-    /* Round 0's small profile spans understate a GPU: keep the profiled rates. */
-    if (!(rep->round == 0 && h->profiled_round0))
-        update_rates(h, rep);
-    if (h->final)
+    const struct hf_round *r = h->r;
+    for (int d = 0; d < h->ndev; d++)
+        h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + 1;
+    refresh_rates(h);
+    save_models(h);
+    if (getenv("HASS_DEBUG"))
+        for (int d = 0; d < h->ndev; d++)
+            fprintf(stderr, "r%d d%d lat %.4g inv %.4g spread %.3f n %d rate %.4g\n", rep->round, d,
+                    h->model[d].lat, h->model[d].inv, h->model[d].spread, h->model[d].n, h->rate[d]);
+    if (!r || r->nchunks == 0)
         return 0;
-    double next[h->ndev];
-    ratios_from_rates(h, h->r ? h->r->alive : NULL, next);
-    /* A change smaller than stable_tol is noise, not news: the split stays
-     * where it is (stealing absorbs the difference, which bounds the loss by
-     * stable_tol of the work), so a stable split also stops moving at once. */
-    if (h->have_ratio && hf__max_share_change(next, h->ratio, h->ndev) < h->stable_tol) {
-        h->stable_rounds++;
-    } else {
-        h->stable_rounds = 0;
-        memcpy(h->ratio, next, sizeof next);
+    size_t counts[h->ndev];
+    if (!plan_counts(h, r->nchunks, counts))
+        return 0;
+    if (!keep_plan(h, counts, r->nchunks)) {
+        memcpy(h->plan_n, counts, sizeof counts);
+        h->plan_chunks = r->nchunks;
+        h->plan_reserve = reserve_for(h, counts);
     }
+    add_probes(h, h->plan_n);
+    for (int d = 0; d < h->ndev; d++)
+        h->ratio[d] = (double)h->plan_n[d] / (double)r->nchunks;
     h->have_ratio = 1;
-    if (h->stable_rounds >= 2)
-        h->final = 1;
     return 0;
 }
 

@@ -153,14 +153,14 @@ static void test_hass_performance(void **unused)
                         "[devices]\nsim = host, h200, h200\n"
                         "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\njitter = 0.02\n"
                         "[sim.h200]\nkind = gpu\nrate = 5.0e13\nlatency_us = 20\n"
-                        "bandwidth_gbs = 55\njitter = 0.02\n[hass]\nwarm_start = no\n",
+                        "bandwidth_gbs = 55\njitter = 0.02\n[hass]\nwarm_start = no\nreserve = 0.03\n",
                         16);
     /* search-like: bandwidth-bound GPUs, the CPU does ~30%. */
     check_hass_contract("[run]\napp = noop\n[load]\nchunks = 1024\nwork_per_chunk = 1048576\n"
                         "bytes_per_chunk = 1048576\n[devices]\nsim = host, h200, h200\n"
                         "[sim.host]\nkind = cpu\nrate = 4.2e10\nlatency_us = 2\njitter = 0.02\n"
                         "[sim.h200]\nkind = gpu\nrate = 5.0e11\nlatency_us = 20\n"
-                        "bandwidth_gbs = 55\njitter = 0.02\n[hass]\nwarm_start = no\n",
+                        "bandwidth_gbs = 55\njitter = 0.02\n[hass]\nwarm_start = no\nreserve = 0.03\n",
                         1);
 }
 

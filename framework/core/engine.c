@@ -19,6 +19,7 @@
  * clock; events are stored relative to the start of round 0, so traces and
  * Gantt charts of both engines look alike.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,47 @@ int hf__engine_execute_round(struct hf__engine *e)
 }
 
 
+/* The round's lower bound: the best makespan any split of its work could
+ * reach under the devices' fitted affine models, each device's latency paid
+ * once, chunks divisible (hf_cost_split).
+ *
+ * Why it is a true lower bound: a device d that ran work W_d in busy seconds
+ * B_d this round must satisfy lat_d + W_d * inv_d <= B_d; where the fit says
+ * more (the device beat its model: a lucky bundle, noise, a fit made when it
+ * was slower), both lat_d and inv_d are scaled down until it holds with
+ * equality: the model becomes what the device actually achieved. A device's
+ * bundles never overlap and lie inside the round, so B_d <= makespan for every
+ * d, and the split the scheduler really ran is one of the splits the bound
+ * minimises over: bound <= max_d (lat_d + W_d * inv_d) <= max_d B_d <= makespan.
+ * Devices that did not run add no constraint (a split may leave them out), and
+ * devices without a model are left out of the bound, which only raises it
+ * towards the same split. So efficiency = bound / makespan <= 1 by construction,
+ * jitter or not; the test suite checks it on every scheduler. */
+static double round_bound(struct hf__engine *e)
+{
+    double lat[e->ndev], inv[e->ndev], x[e->ndev];
+    int use[e->ndev];
+    for (int d = 0; d < e->ndev; d++) {
+        struct hf_cost_model *m = &e->cost[d];
+        hf_cost_refit(m);
+        use[d] = e->alive[d] && m->fitted;
+        lat[d] = m->lat;
+        inv[d] = m->inv;
+        double model = lat[d] + inv[d] * e->stats[d].work;
+        if (getenv("BOUND_DEBUG"))
+            fprintf(stderr, "bound r%d d%d lat %.4g inv %.4g n %d spread %.3f work %.4g busy %.4g model %.4g\n",
+                    e->round.round, d, lat[d], inv[d], m->n, m->spread, e->stats[d].work,
+                    e->stats[d].busy_s, model);
+        if (use[d] && e->stats[d].work > 0 && model > e->stats[d].busy_s) {
+            double f = e->stats[d].busy_s / model;
+            lat[d] *= f;
+            inv[d] *= f;
+        }
+    }
+    double t = hf_cost_split(lat, inv, use, e->ndev, e->round.total_work, x);
+    return isfinite(t) ? t : 0.0;
+}
+
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */
 int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
 {
@@ -151,7 +193,8 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
     for (int d = 0; d < e->ndev; d++)
         rate += e->alive[d] ? e->standalone[d] : 0;
     rs->ideal_s = rate > 0 ? e->round.total_work / rate : 0;
-    rs->efficiency = rs->makespan_s > 0 ? rs->ideal_s / rs->makespan_s : 0;
+    rs->bound_s = round_bound(e);
+    rs->efficiency = rs->makespan_s > 0 ? rs->bound_s / rs->makespan_s : 0;
     rs->dev = calloc((size_t)e->ndev, sizeof *rs->dev);
     rs->plan = calloc((size_t)e->ndev, sizeof *rs->plan);
     double *work = calloc((size_t)e->ndev, sizeof *work);

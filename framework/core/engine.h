@@ -45,16 +45,22 @@ struct hf_event {
     double start_s, end_s; /* since the start of the run */
     struct hf_bundle_times t;
     int stolen;
+    int outlier;         /* far slower than the device's cost model predicted (not fitted) */
 };
 
 struct hf_round_device {
     size_t chunks, bundles, stolen;
+    size_t outliers;            /* bundles flagged by the cost model (struct hf_event.outlier) */
     double work, share, busy_s;
 };
 
 struct hf_round_stats {
     int round;
-    double makespan_s, ideal_s, efficiency;
+    double makespan_s;
+    double bound_s;    /* the best makespan any split of the round's work could reach under the
+                          devices' fitted affine models (a lower bound; see engine.c) */
+    double ideal_s;    /* work / sum of standalone rates: the older figure, not a bound */
+    double efficiency; /* bound_s / makespan_s, <= 1 */
     size_t load_units;          /* the round's load: units (a frontier's vertices) ... */
     double load_work;           /* ... and work (their edges), as the app drew it */
     int has_plan;

@@ -39,6 +39,7 @@ struct hf__engine {
     struct hf_round round;
     int *alive;
     double *standalone;            /* per device work/s, NULL while measuring */
+    struct hf_cost_model *cost;    /* per device: affine model of its bundles (bound_s) */
     struct hf_round_device *stats; /* per device, this round */
     double round_start, round_end; /* seconds since the run started */
     struct hf__span_queue orphans;
@@ -62,6 +63,7 @@ struct hf__engine {
     struct hf__real *real;         /* real engine: device threads */
     double sim_now;                /* sim engine: virtual clock */
     uint64_t rng;                  /* sim engine: jitter draws */
+    size_t *sim_sizes;             /* sim engine: bundle sizes each device ran (engine_sim.c) */
 };
 
 /* Hands device `dev` its next span: orphans first, then the scheduler; the

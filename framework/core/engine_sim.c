@@ -12,6 +12,15 @@
  * 8 GPUs over thousands of chunks. With `execute = yes` each bundle's CPU
  * kernel also runs when its event fires, so tests can check real results
  * against the reference under any policy.
+ *
+ * The trouble real GPUs gave HASS is modelled in the scheduled rounds (not the
+ * standalone passes, which a real run mostly reads from the profile): a first
+ * bundle's warm-up, a cost for every bundle size (chunk count) the device has
+ * not run before (cuBLAS picking and loading a kernel for a new GEMM shape),
+ * rare stalls (random with the run's generator, or forced on one bundle), and
+ * a slowdown from a given round on. Each is an extra term or factor on the
+ * bundle's time; the random stall draw is taken only when stall_prob > 0, so
+ * runs without it draw exactly what they drew before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -52,6 +61,52 @@ double hf__sim_bundle_seconds(const struct hf_device *d, const struct hf_bundle 
     return s;
 }
 
+/* Whether device d has run a bundle of `count` chunks before in the scheduled
+ * rounds; remembers it. An open-addressing set per device, allocated on first
+ * use; when it is full every size counts as seen (no more warm-ups). */
+#define SIM_SIZES 4096
+static int size_seen(struct hf__engine *e, int d, size_t count)
+{
+    if (!e->sim_sizes && !(e->sim_sizes = calloc((size_t)e->ndev * SIM_SIZES, sizeof(size_t))))
+        return 1;
+    size_t *set = e->sim_sizes + (size_t)d * SIM_SIZES, key = count + 1;
+    for (size_t i = 0, h = (key * 0x9E3779B97F4A7C15ull) % SIM_SIZES; i < SIM_SIZES;
+         i++, h = (h + 1) % SIM_SIZES) {
+        if (set[h] == key)
+            return 1;
+        if (set[h] == 0) {
+            set[h] = key;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The modelled trouble of one bundle (see DESIGN): extra seconds and factors on
+ * top of its clean, jittered time s. `nb` is the bundle's index in the round. */
+static double sim_trouble(struct hf__engine *e, int d, const struct hf_span *span, int nb,
+                          double s)
+{
+    const struct hf_sim_model *m = &hf_devlist_get(e->devs, d)->model;
+    if (!e->recording)
+        return s;
+    int first = !size_seen(e, d, 0); /* size 0 never runs: it marks "has run anything" */
+    if (first)
+        s += m->warmup_s;
+    if (m->new_size_s > 0 && !size_seen(e, d, span->count))
+        s += m->new_size_s;
+    int stall = e->round.round == m->stall_round && nb == m->stall_bundle;
+    if (m->stall_prob > 0) {
+        double u = (double)(next_random(&e->rng) >> 11) / 9007199254740992.0;
+        stall |= u < m->stall_prob;
+    }
+    if (stall)
+        s += m->stall_s;
+    if (m->slow_factor != 1.0 && e->round.round >= m->slow_round)
+        s *= m->slow_factor;
+    return s;
+}
+
 /* Offers work to every idle live device; returns an error code or 0. */
 static int dispatch(struct hf__engine *e, struct pending *p, int *busy)
 {
@@ -79,6 +134,7 @@ static int dispatch(struct hf__engine *e, struct pending *p, int *busy)
             double f = 1.0 + dev->model.jitter * normal(&e->rng);
             s *= f < 0.05 ? 0.05 : f;
         }
+        s = sim_trouble(e, d, &span, dev->bundles_this_round, s);
         p[d] = (struct pending){.start = e->sim_now, .end = e->sim_now + s, .span = span,
                                .fault = hf__engine_fault_due(e, d)};
         busy[d] = 1;

@@ -138,7 +138,7 @@ int hf__engine_fault_due(struct hf__engine *e, int dev)
 /* Appends an event, merging a CPU chunk into the previous one when it
  * continues it directly (a CPU draining its buffer is one bar, not thousands). */
 static void record_event(struct hf__engine *e, int dev, const struct hf_span *span, double work,
-                         double start, double end, const struct hf_bundle_times *t)
+                         double start, double end, const struct hf_bundle_times *t, int outlier)
 {
     const struct hf_device *d = hf_devlist_get(e->devs, dev);
     long li = e->last_event[dev];
@@ -149,6 +149,7 @@ static void record_event(struct hf__engine *e, int dev, const struct hf_span *sp
             p->count += span->count;
             p->work += work;
             p->end_s = end;
+            p->outlier |= outlier;
             return;
         }
     }
@@ -165,6 +166,7 @@ static void record_event(struct hf__engine *e, int dev, const struct hf_span *sp
     e->events[e->nevents] = (struct hf_event){
         .round = e->round.round, .device = dev, .first = span->first, .count = span->count,
         .work = work, .start_s = start, .end_s = end, .t = *t, .stolen = span->stolen,
+        .outlier = outlier,
     };
     e->last_event[dev] = (long)e->nevents++;
 }
@@ -189,8 +191,12 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     s->busy_s += end - start;
     if (end > e->round_end)
         e->round_end = end;
+    /* Every bundle feeds the device's cost model, the standalone passes too
+     * (a GPU's whole-load bundle is the best view of its latency). */
+    int outlier = hf_cost_add(&e->cost[dev], work, end - start);
+    s->outliers += (size_t)outlier;
     if (e->recording)
-        record_event(e, dev, span, work, start, end, t);
+        record_event(e, dev, span, work, start, end, t, outlier);
     if (e->shared && (rc = hf__shared_bundle_ran(e->shared, dev, e->chunks[span->first].begin,
                                                  e->chunks[span->first + span->count - 1].end))) {
         hf__engine_error(e, rc, "round %d: %s", e->round.round, hf_last_error());

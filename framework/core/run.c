@@ -60,7 +60,8 @@ static int setup(struct hf__engine *e, const struct hf_run_options *o)
     e->stats = calloc((size_t)e->ndev, sizeof *e->stats);
     e->asked_gen = calloc((size_t)e->ndev, sizeof *e->asked_gen);
     e->last_event = calloc((size_t)e->ndev, sizeof *e->last_event);
-    if (!e->alive || !e->stats || !e->asked_gen || !e->last_event)
+    e->cost = calloc((size_t)e->ndev, sizeof *e->cost);
+    if (!e->alive || !e->stats || !e->asked_gen || !e->last_event || !e->cost)
         return hf_fail(HF_ENOMEM, "engine: out of memory");
     /* A real GPU cannot run an app without a GPU kernel. */
     int any = 0;
@@ -128,6 +129,8 @@ static void teardown(struct hf__engine *e)
     free(e->asked_gen);
     free(e->last_event);
     free(e->standalone);
+    free(e->cost);
+    free(e->sim_sizes);
     free(e->chunks);
     free(e->orphans.v);
     free(e->events);

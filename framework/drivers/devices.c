@@ -46,6 +46,45 @@ static struct hf_device *add_device(struct hf_devlist *l, enum hf_device_kind ki
     return d;
 }
 
+/* Reads the [sim.NAME] keys that model what goes wrong on real devices:
+ * warmup_ms, new_size_ms, stall_prob, stall_ms, stall_at = round:bundle and
+ * slowdown = factor@round (device.h, struct hf_sim_model). */
+static int read_sim_trouble(hf_config_t cfg, const char *section, struct hf_sim_model *m)
+{
+    double warm_ms, new_ms, stall_ms;
+    const char *at, *slow;
+    int rc = hf_config_double(cfg, section, "warmup_ms", 0, 0, 1e9, &warm_ms);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "new_size_ms", 0, 0, 1e9, &new_ms);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "stall_prob", 0, 0, 1, &m->stall_prob);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "stall_ms", 0, 0, 1e9, &stall_ms);
+    if (rc == 0)
+        rc = hf_config_str(cfg, section, "stall_at", NULL, &at);
+    if (rc == 0)
+        rc = hf_config_str(cfg, section, "slowdown", NULL, &slow);
+    if (rc)
+        return rc;
+    m->warmup_s = warm_ms * 1e-3;
+    m->new_size_s = new_ms * 1e-3;
+    m->stall_s = stall_ms * 1e-3;
+    m->stall_round = m->stall_bundle = -1;
+    m->slow_factor = 1.0;
+    m->slow_round = 0;
+    int used = 0;
+    if (at && (sscanf(at, "%d:%d%n", &m->stall_round, &m->stall_bundle, &used) != 2 || at[used] ||
+               m->stall_round < 0 || m->stall_bundle < 0))
+        return hf_fail(HF_ECONFIG, "%s: [%s] stall_at = %s: expected round:bundle (0-based)",
+                       hf_config_where(cfg, section, "stall_at"), section, at);
+    used = 0;
+    if (slow && (sscanf(slow, "%lf@%d%n", &m->slow_factor, &m->slow_round, &used) != 2 ||
+                 slow[used] || !(m->slow_factor > 0) || m->slow_factor > 1e6 || m->slow_round < 0))
+        return hf_fail(HF_ECONFIG, "%s: [%s] slowdown = %s: expected factor@round, e.g. 2@5",
+                       hf_config_where(cfg, section, "slowdown"), section, slow);
+    return 0;
+}
+
 /* Reads one [sim.NAME] section into a modelled device. */
 static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *name, int ordinal)
 {
@@ -70,6 +109,9 @@ static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *nam
         rc = hf_config_double(cfg, section, "bandwidth_gbs", 0, 0, 1e9, &bandwidth_gbs);
     if (rc == 0)
         rc = hf_config_double(cfg, section, "jitter", 0, 0, 1, &jitter);
+    struct hf_sim_model trouble = {0};
+    if (rc == 0)
+        rc = read_sim_trouble(cfg, section, &trouble);
     if (rc)
         return rc;
     int is_gpu = strcmp(kind, "gpu") == 0;
@@ -77,6 +119,7 @@ static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *nam
     if (!d)
         return hf_fail(HF_ERANGE, "[devices] sim: more than %d devices", HF_MAX_DEVICES);
     snprintf(d->info.name, sizeof d->info.name, ordinal ? "sim:%s#%d" : "sim:%s", name, ordinal);
+    d->model = trouble;
     d->model.rate = rate;
     d->model.latency_s = latency_us * 1e-6;
     d->model.bandwidth = bandwidth_gbs * 1e9;

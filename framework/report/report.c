@@ -126,9 +126,10 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
 {
     hf__sb_printf(b, "<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\"><thead><tr>"
                      "<th>scheduler</th><th>app</th><th>engine</th><th>devices</th>"
-                     "<th>rounds</th><th>final makespan (s)</th><th>ideal (s)</th>"
-                     "<th>efficiency</th><th>rounds to converge</th><th>chunks stolen</th>"
-                     "<th>wall (s)</th></tr></thead><tbody>\n");
+                     "<th>rounds</th><th>final makespan (s)</th><th>bound (s)</th>"
+                     "<th>ideal (s)</th><th>efficiency</th><th>rounds to converge</th>"
+                     "<th>chunks stolen</th><th>outliers</th><th>wall (s)</th></tr></thead>"
+                     "<tbody>\n");
     for (int i = 0; i < doc->nruns; i++) {
         const struct hf__rp_run *r = &doc->runs[i];
         const struct hf__rp_round *last = r->nrounds ? &r->rd[r->nrounds - 1] : NULL;
@@ -147,6 +148,8 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
         hf__sb_printf(b, "</td><td class=\"n\">%d</td><td class=\"n\">", r->nrounds);
         num(b, "%.4g", last ? last->makespan : NAN);
         hf__sb_printf(b, "</td><td class=\"n\">");
+        num(b, "%.4g", last ? last->bound : NAN);
+        hf__sb_printf(b, "</td><td class=\"n\">");
         num(b, "%.4g", last ? last->ideal : NAN);
         hf__sb_printf(b, "</td><td class=\"n\">");
         num(b, "%.3f", last ? last->eff : NAN);
@@ -155,12 +158,20 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
             hf__sb_printf(b, "</td><td class=\"n conv\">%d", c);
         else
             hf__sb_printf(b, "</td><td class=\"n conv\">-");
-        hf__sb_printf(b, "</td><td class=\"n stolen\">%.0f</td><td class=\"n\">", chunks_stolen(r));
+        double outliers = 0;
+        for (int k = 0; k < r->nrounds; k++)
+            outliers += r->rd[k].outliers;
+        hf__sb_printf(b, "</td><td class=\"n stolen\">%.0f</td><td class=\"n outliers\">%.0f"
+                         "</td><td class=\"n\">", chunks_stolen(r), outliers);
         num(b, "%.3g", r->wall_s);
         hf__sb_printf(b, "</td></tr>\n");
     }
-    hf__sb_printf(b, "</tbody></table>\n<p class=\"note\">Final makespan, ideal and efficiency "
-                     "(ideal / makespan) are those of the last round. Rounds to converge: the "
+    hf__sb_printf(b, "</tbody></table>\n<p class=\"note\">Final makespan, bound, ideal and "
+                     "efficiency (bound / makespan, at most 1) are those of the last round. Bound: "
+                     "the best makespan any split could reach under the devices' fitted "
+                     "T(w) = latency + w / rate; ideal: work / sum of standalone rates (older, "
+                     "not a bound). Outliers: bundles far slower than their device's model "
+                     "(red ticks on the Gantt bars). Rounds to converge: the "
                      "round from which the scheduler's planned shares stay within 1%% of the "
                      "previous round's (\"-\": never, or a policy without a plan).</p>\n");
 }
@@ -183,7 +194,7 @@ static int by_start(const void *a, const void *b)
 
 /* Writes the <title> tooltip of a bar that stands for events [lo, hi) of the lane. */
 static void bar_title(struct hf__sb *b, const struct hf__rp_run *r, const struct lane_ev *le,
-                      size_t lo, size_t hi, double t0, double t1, int stolen)
+                      size_t lo, size_t hi, double t0, double t1, int stolen, int outlier)
 {
     const struct hf__rp_event *e = &r->ev[le[lo].idx];
     hf__sb_printf(b, "<title>");
@@ -198,7 +209,8 @@ static void bar_title(struct hf__sb *b, const struct hf__rp_run *r, const struct
             hf__sb_printf(b, ", copy-in %.3g s, kernel %.3g s, copy-out %.3g s", e->cin, e->kern,
                           e->cout);
     }
-    hf__sb_printf(b, ", %.6g-%.6g s%s</title>", t0, t1, stolen ? ", stolen" : "");
+    hf__sb_printf(b, ", %.6g-%.6g s%s%s</title>", t0, t1, stolen ? ", stolen" : "",
+                  outlier ? ", outlier (far slower than the device's model)" : "");
 }
 
 /* The Gantt chart's geometry, computed once and shared by the pieces that
@@ -322,11 +334,12 @@ static void gantt_bar(struct hf__sb *b, const struct hf__rp_run *r, int ri,
     int d = e->device;
     double y = geo->T + d * (geo->LH + geo->GAP), LH = geo->LH;
     double t0 = e->start, t1 = e->end;
-    int stolen = 0;
+    int stolen = 0, outlier = 0;
     for (size_t j = lo; j < hi; j++) {
         const struct hf__rp_event *f = &r->ev[le[j].idx];
         t1 = f->end > t1 ? f->end : t1;
         stolen |= f->stolen;
+        outlier |= f->outlier;
     }
     double bx = gx(geo, t0), bw = gx(geo, t1) - bx;
     if (bw >= 4)
@@ -336,10 +349,13 @@ static void gantt_bar(struct hf__sb *b, const struct hf__rp_run *r, int ri,
     hf__sb_printf(b, "<rect class=\"bar%s%s\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
                      "height=\"%g\">", stolen ? " stolen" : "", merged ? " merged" : "",
                   bx, y + 2, bw, LH - 4);
-    bar_title(b, r, le, lo, hi, t0, t1, stolen);
+    bar_title(b, r, le, lo, hi, t0, t1, stolen, outlier);
     hf__sb_printf(b, "</rect>");
     if (!merged && r->dev[d].is_gpu)
         gantt_copy_segs(b, geo, e, t1 - t0, bx, y, bw);
+    if (outlier) /* a red tick over the bar's start */
+        hf__sb_printf(b, "<rect class=\"outlier\" x=\"%.2f\" y=\"%g\" width=\"3\" "
+                         "height=\"%g\" fill=\"#d00\"/>", bx, y - 2, LH);
     if (stolen)
         hf__sb_printf(b, "<rect class=\"hatch\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
                          "height=\"%g\" fill=\"url(#hatch-%d)\"/>", bx, y + 2, bw, LH - 4,
@@ -545,7 +561,7 @@ static int makespans(struct hf__sb *b, const struct hf__rp_doc *doc)
             for (int q = 0; q < r->nrounds; q++) {
                 x[q] = r->rd[q].round;
                 m[q] = r->rd[q].makespan;
-                id[q] = r->rd[q].ideal;
+                id[q] = isnan(r->rd[q].bound) ? r->rd[q].ideal : r->rd[q].bound;
                 ef[q] = r->rd[q].eff;
             }
             const char *c = hf__svg_color(j);
@@ -557,12 +573,12 @@ static int makespans(struct hf__sb *b, const struct hf__rp_doc *doc)
         if (ok) {
             /* A legend-only entry explains the dashed lines once. */
             static const double none = NAN;
-            ms[2 * n] = (struct hf__svg_series){"ideal (dashed, same colour)", "#777", 1, 1,
+            ms[2 * n] = (struct hf__svg_series){"bound (dashed, same colour)", "#777", 1, 1,
                                                 &none, &none};
             char t1[160], t2[160];
-            snprintf(t1, sizeof t1, "Makespan per round vs ideal: engine %s%s", eng,
+            snprintf(t1, sizeof t1, "Makespan per round vs bound: engine %s%s", eng,
                      sim ? " (SIMULATED)" : "");
-            snprintf(t2, sizeof t2, "Efficiency (ideal / makespan) per round: engine %s%s", eng,
+            snprintf(t2, sizeof t2, "Efficiency (bound / makespan) per round: engine %s%s", eng,
                      sim ? " (SIMULATED)" : "");
             double emax = 1;
             for (int q = 0; q < n; q++)

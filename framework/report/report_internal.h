@@ -21,14 +21,15 @@ struct hf__rp_dev {
 
 struct hf__rp_round {
     int round;
-    double makespan, ideal, eff;
+    double makespan, ideal, eff, bound;
     double *share; /* per device */
     double *plan;  /* per device: the scheduler's plan for the next round, NULL if none */
     double stolen; /* chunks stolen, all devices */
+    double outliers; /* bundles flagged as outliers, all devices */
 };
 
 struct hf__rp_event {
-    int round, device, stolen;
+    int round, device, stolen, outlier;
     double first, count, start, end, cin, kern, cout;
 };
 

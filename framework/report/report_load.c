@@ -116,6 +116,8 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
     if (!rc)
         rc = get_num(file, w, o, "ideal_s", REQ | NULLOK, 0, &rd->ideal);
     if (!rc)
+        rc = get_num(file, w, o, "bound_s", OPT | NULLOK, NAN, &rd->bound);
+    if (!rc)
         rc = get_num(file, w, o, "efficiency", REQ | NULLOK, 0, &rd->eff);
     if (!rc)
         rc = get_arr(file, w, o, "devices", &devs);
@@ -132,13 +134,15 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
     cJSON_ArrayForEach(x, devs)
     {
         char wd[128];
-        double st;
+        double st, out;
         snprintf(wd, sizeof wd, "%s.devices[%d]", w, d);
         if ((rc = not_object(file, wd, x)) || (rc = get_num(file, wd, x, "share", REQ | NULLOK,
                                                             0, &rd->share[d])) ||
-            (rc = get_num(file, wd, x, "stolen", OPT, 0, &st)))
+            (rc = get_num(file, wd, x, "stolen", OPT, 0, &st)) ||
+            (rc = get_num(file, wd, x, "outliers", OPT, 0, &out)))
             return rc;
         rd->stolen += st;
+        rd->outliers += out;
         d++;
     }
     /* The plan is optional (older files, policies without one) but, when
@@ -190,6 +194,8 @@ static int load_event(const char *file, int ri, size_t i, const cJSON *o,
         rc = get_num(file, w, o, "copy_out_s", OPT, 0, &e->cout);
     if (!rc)
         rc = get_bool(file, w, o, "stolen", 0, &e->stolen);
+    if (!rc)
+        rc = get_bool(file, w, o, "outlier", 0, &e->outlier);
     if (rc)
         return rc;
     if (dev < 0 || dev >= r->ndev || dev != floor(dev))

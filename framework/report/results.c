@@ -87,6 +87,7 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "round", rs->round);
     cJSON_AddNumberToObject(o, "makespan_s", rs->makespan_s);
+    cJSON_AddNumberToObject(o, "bound_s", rs->bound_s);
     cJSON_AddNumberToObject(o, "ideal_s", rs->ideal_s);
     cJSON_AddNumberToObject(o, "efficiency", rs->efficiency);
     cJSON_AddNumberToObject(o, "load_units", (double)rs->load_units);
@@ -106,6 +107,7 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
         cJSON_AddNumberToObject(x, "work", rd->work);
         cJSON_AddNumberToObject(x, "share", rd->share);
         cJSON_AddNumberToObject(x, "busy_s", rd->busy_s);
+        cJSON_AddNumberToObject(x, "outliers", (double)rd->outliers);
         cJSON_AddItemToArray(devs, x);
     }
     return o;
@@ -126,6 +128,8 @@ static cJSON *event_json(const struct hf_event *e)
     cJSON_AddNumberToObject(o, "kernel_s", e->t.kernel_s);
     cJSON_AddNumberToObject(o, "copy_out_s", e->t.copy_out_s);
     cJSON_AddBoolToObject(o, "stolen", e->stolen != 0);
+    if (e->outlier)
+        cJSON_AddBoolToObject(o, "outlier", 1);
     return o;
 }
 
@@ -283,8 +287,9 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
 {
     FILE *f = file;
     int any_sim = 0, any_fault = 0;
-    fprintf(f, "%-10s %-9s %-30s %11s %11s %6s %9s %7s %7s\n", "scheduler", "engine",
-            "devices", "makespan_s", "ideal_s", "eff", "eff(r>=2)", "stable", "stolen");
+    fprintf(f, "%-10s %-9s %-30s %11s %11s %11s %6s %9s %7s %7s %4s\n", "scheduler", "engine",
+            "devices", "makespan_s", "bound_s", "ideal_s", "eff", "eff(r>=2)", "stable",
+            "stolen", "out");
     for (int i = 0; i < nruns; i++) {
         const struct hf_run *r = runs[i];
         int sim = strcmp(r->engine, "sim") == 0;
@@ -295,8 +300,10 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
         const struct hf_round_stats *last = r->nrounds > 0 ? &r->rounds[r->nrounds - 1] : NULL;
         double mean = 0;
         int nmean = 0;
-        size_t stolen = 0;
+        size_t stolen = 0, outliers = 0;
         for (int k = 0; k < r->nrounds; k++) {
+            for (int d = 0; d < r->ndevices && r->rounds[k].dev; d++)
+                outliers += r->rounds[k].dev[d].outliers;
             if (r->rounds[k].round >= 2) {
                 mean += r->rounds[k].efficiency;
                 nmean++;
@@ -312,13 +319,16 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
             snprintf(stablebuf, sizeof stablebuf, "%d", st);
         else if (st == -2)
             snprintf(stablebuf, sizeof stablebuf, "never");
-        fprintf(f, "%-10s %-9s %-30s %11.4g %11.4g %6.3f %9s %7s %7zu%s\n", r->scheduler,
-                sim ? "SIMULATED" : r->engine, devs, last ? last->makespan_s : 0,
-                last ? last->ideal_s : 0, last ? last->efficiency : 0, meanbuf, stablebuf,
-                stolen, r->fault[0] ? "  (fault)" : "");
+        fprintf(f, "%-10s %-9s %-30s %11.4g %11.4g %11.4g %6.3f %9s %7s %7zu %4zu%s\n",
+                r->scheduler, sim ? "SIMULATED" : r->engine, devs, last ? last->makespan_s : 0,
+                last ? last->bound_s : 0, last ? last->ideal_s : 0, last ? last->efficiency : 0,
+                meanbuf, stablebuf, stolen, outliers, r->fault[0] ? "  (fault)" : "");
     }
-    fprintf(f, "eff = ideal_s / makespan_s of the last round; eff(r>=2) = mean over rounds >= 2;\n"
-               "stable = round from which the planned shares change < 1%%.\n");
+    fprintf(f, "eff = bound_s / makespan_s of the last round (bound_s: the best split under the "
+               "devices' fitted\nT(w) = latency + w/rate, so eff <= 1); ideal_s = work / sum of "
+               "standalone rates (the older figure);\neff(r>=2) = mean over rounds >= 2; stable = "
+               "round from which the planned shares change < 1%%;\nout = bundles flagged as "
+               "outliers (far slower than the device's model).\n");
     if (any_sim)
         fprintf(f, "SIMULATED: virtual seconds from the sim engine's device models, not "
                    "measurements on this machine.\n");

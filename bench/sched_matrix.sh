@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# sched_matrix.sh - issue 12's stress matrix: every scheduler, sim engine, over load size,
+# device mix, noise and trouble, seeds 1..8.
+#
+# Each cell is one modelled node and load (configs written to a scratch directory), run with
+# `hetfarm compare` (hass, greedy, minmin, qilin, static; same loads, same seed) at every seed.
+# bench/sched_matrix.py then writes bench/results/sched_matrix.json: per cell and scheduler
+# the mean efficiency (bound_s / makespan_s) over rounds >= 2 and seeds, HASS's rank, and the
+# cells where HASS is neither best nor within 2% of the best.
+#
+# Dimensions (environment knobs, defaults in brackets):
+#   SIZES   matmul n ["1024 4096 16384 32768"]: rounds from ~0.1 ms to ~1 s on the modelled
+#           node; grain n/256 rows (256 chunks per load, at least 4 rows).
+#   MIXES   ["g1 g2 g4 g8 fs"]: a 16-core CPU + 1, 2, 4, 8 H200-class GPUs; fs = CPU + 2 fast
+#           (H200) + 2 slow (L40-class: 0.4x the rate, half the bandwidth) GPUs.
+#   NOISES  relative jitter per bundle, every device ["0 0.02 0.05"].
+#   TROUBLE ["clean gpu slow"]: clean = nothing else; gpu = what real H200s did to HASS:
+#           a 40 ms first bundle, 3 ms for every new bundle size, 1% of bundles stall 5 ms;
+#           slow = the last GPU runs 2x slower from round 4 on.
+#   SEEDS   ["1 2 3 4 5 6 7 8"], ROUNDS [10], JOBS (parallel hetfarm processes) [2].
+# HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/sched_matrix.json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZES=${SIZES:-"1024 4096 16384 32768"}
+MIXES=${MIXES:-"g1 g2 g4 g8 fs"}
+NOISES=${NOISES:-"0 0.02 0.05"}
+TROUBLE=${TROUBLE:-"clean gpu slow"}
+SEEDS=${SEEDS:-"1 2 3 4 5 6 7 8"}
+ROUNDS=${ROUNDS:-10}
+JOBS=${JOBS:-2}
+HF_BUILD=${HF_BUILD:-build}
+OUT=${OUT:-bench/results/sched_matrix.json}
+HETFARM=$HF_BUILD/hetfarm
+
+[ "${HF_NO_BUILD:-0}" = 1 ] || make --no-print-directory NVCC= BUILD="$HF_BUILD" "$HETFARM" >/dev/null
+[ -x "$HETFARM" ] || { echo "sched_matrix.sh: $HETFARM was not built" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# One [sim.NAME] GPU section: name rate bandwidth latency noise extra-lines.
+gpu_section() {
+    printf '[sim.%s]\nkind = gpu\nrate = %s\nbandwidth_gbs = %s\nlatency_us = %s\njitter = %s\n%b' \
+        "$1" "$2" "$3" "$4" "$5" "$6"
+}
+
+# Writes the config of one cell: n mix noise trouble -> file.
+cell_ini() {
+    local n=$1 mix=$2 noise=$3 trouble=$4 file=$5 grain=$(($1 / 256 < 4 ? 4 : $1 / 256))
+    local extra="" last="" names ratios
+    case $trouble in
+        gpu) extra='warmup_ms = 40\nnew_size_ms = 3\nstall_prob = 0.01\nstall_ms = 5\n' ;;
+        slow) last='slowdown = 2@4\n' ;;
+    esac
+    case $mix in
+        g1) names="host, last"; ratios="1.4, 50" ;;
+        g2) names="host, h200, last"; ratios="1.4, 50, 50" ;;
+        g4) names="host, h200, h200, h200, last"; ratios="1.4, 50, 50, 50, 50" ;;
+        g8) names="host, h200, h200, h200, h200, h200, h200, h200, last"
+            ratios="1.4, 50, 50, 50, 50, 50, 50, 50, 50" ;;
+        fs) names="host, h200, h200, l40, last"; ratios="1.4, 50, 50, 20, 20" ;;
+    esac
+    {
+        printf '[run]\napp = matmul\nrounds = %s\nengine = sim\ngrain = %s\n' "$ROUNDS" "$grain"
+        printf '[load]\nn = %s\ndtype = float32\n[devices]\nsim = %s\n' "$n" "$names"
+        printf '[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\njitter = %s\n' "$noise"
+        gpu_section h200 5.0e13 55 20 "$noise" "$extra"
+        gpu_section l40 2.0e13 25 30 "$noise" "$extra"
+        if [ "$mix" = fs ]; then
+            gpu_section last 2.0e13 25 30 "$noise" "$extra$last"
+        else
+            gpu_section last 5.0e13 55 20 "$noise" "$extra$last"
+        fi
+        printf '[static]\nratios = %s\n' "$ratios"
+        printf '[compare]\nschedulers = hass, greedy, minmin, qilin, static\nengines = sim\n'
+    } >"$file"
+}
+
+: >"$tmp/jobs"
+: >"$tmp/cells"
+for n in $SIZES; do
+    for mix in $MIXES; do
+        for noise in $NOISES; do
+            for trouble in $TROUBLE; do
+                cell="n$n-$mix-j$noise-$trouble"
+                cell_ini "$n" "$mix" "$noise" "$trouble" "$tmp/$cell.ini"
+                printf '%s\t%s\t%s\t%s\t%s\n' "$cell" "$n" "$mix" "$noise" "$trouble" >>"$tmp/cells"
+                for seed in $SEEDS; do
+                    echo "$cell $seed" >>"$tmp/jobs"
+                done
+            done
+        done
+    done
+done
+echo "sched_matrix.sh: $(wc -l <"$tmp/cells") cells x $(echo $SEEDS | wc -w) seeds, $JOBS at a time"
+
+export HETFARM tmp
+start=$(date +%s)
+xargs -P "$JOBS" -L 1 sh -c '
+    if ! "$HETFARM" compare "$tmp/$0.ini" --seed "$1" -o "$tmp/$0-s$1.json" >"$tmp/$0-s$1.log" 2>&1
+    then echo "sched_matrix.sh: $0 seed $1 failed:" >&2; tail -n 20 "$tmp/$0-s$1.log" >&2; exit 255; fi
+' <"$tmp/jobs"
+echo "sched_matrix.sh: ran in $(($(date +%s) - start)) s"
+
+mkdir -p "$(dirname "$OUT")"
+python3 bench/sched_matrix.py --cells "$tmp/cells" --dir "$tmp" --seeds "$SEEDS" --out "$OUT"

@@ -1,0 +1,294 @@
+/* cost_model.c - the affine per-device cost model T(w) = lat + w * inv and the
+ * "everyone finishes together" split under it (declared in sched.h, used by
+ * the engine for bound_s and by HASS for its split).
+ *
+ * DESIGN
+ * ------
+ * A device's bundle time is modelled as a fixed cost per bundle plus a cost per
+ * unit of work. Both are fitted from HF_COST_WINDOW bundles the device ran,
+ * by a Theil-Sen line: the slope is the median of the slopes between pairs
+ * of bundles whose sizes differ by at least 2x (pairs of nearly equal bundles
+ * say nothing about the slope but a lot about their noise), the intercept the
+ * median of t - slope * w. Medians make one wild bundle harmless: on a real H200
+ * one first bundle of a new size took 40.9 ms where the model said 0.7 ms, and a
+ * plain average of rates turned that into a rate 60x too low. When the window
+ * holds bundles of one size only (a CPU runs one chunk at a time; a GPU runs the
+ * same bundle every round once its split is settled) the latency cannot be
+ * seen, so the last one fitted is kept and only the slope is re-fitted. To
+ * keep sizes apart as long as possible, a full window evicts the oldest bundle
+ * of the new bundle's own size class (sizes within 20%), or, for a size it
+ * does not hold, the oldest of its commonest class: a GPU's whole-load
+ * standalone bundle or round 0's profile spans stay in the window after a
+ * hundred equal bundles of a greedy policy, and its latency stays known.
+ *
+ * Each new bundle is first compared with the fit. Slower than 1.5x the
+ * prediction is an outlier: counted, returned to the caller (the engine records
+ * it in results.json) and not fitted. Any bundle off the prediction by more
+ * than max(10%, 3x the spread seen so far) is a surprise; two surprises in a row
+ * in the same direction are taken as a real change (thermal throttling, another
+ * process on the GPU, a recovered fault), and the window restarts from those two
+ * bundles. That is the whole "never freeze" rule: one stall is ignored, a
+ * persistent change is believed after two bundles. The first bundle of a size
+ * not seen lately (the last 64 sizes) that comes in slow is a warm-up once the
+ * latency is known: not fitted and not a surprise, so a split that moves does
+ * not teach the model that the device got slower (on a real H200 the first
+ * bundle of a new size took up to 40 ms where repeats took 0.7 ms). Fitting is lazy (every 32
+ * accepted bundles, or on hf_cost_refit) because a CPU reports every chunk and
+ * some loads have 200000 of them per round.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+#define COST_OUTLIER 0.5  /* slower than (1 + this) x the fit: an outlier */
+#define COST_SURPRISE 0.1 /* least relative deviation that counts toward a drift */
+#define COST_PAIR_GAP 2.0 /* pairs of bundles used for a slope differ this much in size */
+#define COST_CLASS_GAP 1.2 /* bundles within this size ratio are one size class */
+#define COST_LAZY 32      /* accepted bundles between automatic refits */
+
+void hf_cost_init(struct hf_cost_model *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (reorders v); 0 for n = 0. */
+static double median(double *v, int n)
+{
+    if (n == 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The median over the window of f(i), over the bundles of one kind: repeats
+ * (sizes run before) when `repeats` and there are any, else all of them. */
+static double median_of(const struct hf_cost_model *m, int repeats, double lat, double inv,
+                        int what)
+{
+    double v[HF_COST_WINDOW];
+    int k = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (repeats && m->fresh[i])
+            continue;
+        double pred = lat + inv * m->w[i];
+        v[k++] = what == 0 ? m->t[i] - inv * m->w[i]                 /* intercept */
+                 : what == 1 ? (m->t[i] - lat) / m->w[i]             /* slope */
+                             : fabs(m->t[i] / (pred > 0 ? pred : 1) - 1.0); /* residual */
+    }
+    return median(v, k);
+}
+
+/* Fits lat and inv from the window (see DESIGN), then the spread: the median
+ * absolute relative residual scaled to a standard deviation (x 1.4826).
+ * Warm-ups make the first bundle of every size slower by about the same
+ * amount, so slopes come from pairs of the same kind only (both first of
+ * their size, or both repeats: the extra cancels) and the intercept and the
+ * spread from the repeats as soon as there are any. */
+void hf_cost_refit(struct hf_cost_model *m)
+{
+    /* A restarted window keeps its fit until three bundles say more: two
+     * bundles (one of them maybe a warm-up) make no line. */
+    if (m->n == 0 || (m->fitted && (m->stale == 0 || (m->restarted && m->n < 3))))
+        return;
+    m->restarted = 0;
+    double slopes[HF_COST_WINDOW * (HF_COST_WINDOW - 1) / 2];
+    int ns = 0, nrep = 0;
+    for (int i = 0; i < m->n; i++) {
+        nrep += !m->fresh[i];
+        for (int j = 0; j < m->n; j++)
+            if (m->w[j] > COST_PAIR_GAP * m->w[i] && m->fresh[i] == m->fresh[j])
+                slopes[ns++] = (m->t[j] - m->t[i]) / (m->w[j] - m->w[i]);
+    }
+    int rep = nrep >= 1;
+    double inv = ns ? median(slopes, ns) : 0.0, lat = m->lat;
+    if (ns && inv > 0.0) {
+        lat = median_of(m, rep, 0.0, inv, 0);
+        m->lat_known |= ns >= 3; /* fewer slopes barely tell latency from noise */
+    }
+    if (!(ns && inv > 0.0) || lat < 0.0) {
+        /* One size only, or a line through the noise with a negative slope or
+         * intercept: keep the latency we had (never more than the fastest
+         * bundle's time) and fit the slope alone. */
+        lat = ns && inv > 0.0 ? 0.0 : m->lat;
+        for (int i = 0; i < m->n; i++)
+            if (!rep || !m->fresh[i])
+                lat = fmin(lat, 0.9 * m->t[i]);
+        inv = median_of(m, rep, lat, 0.0, 1);
+    }
+    m->lat = lat > 0.0 ? lat : 0.0;
+    m->inv = inv;
+    if ((rep ? nrep : m->n) >= 3) /* else keep the spread seen before */
+        m->spread = 1.4826 * median_of(m, rep, m->lat, m->inv, 2);
+    m->fitted = m->inv > 0.0;
+    m->stale = 0;
+}
+
+/* The oldest bundle of the window in w's size class, or -1; *count gets the
+ * class's size. */
+static int oldest_like(const struct hf_cost_model *m, double w, int *count)
+{
+    int at = -1;
+    *count = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->w[i] * COST_CLASS_GAP > w && m->w[i] < w * COST_CLASS_GAP) {
+            ++*count;
+            if (at < 0 || m->age[i] < m->age[at])
+                at = i;
+        }
+    return at;
+}
+
+/* The slot a new bundle of work w takes (see DESIGN: sizes kept apart). */
+static int slot_for(const struct hf_cost_model *m, double w)
+{
+    if (m->n < HF_COST_WINDOW)
+        return m->n;
+    int count, at = oldest_like(m, w, &count);
+    if (at >= 0)
+        return at;
+    int best = 0, best_count = -1;
+    for (int i = 0; i < m->n; i++) {
+        int c, o = oldest_like(m, m->w[i], &c);
+        if (c > best_count) {
+            best = o;
+            best_count = c;
+        }
+    }
+    return best;
+}
+
+/* Puts a bundle into the window. */
+static void accept(struct hf_cost_model *m, double w, double t, int fresh)
+{
+    int s = slot_for(m, w);
+    m->w[s] = w;
+    m->t[s] = t;
+    m->fresh[s] = (unsigned char)fresh;
+    m->age[s] = m->clock++;
+    if (m->n < HF_COST_WINDOW)
+        m->n++;
+    m->stale++;
+    if (!m->fitted || m->stale >= COST_LAZY || m->n < 4)
+        hf_cost_refit(m);
+}
+
+/* Whether the model has seen a bundle of this size lately; remembers it. */
+static int size_seen(struct hf_cost_model *m, double work)
+{
+    int n = m->nsizes, cap = (int)(sizeof m->sizes / sizeof *m->sizes);
+    for (int i = 0; i < n; i++)
+        if (fabs(m->sizes[i] - work) <= 1e-9 * work)
+            return 1;
+    m->sizes[m->size_at] = work;
+    m->size_at = (m->size_at + 1) % cap;
+    if (m->nsizes < cap)
+        m->nsizes++;
+    return 0;
+}
+
+int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
+{
+    if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
+        return 0;
+    int fresh = !size_seen(m, work);
+    /* Until the latency has been seen, a bundle of a size the window does not
+     * hold cannot be judged: the fit has no idea of its fixed cost. */
+    int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0;
+    if (!m->fitted || unknown) {
+        m->run = 0;
+        accept(m, work, seconds, fresh);
+        return 0;
+    }
+    double dev = seconds / hf_cost_time(m, work) - 1.0;
+    int outlier = dev > COST_OUTLIER;
+    double tol = fmax(COST_SURPRISE, 3.0 * m->spread);
+    int sign = dev > tol ? 1 : dev < -tol ? -1 : 0;
+    if (fresh && sign > 0 && m->lat_known) {
+        /* A new size's first bundle, slow: a warm-up, not news about the device. */
+        m->warmups++;
+        m->outliers += outlier;
+        return outlier;
+    }
+    if (sign == 0) {
+        m->run = 0;
+        accept(m, work, seconds, fresh);
+        return 0;
+    }
+    if (m->run > 0 && sign == m->run_sign) {
+        /* A second surprise in the same direction: the device changed. Restart
+         * the window from the two bundles: the latency stays as fitted but at
+         * most half the shorter bundle (a latency the device now beats was
+         * wrong), the slope is the mean of what that leaves per unit of work;
+         * the fit holds until a third bundle allows one of its own. */
+        m->lat = fmin(m->lat, 0.5 * fmin(m->pt[0], seconds));
+        m->inv = 0.5 * ((m->pt[0] - m->lat) / m->pw[0] + (seconds - m->lat) / work);
+        m->n = 0;
+        m->run = 0;
+        m->restarted = 1;
+        accept(m, m->pw[0], m->pt[0], m->pfresh);
+        accept(m, work, seconds, fresh);
+        m->outliers += outlier;
+        return outlier;
+    }
+    m->run = 1;
+    m->run_sign = sign;
+    m->pw[0] = work;
+    m->pt[0] = seconds;
+    m->pfresh = fresh;
+    if (!outlier)
+        accept(m, work, seconds, fresh);
+    m->outliers += outlier;
+    return outlier;
+}
+
+double hf_cost_time(const struct hf_cost_model *m, double work)
+{
+    return m->fitted ? m->lat + m->inv * work : 0.0;
+}
+
+double hf_cost_split(const double *lat, const double *inv, const int *use, int n, double work,
+                     double *x)
+{
+    /* Water-filling: visit the usable devices by increasing latency; with the
+     * first k of them finishing together, T = (work + sum lat/inv) / sum 1/inv.
+     * The answer is the first k whose T does not reach the next device's
+     * latency (that device could not start before everyone is done). */
+    int order[n], k = 0;
+    for (int d = 0; d < n; d++) {
+        x[d] = 0.0;
+        if ((!use || use[d]) && inv[d] > 0.0 && isfinite(inv[d]) && lat[d] >= 0.0) {
+            int at = k++;
+            while (at > 0 && lat[order[at - 1]] > lat[d]) {
+                order[at] = order[at - 1];
+                at--;
+            }
+            order[at] = d;
+        }
+    }
+    if (k == 0)
+        return INFINITY;
+    double sinv = 0.0, slat = 0.0, T = INFINITY;
+    int used = 0;
+    for (int i = 0; i < k; i++) {
+        int d = order[i];
+        sinv += 1.0 / inv[d];
+        slat += lat[d] / inv[d];
+        T = (work + slat) / sinv;
+        used = i + 1;
+        if (i + 1 == k || T <= lat[order[i + 1]])
+            break;
+    }
+    for (int i = 0; i < used; i++) {
+        int d = order[i];
+        x[d] = fmax(0.0, (T - lat[d]) / inv[d]);
+    }
+    return T;
+}

@@ -1,0 +1,219 @@
+/* test_hass_robust.c - issue 12 in the sim engine: the affine cost model, the
+ * true lower bound, and HASS under the trouble real GPUs gave it.
+ *
+ * DESIGN
+ * ------
+ * Every check runs hf_run() with the sim engine, which is deterministic for a
+ * seed, so these are exact checks, not timing tests. The devices are the
+ * modelled 16-core CPU + H200-class GPUs of configs/sim-matmul.ini, without
+ * jitter unless a test says otherwise, plus the [sim.NAME] trouble keys:
+ * stall_at/stall_ms (one bundle 40x slower), slowdown (a GPU half as fast from
+ * a round on), warmup_ms/new_size_ms (first bundle, new bundle sizes). The
+ * bound check runs every registered scheduler: efficiency = bound_s /
+ * makespan_s must never exceed 1, jitter or not, because the bound is clamped
+ * to what each device achieved in the round (engine.c, round_bound).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/engine.h"
+
+#define CPU "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
+#define GPU "kind = gpu\nrate = 5.0e13\nlatency_us = 20\nbandwidth_gbs = 55\n"
+#define MATMUL(n) "[run]\napp = matmul\n[load]\nn = " #n "\ndtype = float32\n"
+
+/* Runs `sched` on INI text with the sim engine; fails the test on an error. */
+static struct hf_run *run_sim(const char *sched, const char *ini, int rounds, size_t grain)
+{
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "robust.ini", ini), 0);
+    const char *app = NULL;
+    assert_int_equal(hf_config_str(cfg, "run", "app", "noop", &app), 0);
+    struct hf_run_options o = {.app = hf_app_find(app), .sched = hf_sched_find(sched),
+                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = rounds,
+                               .seed = 3, .grain = grain, .verify = 1};
+    assert_non_null(o.app);
+    assert_non_null(o.sched);
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    int rc = hf_run(&o, &run);
+    if (rc)
+        print_error("%s: %s: %s\n", sched, hf_strerror(rc), hf_last_error());
+    assert_int_equal(rc, 0);
+    hf_config_destroy(cfg);
+    return run;
+}
+
+static void show(const struct hf_run *run)
+{
+    for (int r = 0; r < run->nrounds; r++) {
+        const struct hf_round_stats *st = &run->rounds[r];
+        print_message("%s round %d: makespan %.4g bound %.4g eff %.3f shares", run->scheduler, r,
+                      st->makespan_s, st->bound_s, st->efficiency);
+        for (int d = 0; d < run->ndevices; d++)
+            print_message(" %.3f", st->dev[d].share);
+        print_message("\n");
+    }
+}
+
+/* One GPU bundle 40x slower than it should be in round 1: the engine flags it,
+ * HASS does not believe it, and from round 3 on (at most 2 rounds lost: the
+ * stalled round and, at worst, one more) efficiency is back above 0.95. */
+static void test_stall_costs_at_most_two_rounds(void **unused)
+{
+    (void)unused;
+    /* A GPU bundle of half the n = 4096 load takes ~2.5 ms: a stall of 100 ms
+     * makes it 40x. */
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(4096) "[devices]\nsim = host, h200, h200s\n" CPU
+                                 "[sim.h200]\n" GPU "[sim.h200s]\n" GPU
+                                 "stall_at = 1:0\nstall_ms = 100\n[hass]\nwarm_start = no\n",
+                                 8, 16);
+    show(run);
+    assert_true(run->rounds[1].makespan_s > 0.03); /* the stall happened */
+    assert_int_equal(run->rounds[1].dev[2].outliers, 1);
+    for (int r = 3; r < run->nrounds; r++)
+        assert_true(run->rounds[r].efficiency >= 0.95);
+    /* The plan did not move away from the stalled GPU. */
+    assert_true(fabs(run->rounds[1].plan[2] - run->rounds[0].plan[2]) < 0.02);
+    hf_run_free(run);
+}
+
+/* A GPU that runs at half speed from round 3 on gets its share re-opened: by
+ * round 6 its planned share is about half the other GPU's, and HASS is back
+ * above 0.95 from round 6. */
+static void test_slowdown_reopens_the_split(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(4096) "[devices]\nsim = host, h200, h200s\n" CPU
+                                 "[sim.h200]\n" GPU "[sim.h200s]\n" GPU
+                                 "slowdown = 2@3\n[hass]\nwarm_start = no\n",
+                                 9, 16);
+    show(run);
+    double before = run->rounds[2].plan[2] / run->rounds[2].plan[1];
+    double after = run->rounds[6].plan[2] / run->rounds[6].plan[1];
+    assert_true(fabs(before - 1.0) < 0.05);
+    assert_true(fabs(after - 0.5) < 0.05);
+    for (int r = 6; r < run->nrounds; r++)
+        assert_true(run->rounds[r].efficiency >= 0.95);
+    hf_run_free(run);
+}
+
+/* A small load where fixed costs outweigh help: 64 us of GPU work, one GPU
+ * with 20 us per bundle, one with 200 us, a CPU at 100 us per chunk. The
+ * near GPU alone finishes in 84 us; HASS must use it alone, not three devices. */
+static void test_small_load_leaves_devices_out(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim("hass",
+                                 "[run]\napp = noop\n[load]\nchunks = 64\nwork_per_chunk = 1e6\n"
+                                 "bytes_per_chunk = 0\n[devices]\nsim = host, near, far\n"
+                                 "[sim.host]\nkind = cpu\nrate = 1e10\nlatency_us = 5\n"
+                                 "[sim.near]\nkind = gpu\nrate = 1e12\nlatency_us = 20\n"
+                                 "[sim.far]\nkind = gpu\nrate = 1e12\nlatency_us = 200\n"
+                                 "[hass]\nwarm_start = no\n",
+                                 6, 1);
+    show(run);
+    for (int r = 2; r < run->nrounds; r++) {
+        int used = 0;
+        for (int d = 0; d < run->ndevices; d++)
+            used += run->rounds[r].dev[d].chunks > 0;
+        assert_int_equal(used, 1);
+        assert_int_equal(run->rounds[r].dev[1].chunks, 64);
+        assert_true(run->rounds[r].efficiency >= 0.95);
+    }
+    hf_run_free(run);
+}
+
+/* A CPU whose chunk times vary by 15% next to a GPU that does 99.6% of the
+ * work: HASS must not make the CPU the straggler (issue 12's n = 16384 case). */
+static void test_noisy_cpu_is_not_the_straggler(void **unused)
+{
+    (void)unused;
+    /* n = 16384 in 64-row chunks: a CPU chunk ~0.1 s, the GPU's round ~0.18 s. */
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(16384) "[devices]\nsim = host, h200\n"
+                                 "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
+                                 "jitter = 0.15\n[sim.h200]\n" GPU "[hass]\nwarm_start = no\n",
+                                 8, 64);
+    show(run);
+    double mean = 0;
+    for (int r = 2; r < run->nrounds; r++)
+        mean += run->rounds[r].efficiency / (run->nrounds - 2);
+    assert_true(mean >= 0.97);
+    hf_run_free(run);
+}
+
+/* efficiency <= 1 for every scheduler on several nodes, without jitter (and,
+ * since the bound is clamped to what devices achieved, with it too). */
+static void test_efficiency_never_exceeds_one(void **unused)
+{
+    (void)unused;
+    static const char *const nodes[] = {
+        MATMUL(4096) "[devices]\nsim = host, h200, h200\n" CPU "[sim.h200]\n" GPU,
+        MATMUL(2048) "[devices]\nsim = host, h200\n" CPU "[sim.h200]\n" GPU
+                     "warmup_ms = 5\nnew_size_ms = 1\n",
+        MATMUL(4096) "[devices]\nsim = host, fast, fast, slow, slow\n" CPU "[sim.fast]\n" GPU
+                     "[sim.slow]\nkind = gpu\nrate = 1.5e13\nlatency_us = 30\n"
+                     "bandwidth_gbs = 25\nstall_prob = 0.05\nstall_ms = 2\n",
+        MATMUL(4096) "[devices]\nsim = host, h200, h200\n" CPU "jitter = 0.05\n[sim.h200]\n" GPU
+                     "jitter = 0.05\n",
+    };
+    for (size_t k = 0; k < sizeof nodes / sizeof *nodes; k++)
+        for (int s = 0; hf_schedulers[s]; s++) {
+            struct hf_run *run = run_sim(hf_schedulers[s]->name, nodes[k], 5, 16);
+            for (int r = 0; r < run->nrounds; r++) {
+                const struct hf_round_stats *st = &run->rounds[r];
+                if (st->efficiency > 1.0 + 1e-9)
+                    show(run);
+                assert_true(st->bound_s > 0);
+                assert_true(st->efficiency <= 1.0 + 1e-9);
+            }
+            hf_run_free(run);
+        }
+}
+
+/* The sim trouble keys are checked like any other: a malformed value names the key. */
+static void test_sim_keys_are_checked(void **unused)
+{
+    (void)unused;
+    static const char *const bad[] = {"slowdown = 2", "slowdown = 0@3", "stall_at = 1",
+                                      "stall_prob = 2"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char ini[512];
+        snprintf(ini, sizeof ini, "[run]\napp = noop\n[devices]\nsim = gpu\n"
+                                  "[sim.gpu]\nkind = gpu\nrate = 1e9\n%s\n", bad[k]);
+        hf_config_t cfg;
+        assert_int_equal(hf_config_parse(&cfg, "robust.ini", ini), 0);
+        struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find("hass"),
+                                   .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = 1, .seed = 1};
+        struct hf_run *run = NULL;
+        hf_clear_error();
+        assert_int_not_equal(hf_run(&o, &run), 0);
+        char key[32];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(bad[k], " "), bad[k]);
+        assert_non_null(strstr(hf_last_error(), key));
+        hf_config_destroy(cfg);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stall_costs_at_most_two_rounds),
+        cmocka_unit_test(test_slowdown_reopens_the_split),
+        cmocka_unit_test(test_small_load_leaves_devices_out),
+        cmocka_unit_test(test_noisy_cpu_is_not_the_straggler),
+        cmocka_unit_test(test_efficiency_never_exceeds_one),
+        cmocka_unit_test(test_sim_keys_are_checked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
