@@ -64,7 +64,8 @@ BIN     := $(BUILD)/hetfarm
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TSAN_TESTS := test_pool test_engine
 
-.PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean
+.PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \
+        fuzz fuzz-build
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.
 all: deps
@@ -155,6 +156,26 @@ tsan:
 	$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread \
 	    $(addprefix build/tsan/tests/,$(TSAN_TESTS))
 	$(call run_tests,$(addprefix build/tsan/tests/,$(TSAN_TESTS)))
+
+# Fuzzing: every tests/fuzz/fuzz_NAME.c is a libFuzzer harness (found by the
+# wildcard, so a new one needs no edit here), linked with the library built by
+# clang with ASan+UBSan and coverage. `make fuzz` runs each for FUZZ_SECONDS
+# on a corpus seeded from the globs on its "seeds:" line and from its
+# regression inputs under tests/fuzz/corpus/NAME/ (tests/fuzz/run.sh).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+fuzz-build:
+	$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) \
+	    SAN=fuzzer-no-link,address,undefined $(addprefix build/fuzz/fuzz/,$(FUZZ_NAMES))
+
+fuzz: deps fuzz-build
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(addprefix build/fuzz/fuzz/,$(FUZZ_NAMES))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
 run: all
 	$(BIN) compare configs/default.ini

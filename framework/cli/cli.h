@@ -53,6 +53,10 @@ void hf__cli_help(FILE *f, enum hf__cmd c);
  * after the runs checks that every key of [load] and [devices] was read. */
 int hf__cli_read_plan(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p);
 int hf__cli_check_after(hf_config_t cfg);
+/* The tables of every key a config for `app` may hold: [run] and [compare],
+ * the devices', the app's [load] (every app's when `app` is NULL: help) and
+ * every scheduler's section. Returns how many were written (at most cap). */
+size_t hf__cli_rules(const struct hf_app *app, struct hf_config_rules *rules, size_t cap);
 
 /* runs.c: one hf_run per (engine, scheduler) of the plan; the first failure
  * stops everything (0 or an exit status; *runs holds *nruns finished runs
