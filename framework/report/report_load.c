@@ -113,7 +113,7 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
         rc = get_num(file, w, o, "round", REQ, 0, &v);
     if (!rc && (v < 0 || v > HF__REPORT_MAX_ROUND || v != floor(v)))
         rc = hf_fail(HF_EINVAL, "%s: %s: \"round\" = %g is not a round number", file, w, v);
-    rd->round = (int)v;
+    rd->round = rc ? 0 : (int)v; /* (int) of an out-of-range double is undefined */
     if (!rc)
         rc = get_num(file, w, o, "makespan_s", REQ | NULLOK, 0, &rd->makespan);
     if (!rc)

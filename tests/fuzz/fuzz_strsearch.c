@@ -41,8 +41,10 @@ static void compare(const struct hf__ss_patterns *p, struct hf__ss_hs *hs,
     struct hf__ss_part ref = {0}, got = {0};
     if (hf__ss_part_reset(&ref, p->n, begin, end, 1) || hf__ss_part_reset(&got, p->n, begin, end, 1))
         abort();
-    if (hf__ss_ref(p, text, size, &ref) || hf__ss_hs_scan(hs, text, size, &got))
+    if (hf__ss_ref(p, text, size, &ref) || hf__ss_hs_scan(hs, text, size, &got)) {
+        fprintf(stderr, "matcher failed: %s\n", hf_last_error());
         abort();
+    }
     for (size_t i = 0; i < p->n; i++)
         if (ref.counts[i] != got.counts[i]) {
             fprintf(stderr, "pattern %zu: reference %llu, Hyperscan %llu in [%llu, %llu)\n", i,
