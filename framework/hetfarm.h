@@ -37,7 +37,8 @@ extern "C" {
     XX(ESCHED, "scheduler did not run every chunk exactly once")            \
     XX(ERANGE, "value out of range")                                        \
     XX(ENOTSUP, "not supported by this build")                              \
-    XX(EVERIFY, "result differs from the reference")
+    XX(EVERIFY, "result differs from the reference")                        \
+    XX(EINTR, "interrupted by a signal")
 
 #define HF__ERRNO_INDEX(code, msg) HF__INDEX_##code,
 enum hf__errno_index { HF_ERRNO_MAP(HF__ERRNO_INDEX) HF__ERRNO_COUNT };

@@ -45,6 +45,13 @@ int hf__cli_fail(int rc);
  * returns EXIT_USAGE. `what` is "app", "scheduler" or "engine". */
 int hf__cli_unknown(const char *where, const char *what, const char *name);
 
+/* Catches SIGINT and SIGTERM for the runs: the first asks them to stop
+ * (hf_run_interrupt), a second one kills as usual. */
+void hf__cli_catch_signals(void);
+/* `st` unless the runs were interrupted: then 128 + the signal (130, 143),
+ * after saying that nothing was written. */
+int hf__cli_exit_status(int st);
+
 /* help.c */
 void hf__cli_usage(FILE *f);
 void hf__cli_help(FILE *f, enum hf__cmd c);
