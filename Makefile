@@ -4,10 +4,13 @@
 #   make run        CPU for real + a simulated CPU + 2-GPU node; prints the comparison table
 #   make test       unit/integration tests, then again under ASan+UBSan, then pool+engine under TSan
 #   make bench      benchmarks under bench/ (writes bench/results/*.json)
+#   make fuzz       every libFuzzer harness tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 60)
 #   make new-app NAME=foo   a working app template under apps/foo/
 #
 # Dependencies come from Debian's packages; `make deps` installs the missing ones
-# (as root) or prints the apt-get command (otherwise). CUDA is used when nvcc is
+# (as root) or prints the apt-get command (otherwise): the build's libraries, and
+# for the tests Chromium (the report's browser test) and clang with libFuzzer
+# (the fuzz harnesses' smoke run). CUDA is used when nvcc is
 # found (NVCC= disables it); without it the build is CPU-only.
 
 BUILD   ?= build
@@ -17,7 +20,8 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 DEB_PKGS := libhwloc-dev libopenblas-dev libstarpu-dev libinih-dev libcjson-dev \
-            libcmocka-dev libhyperscan-dev pkg-config python3
+            libcmocka-dev libhyperscan-dev pkg-config python3 \
+            chromium clang libclang-rt-dev libomp-dev
 PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
