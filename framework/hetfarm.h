@@ -148,11 +148,13 @@ struct hf_config_key {
 
 /* One owner's table: `keys` ends with an entry whose key is NULL; `section`
  * stands for a NULL section in its keys and names a section that is valid
- * even when it holds no key (a scheduler without knobs: keys may be NULL). */
+ * even when it holds no key. `keys` NULL means the owner declared no table
+ * (an app or scheduler written before tables): any key of `section` passes
+ * here and is checked when read, as before. */
 struct hf_config_rules {
     const char *section;
     const struct hf_config_key *keys;
-    const char *owner; /* for help only: who reads the keys ("app matmul"), or NULL */
+    const char *owner; /* for help only: who reads the keys ("matmul"), or NULL */
 };
 
 /* Checks every section and key of the file against the tables, in file
@@ -267,7 +269,8 @@ struct hf_app {
 
     size_t default_grain; /* units per chunk when the config names none */
     /* The keys of [load] this app reads (section NULL), for validation and
-     * help; NULL-key terminated. Optional (NULL: [load] takes no key). */
+     * help; NULL-key terminated. Optional: NULL leaves [load] unchecked until
+     * the run reads it; an empty table means [load] takes no key. */
     const struct hf_config_key *keys;
 };
 

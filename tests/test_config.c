@@ -289,8 +289,12 @@ static const struct hf_config_key load_keys[] = {
     {NULL, "modes", HF_KEY_LIST, 0, 0, 0, "a|b", NULL, "modes"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
+static const struct hf_config_key no_keys[] = {{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 static const struct hf_config_rules rules[] = {
-    {NULL, dev_keys, NULL}, {"load", load_keys, "app t"}, {"quiet", NULL, NULL},
+    {NULL, dev_keys, NULL},
+    {"load", load_keys, "app t"},
+    {"quiet", no_keys, NULL}, /* a section without keys */
+    {"legacy", NULL, NULL},   /* an owner without a table: not checked here */
 };
 
 /* Validates `text` against the rules: 0, or the message must hold `want`. */
@@ -315,7 +319,7 @@ static void test_validate(void **state)
                  "modes = a, b\n[quiet]\n", NULL);
     validate(DEV "[load]\nn = 100\n", NULL);
     validate(DEV "latncy = 1\n", "t.ini:5: [sim.a] latncy: unknown key; valid keys: rate, jitter, kind");
-    validate(DEV "[simm]\n", "t.ini:5: [simm]: unknown section; valid sections: devices, sim.NAME, load, quiet");
+    validate(DEV "[simm]\n", "t.ini:5: [simm]: unknown section; valid sections: devices, sim.NAME, load, quiet, legacy");
     validate(DEV "jitter = 1\n", "t.ini:5: [sim.a] jitter = 1: expected a number in [0, 1)");
     validate(DEV "jitter = -0\n", NULL);
     validate("[devices]\nsim = a\n[sim.a]\nrate = 0\n", "t.ini:4: [sim.a] rate = 0: expected a number in (0, 1e+300]");
@@ -337,6 +341,7 @@ static void test_validate(void **state)
     validate(DEV "[load]\nmodes = a, c\n", "'c' is not one of a|b");
     validate(DEV "[load]\nmodes = a,,b\n", "empty item");
     validate(DEV "[quiet]\nknob = 1\n", "[quiet] knob: unknown key; valid keys: none");
+    validate(DEV "[legacy]\nanything = at all\n", NULL);
 }
 
 /* The help lists every key with its range, default and text, from the same tables. */

@@ -42,7 +42,7 @@ static const char *key_section(const struct hf_config_rules *r, const struct hf_
     return k->section ? k->section : r->section;
 }
 
-/* Calls `fn` on every key of every table, stopping at the first non-zero return. */
+/* Loops over every key `k` of every table `r`. */
 #define FOR_EACH_KEY(rules, n, r, k)                                                               \
     for (const struct hf_config_rules *r = (rules); r < (rules) + (n); r++)                        \
         for (const struct hf_config_key *k = r->keys; k && k->key; k++)
@@ -64,6 +64,15 @@ static int section_known(const struct hf_config_rules *rules, size_t n, const ch
     FOR_EACH_KEY(rules, n, r, k)
     if (section_matches(key_section(r, k), section))
         return 1;
+    return 0;
+}
+
+/* Whether `section` belongs to an owner that declared no table (keys NULL). */
+static int undeclared(const struct hf_config_rules *rules, size_t n, const char *section)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!rules[i].keys && rules[i].section && section_matches(rules[i].section, section))
+            return 1;
     return 0;
 }
 
@@ -319,6 +328,8 @@ int hf_config_validate(hf_config_t cfg, const struct hf_config_rules *rules, siz
     for (size_t i = 0; i < cfg->n; i++) {
         const struct hf_config_entry *e = &cfg->e[i];
         const struct hf_config_key *k = find_key(rules, nrules, e->section, e->key);
+        if (!k && undeclared(rules, nrules, e->section))
+            continue;
         if (!k) {
             valid_names(rules, nrules, e->section, valid, sizeof valid);
             return hf_fail(HF_ECONFIG, "%s: [%s] %s: unknown key; valid keys: %s", e->where,
