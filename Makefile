@@ -4,10 +4,13 @@
 #   make run        CPU for real + a simulated CPU + 2-GPU node; prints the comparison table
 #   make test       unit/integration tests, then again under ASan+UBSan, then pool+engine under TSan
 #   make bench      benchmarks under bench/ (writes bench/results/*.json)
+#   make fuzz       every libFuzzer harness tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 60)
 #   make new-app NAME=foo   a working app template under apps/foo/
 #
 # Dependencies come from Debian's packages; `make deps` installs the missing ones
-# (as root) or prints the apt-get command (otherwise). CUDA is used when nvcc is
+# (as root) or prints the apt-get command (otherwise): the build's libraries, and
+# for the tests Chromium (the report's browser test) and clang with libFuzzer
+# (the fuzz harnesses' smoke run). CUDA is used when nvcc is
 # found (NVCC= disables it); without it the build is CPU-only.
 
 BUILD   ?= build
@@ -17,7 +20,8 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 DEB_PKGS := libhwloc-dev libopenblas-dev libstarpu-dev libinih-dev libcjson-dev \
-            libcmocka-dev libhyperscan-dev pkg-config python3
+            libcmocka-dev libhyperscan-dev pkg-config python3 \
+            chromium clang libclang-rt-dev libomp-dev
 PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
@@ -65,7 +69,8 @@ BIN     := $(BUILD)/hetfarm
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TSAN_TESTS := test_pool test_engine test_shared
 
-.PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean
+.PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \
+        fuzz fuzz-build
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.
 all: deps
@@ -157,6 +162,26 @@ tsan:
 	    $(addprefix build/tsan/tests/,$(TSAN_TESTS))
 	$(call run_tests,$(addprefix build/tsan/tests/,$(TSAN_TESTS)))
 
+# Fuzzing: every tests/fuzz/fuzz_NAME.c is a libFuzzer harness (found by the
+# wildcard, so a new one needs no edit here), linked with the library built by
+# clang with ASan+UBSan and coverage. `make fuzz` runs each for FUZZ_SECONDS
+# on a corpus seeded from the globs on its "seeds:" line and from its
+# regression inputs under tests/fuzz/corpus/NAME/ (tests/fuzz/run.sh).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+fuzz-build:
+	$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) \
+	    SAN=fuzzer-no-link,address,undefined $(addprefix build/fuzz/fuzz/,$(FUZZ_NAMES))
+
+fuzz: deps fuzz-build
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(addprefix build/fuzz/fuzz/,$(FUZZ_NAMES))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+
 run: all
 	$(BIN) compare configs/default.ini
 
@@ -183,4 +208,4 @@ lint: check-includes
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

@@ -98,6 +98,10 @@ extern const struct hf_driver_ops hf_driver_cpu;
 extern const struct hf_driver_ops hf_driver_cuda;
 #endif
 
+/* The keys of [devices], [sim.NAME] and [faults] (drivers/devices.c), for
+ * hf_config_validate() and help; NULL-key terminated. */
+extern const struct hf_config_key hf_device_keys[];
+
 /* The device list of a run, built from [devices] (see README's config
  * reference). Opaque; the public view is `struct hf_devices`. */
 typedef struct hf_devlist *hf_devlist_t;

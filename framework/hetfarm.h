@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,7 +37,8 @@ extern "C" {
     XX(ESCHED, "scheduler did not run every chunk exactly once")            \
     XX(ERANGE, "value out of range")                                        \
     XX(ENOTSUP, "not supported by this build")                              \
-    XX(EVERIFY, "result differs from the reference")
+    XX(EVERIFY, "result differs from the reference")                        \
+    XX(EINTR, "interrupted by a signal")
 
 #define HF__ERRNO_INDEX(code, msg) HF__INDEX_##code,
 enum hf__errno_index { HF_ERRNO_MAP(HF__ERRNO_INDEX) HF__ERRNO_COUNT };
@@ -108,6 +110,61 @@ const char *hf_config_where(hf_config_t cfg, const char *section, const char *ke
 int hf_config_check_unused(hf_config_t cfg, const char *const *sections);
 /* The path the configuration was read from. */
 const char *hf_config_path(hf_config_t cfg);
+
+/* Config keys: one table-driven rule for every section and key. Each owner
+ * declares its keys in one table (the framework's [run], [compare],
+ * [devices], [sim.NAME] and [faults]; an app's [load] through `hf_app.keys`;
+ * a scheduler's [<name>] through `hf_sched_ops.keys`), one line per key, and
+ * hf_config_validate() checks a whole file against the tables before anything
+ * runs: unknown sections and keys, types, ranges. `hetfarm run --help` prints
+ * the same tables. A new key is one line in its owner's table. */
+enum hf_key_type {
+    HF_KEY_STR,  /* any text, or one of `choices` */
+    HF_KEY_INT,  /* an integer (42, 0x2a) in [min, max], or one of `choices` */
+    HF_KEY_NUM,  /* a finite number in [min, max] */
+    HF_KEY_SIZE, /* a byte count such as 4096, 64K, 2MiB in [min, max] */
+    HF_KEY_BOOL, /* yes/no, true/false, on/off, 1/0 */
+    HF_KEY_LIST, /* comma-separated items, each one of `choices` when given */
+};
+
+/* Flags of a key. */
+#define HF_KEY_MIN_OPEN 1u  /* min itself is not valid: (min, max] */
+#define HF_KEY_MAX_OPEN 2u  /* max itself is not valid: [min, max) */
+#define HF_KEY_REQUIRED 4u  /* the key must be given (in every matching section) */
+#define HF_KEY_NAMES_SECTIONS 8u /* LIST: each item X names a section [<choices>.X], and
+                                    every such section must be named (e.g. [devices] sim) */
+
+struct hf_config_key {
+    const char *section;  /* "run", or "sim.*" for every [sim.NAME]; NULL in an app's or a
+                             scheduler's table: the owner's section ([load], [<scheduler>]) */
+    const char *key;
+    enum hf_key_type type;
+    double min, max;      /* INT, NUM, SIZE: the valid range (see the flags) */
+    unsigned flags;       /* HF_KEY_* */
+    const char *choices;  /* "real|sim": words accepted (STR, INT besides numbers, LIST items) */
+    const char *def;      /* the default as help shows it ("10", "app default"), or NULL */
+    const char *help;     /* one line for `hetfarm run --help` */
+};
+
+/* One owner's table: `keys` ends with an entry whose key is NULL; `section`
+ * stands for a NULL section in its keys and names a section that is valid
+ * even when it holds no key. `keys` NULL means the owner declared no table
+ * (an app or scheduler written before tables): any key of `section` passes
+ * here and is checked when read, as before. */
+struct hf_config_rules {
+    const char *section;
+    const struct hf_config_key *keys;
+    const char *owner; /* for help only: who reads the keys ("matmul"), or NULL */
+};
+
+/* Checks every section and key of the file against the tables, in file
+ * order; the first problem fails with HF_ECONFIG and
+ * "file:line: [section] key = value: why" (unknown ones list the valid
+ * sections or keys). Marks nothing read. */
+int hf_config_validate(hf_config_t cfg, const struct hf_config_rules *rules, size_t nrules);
+/* Prints the tables as help: one line per key with its default, type or
+ * range, and help text. */
+void hf_config_keys_help(FILE *f, const struct hf_config_rules *rules, size_t nrules);
 
 /* ------------------------------------------------------------------------ */
 /* Work: loads, chunks, bundles.                                              */
@@ -292,6 +349,10 @@ struct hf_app {
     void (*signature)(void *ctx, char *buf, size_t len);
 
     size_t default_grain; /* units per chunk when the config names none */
+    /* The keys of [load] this app reads (section NULL), for validation and
+     * help; NULL-key terminated. Optional: NULL leaves [load] unchecked until
+     * the run reads it; an empty table means [load] takes no key. */
+    const struct hf_config_key *keys;
 };
 
 /* Default partitioner: equal ranges of `grain` units (the last may be short);

@@ -129,6 +129,10 @@ struct hf_round_report {
 struct hf_sched_ops {
     const char *name;    /* looked up by `scheduler =` in [run] */
     const char *summary; /* one line for `hetfarm compare --help` */
+    /* The knobs of [<name>] (section NULL), for validation and help;
+     * NULL-key terminated. Optional: NULL leaves the section unchecked; an
+     * empty table means the scheduler has no knobs. */
+    const struct hf_config_key *keys;
 
     /* Called once before round 0. Reads knobs from [<name>] and allocates the
      * state. HF_ECONFIG (with hf_fail) on a bad knob. Required. */

@@ -65,7 +65,14 @@ static void greedy_destroy(void *state)
     free(state);
 }
 
+/* The knobs of [greedy] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key greedy_keys[] = {
+    {NULL, "take", HF_KEY_INT, 1, 1073741824.0, 0, NULL, "1", "chunks per request"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_sched_ops hf_sched_greedy = {
+    .keys = greedy_keys,
     .name = "greedy",
     .summary = "self-scheduling: an idle device takes the next `take` chunks from one shared pool",
     .create = greedy_create,

@@ -750,7 +750,22 @@ static int hass_plan(void *state, double *out)
     return 1;
 }
 
+/* The knobs of [hass] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key hass_keys[] = {
+    {NULL, "profile_chunks", HF_KEY_INT, 1, 1073741824.0, 0, NULL, "1",
+     "a GPU's first span in round 0, chunks"},
+    {NULL, "growth_stop", HF_KEY_NUM, 0, 10, 0, NULL, "0.10",
+     "profiling stops when the rate grows less"},
+    {NULL, "stable_tol", HF_KEY_NUM, 0, 1, 0, NULL, "0.01", "a split this close is stable"},
+    {NULL, "window", HF_KEY_INT, 1, 64, 0, NULL, "4", "rounds of rates averaged"},
+    {NULL, "reserve", HF_KEY_NUM, 0, 0.5, 0, NULL, "0", "share of each GPU's work left to steal"},
+    {NULL, "steal", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "idle GPUs steal from the CPU buffer"},
+    {NULL, "warm_start", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "start from the saved profile"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_sched_ops hf_sched_hass = {
+    .keys = hass_keys,
     .name = "hass",
     .summary = "HASS: profile, split by measured rates, GPUs steal from the CPU, adapt per round",
     .create = hass_create,

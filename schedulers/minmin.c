@@ -211,7 +211,13 @@ static int minmin_plan(void *state, double *out)
     return 1;
 }
 
+/* [minmin] has no knobs: an empty table, so that any key there is refused. */
+static const struct hf_config_key minmin_keys[] = {
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_sched_ops hf_sched_minmin = {
+    .keys = minmin_keys,
     .name = "minmin",
     .summary = "static min-min (Braun et al. 2001) from the devices' profiled rates",
     .create = minmin_create,

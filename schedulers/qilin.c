@@ -382,7 +382,19 @@ static int qilin_plan(void *state, double *out)
     return 1;
 }
 
+/* The knobs of [qilin] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key qilin_keys[] = {
+    {NULL, "train_fraction", HF_KEY_NUM, 0, 0.9, HF_KEY_MIN_OPEN, NULL, "0.1",
+     "share of the first load used for training"},
+    {NULL, "points", HF_KEY_INT, 3, QILIN_MAX_POINTS, 0, NULL, "3", "training sizes per device"},
+    {NULL, "cpu_cores", HF_KEY_INT, 0, 1048576, 0, NULL, "CPU threads + GPUs",
+     "cores the CPU fit is scaled for"},
+    {NULL, "reuse", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "skip training when the profile has fits"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_sched_ops hf_sched_qilin = {
+    .keys = qilin_keys,
     .name = "qilin",
     .summary = "Qilin adaptive mapping: train linear time models, split where they cross",
     .create = qilin_create,

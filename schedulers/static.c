@@ -133,7 +133,14 @@ static int static_plan(void *state, double *out)
     return 1;
 }
 
+/* The knobs of [static] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key static_keys[] = {
+    {NULL, "ratios", HF_KEY_LIST, 0, 0, 0, NULL, "equal", "one share per device"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_sched_ops hf_sched_static = {
+    .keys = static_keys,
     .name = "static",
     .summary = "fixed ratios from [static] ratios (equal shares by default)",
     .create = static_create,

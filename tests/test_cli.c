@@ -67,6 +67,11 @@ static void test_help(void **state)
     assert_int_equal(hetfarm("run --help"), 0);
     assert_non_null(strstr(out, "hass")); /* lists the schedulers */
     assert_non_null(strstr(out, "noop")); /* and the apps */
+    /* and every config key, from the validation's own tables */
+    assert_non_null(strstr(out, "[sim.NAME]"));
+    assert_non_null(strstr(out, "jitter          number in [0, 1)"));
+    assert_non_null(strstr(out, "[load] (for strsearch)"));
+    assert_non_null(strstr(out, "[hass]"));
     assert_int_equal(hetfarm("compare --help"), 0);
     assert_int_equal(hetfarm("profile --help"), 0);
     assert_int_equal(hetfarm("devices --help"), 0);
@@ -175,6 +180,39 @@ static void test_sim_compare(void **state)
     assert_false(exists("r2.json"));
 }
 
+/* SIGINT and SIGTERM in the middle of a run: the devices stop, nothing is
+ * written, and the exit status says which signal (130, 143). */
+static void test_interrupt(void **state)
+{
+    (void)state;
+    write_in_dir("long.ini", "[run]\napp = noop\nrounds = 100000\nprogress = no\n"
+                             "[load]\nchunks = 2000\nspin_ns = 100000\n[devices]\ncpu = 1\n");
+    static const struct {
+        const char *cmd, *sig, *want;
+        int status;
+    } cases[] = {{"run", "INT", "interrupted by SIGINT", 130},
+                 {"compare", "TERM", "interrupted by SIGTERM", 143}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[PATH_MAX + 512];
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && { HF_BLAS_REEXEC=1 '%s' %s long.ini -o r.json & p=$!; sleep 1; "
+                 "kill -%s $p; wait $p; echo \"status=$?\"; } 2>&1",
+                 dir, bin, cases[i].cmd, cases[i].sig);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        pclose(p);
+        char want[32];
+        snprintf(want, sizeof want, "status=%d", cases[i].status);
+        if (!strstr(out, want) || !strstr(out, cases[i].want))
+            fail_msg("%s with SIG%s: expected %s and \"%s\":\n%s", cases[i].cmd, cases[i].sig,
+                     want, cases[i].want, out);
+        assert_false(exists("r.json"));
+        assert_false(exists("report.html"));
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -216,6 +254,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_compare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interrupt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

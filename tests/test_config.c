@@ -274,6 +274,92 @@ static void test_errors(void **state)
     assert_string_equal(hf_last_error(), "");
 }
 
+/* A table in the shape owners write them: one line per key. */
+static const struct hf_config_key dev_keys[] = {
+    {"devices", "sim", HF_KEY_LIST, 0, 0, HF_KEY_NAMES_SECTIONS, "sim", NULL, "modelled devices"},
+    {"sim.*", "rate", HF_KEY_NUM, 0, 1e300, HF_KEY_MIN_OPEN | HF_KEY_REQUIRED, NULL, NULL, "work/s"},
+    {"sim.*", "jitter", HF_KEY_NUM, 0, 1, HF_KEY_MAX_OPEN, NULL, "0", "noise"},
+    {"sim.*", "kind", HF_KEY_STR, 0, 0, 0, "gpu|cpu", "gpu", "what it models"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+static const struct hf_config_key load_keys[] = {
+    {NULL, "n", HF_KEY_INT, 1, 100, 0, "auto", "auto", "size"},
+    {NULL, "chunk", HF_KEY_SIZE, 1, 1 << 20, 0, NULL, "4K", "bytes"},
+    {NULL, "pin", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "pin"},
+    {NULL, "modes", HF_KEY_LIST, 0, 0, 0, "a|b", NULL, "modes"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+static const struct hf_config_key no_keys[] = {{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+static const struct hf_config_rules rules[] = {
+    {NULL, dev_keys, NULL},
+    {"load", load_keys, "app t"},
+    {"quiet", no_keys, NULL}, /* a section without keys */
+    {"legacy", NULL, NULL},   /* an owner without a table: not checked here */
+};
+
+/* Validates `text` against the rules: 0, or the message must hold `want`. */
+static void validate(const char *text, const char *want)
+{
+    hf_config_t cfg = parse_ok(text);
+    hf_clear_error();
+    int rc = hf_config_validate(cfg, rules, sizeof rules / sizeof rules[0]);
+    if (!want && rc)
+        fail_msg("rejected: %s", hf_last_error());
+    if (want && (rc != HF_ECONFIG || !strstr(hf_last_error(), want)))
+        fail_msg("want \"%s\", got %d \"%s\"", want, rc, hf_last_error());
+    hf_config_destroy(cfg);
+}
+
+#define DEV "[devices]\nsim = a\n[sim.a]\nrate = 1\n"
+
+static void test_validate(void **state)
+{
+    (void)state;
+    validate(DEV "jitter = 0.5\nkind = cpu\n[load]\nn = auto\nchunk = 64K\npin = no\n"
+                 "modes = a, b\n[quiet]\n", NULL);
+    validate(DEV "[load]\nn = 100\n", NULL);
+    validate(DEV "latncy = 1\n", "t.ini:5: [sim.a] latncy: unknown key; valid keys: rate, jitter, kind");
+    validate(DEV "[simm]\n", "t.ini:5: [simm]: unknown section; valid sections: devices, sim.NAME, load, quiet, legacy");
+    validate(DEV "jitter = 1\n", "t.ini:5: [sim.a] jitter = 1: expected a number in [0, 1)");
+    validate(DEV "jitter = -0\n", NULL);
+    validate("[devices]\nsim = a\n[sim.a]\nrate = 0\n", "t.ini:4: [sim.a] rate = 0: expected a number in (0, 1e+300]");
+    validate("[devices]\nsim = a\n[sim.a]\nrate = nan\n", "rate = nan: expected a finite number");
+    validate("[devices]\nsim = a\n[sim.a]\nrate = -inf\n", "rate = -inf: expected a finite number");
+    validate("[devices]\nsim = a\n[sim.a]\nkind = cpu\n", "t.ini:3: [sim.a] rate: missing");
+    validate(DEV "kind = fpga\n", "[sim.a] kind = fpga: expected one of gpu|cpu");
+    validate(DEV "[sim.b]\nrate = 1\n", "t.ini:5: [sim.b]: not named by [devices] sim");
+    validate("[devices]\nsim = a, b\n[sim.a]\nrate = 1\n", "'b' names no [sim.b] section");
+    validate("[sim.a]\nrate = 1\n", "t.ini:1: [sim.a]: not named by [devices] sim");
+    validate(DEV "[load]\nn = 0\n", "[load] n = 0: expected an integer in [1, 100]");
+    validate(DEV "[load]\nn = 99999999999999999999\n", "overflows");
+    validate(DEV "[load]\nn = lots\n", "expected an integer or one of auto");
+    validate(DEV "[load]\nchunk = 0\n", "[load] chunk = 0: expected a size in [1, 1048576] bytes");
+    validate(DEV "[load]\nchunk = 2M\n", "expected a size in [1, 1048576] bytes");
+    validate(DEV "[load]\nchunk = 0.5\n", "expected a whole number of bytes");
+    validate(DEV "[load]\nchunk = 4Q\n", "expected a size such as");
+    validate(DEV "[load]\npin = perhaps\n", "expected yes or no");
+    validate(DEV "[load]\nmodes = a, c\n", "'c' is not one of a|b");
+    validate(DEV "[load]\nmodes = a,,b\n", "empty item");
+    validate(DEV "[quiet]\nknob = 1\n", "[quiet] knob: unknown key; valid keys: none");
+    validate(DEV "[legacy]\nanything = at all\n", NULL);
+}
+
+/* The help lists every key with its range, default and text, from the same tables. */
+static void test_keys_help(void **state)
+{
+    (void)state;
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    hf_config_keys_help(f, rules, sizeof rules / sizeof rules[0]);
+    fclose(f);
+    assert_non_null(strstr(buf, "[sim.NAME]\n"));
+    assert_non_null(strstr(buf, "jitter          number in [0, 1), default 0; noise"));
+    assert_non_null(strstr(buf, "rate            number in (0, 1e+300], required; work/s"));
+    assert_non_null(strstr(buf, "[load] (for app t)"));
+    assert_non_null(strstr(buf, "n               integer in [1, 100] or auto, default auto; size"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,7 +368,8 @@ int main(void)
         cmocka_unit_test(test_bool_and_str),     cmocka_unit_test(test_lists),
         cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_unused),           cmocka_unit_test(test_load_file),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),           cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_keys_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -249,9 +250,10 @@ static void bad_inputs_are_named(void **state)
     expect_failure("ab\ncd\n\nef\n", 10, "", HF_ECONFIG, pat_path, ":3: empty pattern");
     expect_failure("ab\n\n", 4, "", HF_ECONFIG, ":2: empty pattern", NULL);
     expect_failure("abcdefgh\n", 9, "chunk = 4\n", HF_ECONFIG, "chunk = 4", "8 bytes");
-    char longpat[300];
+    /* Long patterns run on the CPU (Hyperscan); past 64 KiB they are refused. */
+    static char longpat[HF_SS_MAX_PATLEN + 1];
     memset(longpat, 'x', sizeof longpat);
-    expect_failure(longpat, sizeof longpat, "", HF_ECONFIG, ":1: pattern of 300 bytes", NULL);
+    expect_failure(longpat, sizeof longpat, "", HF_ECONFIG, ":1: pattern of 65537 bytes", NULL);
     expect_failure("ab\n", 3, "output = lines\n", HF_ECONFIG, "output = lines", NULL);
     unlink(pat_path);
     expect_failure(NULL, 0, "", HF_EIO, pat_path, "No such file");
@@ -260,6 +262,11 @@ static void bad_inputs_are_named(void **state)
     expect_failure(NULL, 0, "", HF_EIO, text_path, "No such file");
     write_file(text_path, "", 0);
     expect_failure(NULL, 0, "", HF_ECONFIG, text_path, "empty file");
+    /* A FIFO is refused before an open that would block until a writer came. */
+    unlink(text_path);
+    assert_int_equal(mkfifo(text_path, 0600), 0);
+    expect_failure(NULL, 0, "", HF_EIO, text_path, "not a regular file");
+    unlink(text_path);
     write_file(text_path, "hello world", 11);
     /* A directory that does not exist for the output. */
     char ini[2048];

@@ -273,7 +273,18 @@ static void matmul_signature(void *ctx, char *buf, size_t len)
     snprintf(buf, len, "n=%zu dtype=%s", m->n, m->elem == 4 ? "float32" : "float64");
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key matmul_keys[] = {
+    {NULL, "n", HF_KEY_INT, 1, 1048576, HF_KEY_REQUIRED, NULL, NULL, "matrix size: C = A x B, n x n"},
+    {NULL, "dtype", HF_KEY_STR, 0, 0, 0, "float32|float64", "float32", "element type"},
+    {NULL, "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1", "seed of A and B"},
+    {NULL, "verify", HF_KEY_INT, 0, 1048576, 0, NULL, "n, or sampled when large",
+     "rows of C checked per round (at most n)"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_matmul = {
+    .keys = matmul_keys,
     .name = "matmul",
     .summary = "C = A * B, n x n, float32|float64; rows of C are the units (OpenBLAS, cuBLAS)",
     .create = matmul_create,

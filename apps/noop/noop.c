@@ -145,7 +145,17 @@ static void noop_signature(void *ctx, char *buf, size_t len)
              o->bytes_per_chunk);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key noop_keys[] = {
+    {NULL, "chunks", HF_KEY_INT, 1, 1099511627776.0, 0, NULL, "200000", "chunks per load"},
+    {NULL, "work_per_chunk", HF_KEY_NUM, 0, 1e30, 0, NULL, "1", "work units of a chunk"},
+    {NULL, "bytes_per_chunk", HF_KEY_NUM, 0, 1e30, 0, NULL, "0", "bytes a GPU moves per chunk"},
+    {NULL, "spin_ns", HF_KEY_INT, 0, 1e9, 0, NULL, "0", "busy-wait per chunk, nanoseconds"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_noop = {
+    .keys = noop_keys,
     .name = "noop",
     .summary = "empty chunks: measures the framework's own overhead; a synthetic sim load",
     .create = noop_create,

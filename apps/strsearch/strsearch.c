@@ -123,22 +123,6 @@ static int check_writable(const char *where, const char *path)
     return 0;
 }
 
-/* Opens the text and learns its size; the mapping waits for setup. */
-static int open_text(struct strsearch *s, const char *where)
-{
-    s->fd = open(s->text_path, O_RDONLY);
-    if (s->fd < 0)
-        return hf_fail(HF_EIO, "%s: [load] text = %s: %s", where, s->text_path, strerror(errno));
-    struct stat st;
-    if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return hf_fail(HF_EIO, "%s: [load] text = %s: not a regular file", where, s->text_path);
-    if (st.st_size == 0)
-        return hf_fail(HF_ECONFIG, "%s: [load] text = %s: empty file, nothing to search", where,
-                       s->text_path);
-    s->size = (uint64_t)st.st_size;
-    return 0;
-}
-
 static void ss_teardown(void *ctx);
 
 /* Reads [load], the patterns file and the text's size; allocates nothing big. */
@@ -195,7 +179,7 @@ static int ss_create(void **ctx, hf_config_t cfg)
                      s->pats.maxlen, s->pat_path);
         goto fail;
     }
-    if ((rc = open_text(s, where)))
+    if ((rc = hf__ss_text_open(where, s->text_path, &s->fd, &s->size)))
         goto fail;
     if (s->out_path && (rc = check_writable(hf_config_where(cfg, "load", "out"), s->out_path)))
         goto fail;
@@ -234,6 +218,13 @@ static int ss_setup(void *ctx, const struct hf_devices *devs)
     int gpus = 0;
     for (int d = 0; d < devs->count; d++)
         gpus += devs->dev[d].kind == HF_DEV_CUDA;
+    if (rc == 0 && gpus > 0 && s->pats.maxlen > HF_SS_GPU_MAX_PATLEN)
+        rc = hf_fail(HF_ENOTSUP,
+                     "strsearch: patterns file %s: a pattern of %zu bytes; the GPU matcher "
+                     "(PFAC) keeps a tile of text plus the longest pattern in shared memory and "
+                     "takes patterns of at most %d bytes: search this set on the CPU only "
+                     "([devices] cuda = none)",
+                     s->pat_path, s->pats.maxlen, HF_SS_GPU_MAX_PATLEN);
     if (rc == 0 && gpus > 0)
         rc = hf__ss_pfac_build(&s->pfac, &s->pats);
     /* Pinned text makes the host-to-GPU copies asynchronous and full speed;
@@ -617,7 +608,27 @@ static void ss_signature(void *ctx, char *buf, size_t len)
              (unsigned long long)s->size, s->pats.n, s->pats.maxlen, s->chunk);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key ss_keys[] = {
+    {NULL, "text", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL, "the file to search"},
+    {NULL, "patterns", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL,
+     "one pattern per line (at most 10000; GPUs take at most 255 bytes each)"},
+    {NULL, "output", HF_KEY_STR, 0, 0, 0, "counts|matches", "counts", "what out holds"},
+    {NULL, "out", HF_KEY_STR, 0, 0, 0, NULL, "none", "the output file"},
+    {NULL, "chunk", HF_KEY_SIZE, 1, 1073741824.0, 0, NULL, "4MiB", "bytes per chunk"},
+    {NULL, "segment", HF_KEY_SIZE, 0, 1125899906842624.0, 0, NULL, "the whole text",
+     "bytes of text per round"},
+    {NULL, "passes", HF_KEY_INT, 1, 1000000, 0, NULL, "1", "times the whole text is searched"},
+    {NULL, "verify", HF_KEY_SIZE, 0, 1125899906842624.0, 0, NULL, "64MiB",
+     "bytes per round compared with the reference"},
+    {NULL, "pin", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "pin the text for GPU copies"},
+    {NULL, "cpu_split", HF_KEY_SIZE, 1, 1073741824.0, 0, NULL, "256KiB",
+     "smallest range a CPU thread scans"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_strsearch = {
+    .keys = ss_keys,
     .name = "strsearch",
     .summary = "multi-pattern text search (Hyperscan on CPUs, PFAC on GPUs)",
     .create = ss_create,

@@ -21,7 +21,14 @@ extern "C" {
 #endif
 
 #define HF_SS_MAX_PATTERNS 10000
-#define HF_SS_MAX_PATLEN 255
+/* The CPU path (Hyperscan literals) takes long patterns; the bound keeps the
+ * overlap between chunks small next to a chunk and the file small enough to
+ * read whole. */
+#define HF_SS_MAX_PATLEN 65536
+#define HF_SS_MAX_FILE ((size_t)64 << 20)
+/* The GPU path (PFAC) holds a tile of text plus (longest pattern - 1) bytes
+ * in shared memory: longer patterns are searched on the CPU only. */
+#define HF_SS_GPU_MAX_PATLEN 255
 
 /* The patterns, one per line of the patterns file, in file order. */
 struct hf__ss_patterns {
@@ -52,6 +59,13 @@ struct hf__ss_part {
 /* Reads a patterns file. Fails with HF_EIO / HF_ECONFIG and a message naming
  * the file and line (missing file, empty file, empty line, too long, too many). */
 int hf__ss_patterns_load(const char *path, struct hf__ss_patterns *out);
+/* The same from `len` bytes already in memory; takes `buf` (malloc'd, one byte
+ * longer than len) in every case. `path` names the file in messages. */
+int hf__ss_patterns_parse(const char *path, char *buf, size_t len, struct hf__ss_patterns *out);
+/* Opens the text to search: checks the file type BEFORE an open that could
+ * block (a FIFO), refuses what is not a non-empty regular file, and returns
+ * the descriptor and size. `where` is the config's file:line for messages. */
+int hf__ss_text_open(const char *where, const char *path, int *fd, uint64_t *size);
 void hf__ss_patterns_free(struct hf__ss_patterns *p);
 
 /* Prepares `part` for a range: sets begin/end, zeroes its counts (allocating

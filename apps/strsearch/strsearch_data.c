@@ -4,9 +4,15 @@
  * DESIGN
  * ------
  * The patterns file is small by definition (at most 10,000 lines of at most
- * 255 bytes), so it is read whole and split at '\n' in place; a pattern is any
- * bytes but '\n' (NUL and '\r' included, as grep -F takes them). Every problem
- * is reported with the file and the 1-based line, so a user can fix the file.
+ * 64 KiB, and 64 MiB in all), so it is read whole and split at '\n' in place;
+ * a pattern is any bytes but '\n' (NUL and '\r' included, as grep -F takes
+ * them). Every problem is reported with the file and the 1-based line, so a
+ * user can fix the file. Patterns longer than 255 bytes run on the CPU only:
+ * the GPU matcher keeps the longest pattern in shared memory (strsearch.c's
+ * setup says so when such a set meets a GPU).
+ *
+ * Inputs named by the user may be anything: a FIFO would block open() forever,
+ * so the file type is checked before an open that could block.
  *
  * A part is the result of one range of the text: per-pattern counters and,
  * in `matches` mode, the list of matches. Parts keep their buffers between
@@ -16,42 +22,90 @@
  * over it, so a reader sees the old file or the complete new one, never half.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "strsearch.h"
 
+/* Opens `path` read-only without ever blocking: a FIFO (or a device) named
+ * as an input would block open() until a writer came, so the type is checked
+ * first with stat(), the open is non-blocking, and fstat() checks again what
+ * was really opened (the name may have changed in between). Returns the
+ * descriptor, or -1 with errno set (EINVAL: not a regular file). */
+static int open_regular(const char *path, struct stat *st)
+{
+    if (stat(path, st) != 0)
+        return -1;
+    if (!S_ISREG(st->st_mode)) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* The message of a failed open_regular(). */
+static const char *open_error(int err)
+{
+    return err == EINVAL ? "not a regular file" : strerror(err);
+}
+
+int hf__ss_text_open(const char *where, const char *path, int *fd, uint64_t *size)
+{
+    struct stat st;
+    *fd = open_regular(path, &st);
+    if (*fd < 0)
+        return hf_fail(HF_EIO, "%s: [load] text = %s: %s", where, path, open_error(errno));
+    if (st.st_size == 0)
+        return hf_fail(HF_ECONFIG, "%s: [load] text = %s: empty file, nothing to search", where,
+                       path);
+    *size = (uint64_t)st.st_size;
+    return 0;
+}
+
 /* Reads the whole patterns file, refusing anything that cannot be a patterns
- * file before reading it (a huge file is not 10,000 short lines). */
+ * file before reading it (a huge file is not 10,000 patterns). */
 static int read_small_file(const char *path, char **buf, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hf_fail(HF_EIO, "strsearch: patterns file %s: %s", path, strerror(errno));
     struct stat st;
-    size_t limit = (size_t)HF_SS_MAX_PATTERNS * (HF_SS_MAX_PATLEN + 2) + 1;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return hf_fail(HF_EIO, "strsearch: patterns file %s: not a regular file", path);
-    }
-    if ((size_t)st.st_size > limit) {
-        fclose(f);
+    int fd = open_regular(path, &st);
+    if (fd < 0)
+        return hf_fail(HF_EIO, "strsearch: patterns file %s: %s", path, open_error(errno));
+    if ((size_t)st.st_size > HF_SS_MAX_FILE) {
+        close(fd);
         return hf_fail(HF_ECONFIG,
-                       "strsearch: patterns file %s: %lld bytes, more than %d patterns of at "
-                       "most %d bytes can hold",
-                       path, (long long)st.st_size, HF_SS_MAX_PATTERNS, HF_SS_MAX_PATLEN);
+                       "strsearch: patterns file %s: %lld bytes, more than the %zu MiB a "
+                       "patterns file may hold",
+                       path, (long long)st.st_size, HF_SS_MAX_FILE >> 20);
     }
     char *b = malloc((size_t)st.st_size + 1);
     if (!b) {
-        fclose(f);
+        close(fd);
         return hf_fail(HF_ENOMEM, "strsearch: patterns file %s: out of memory", path);
     }
-    size_t n = fread(b, 1, (size_t)st.st_size, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n != (size_t)st.st_size) {
+    size_t n = 0;
+    while (n < (size_t)st.st_size) {
+        ssize_t got = read(fd, b + n, (size_t)st.st_size - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (n != (size_t)st.st_size) {
         free(b);
         return hf_fail(HF_EIO, "strsearch: patterns file %s: read error", path);
     }
@@ -63,10 +117,16 @@ static int read_small_file(const char *path, char **buf, size_t *len)
 int hf__ss_patterns_load(const char *path, struct hf__ss_patterns *out)
 {
     memset(out, 0, sizeof *out);
+    char *buf = NULL;
     size_t len = 0;
-    int rc = read_small_file(path, &out->buf, &len);
-    if (rc)
-        return rc;
+    int rc = read_small_file(path, &buf, &len);
+    return rc ? rc : hf__ss_patterns_parse(path, buf, len, out);
+}
+
+int hf__ss_patterns_parse(const char *path, char *buf, size_t len, struct hf__ss_patterns *out)
+{
+    memset(out, 0, sizeof *out);
+    out->buf = buf;
     if (len == 0) {
         hf__ss_patterns_free(out);
         return hf_fail(HF_ECONFIG, "strsearch: patterns file %s:1: empty file, no patterns",

@@ -96,7 +96,15 @@ static void vscale_signature(void *ctx, char *buf, size_t len)
 }
 
 /* The app table; the Makefile registers hf_app_NAME of every apps/NAME/NAME.c. */
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key vscale_keys[] = {
+    {NULL, "n", HF_KEY_INT, 1, 1099511627776.0, 0, NULL, "1048576", "vector length"},
+    {NULL, "a", HF_KEY_NUM, -1e30, 1e30, 0, NULL, "2", "the scale: y = a * x"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_vscale = {
+    .keys = vscale_keys,
     .name = "vscale", .summary = "y = a * x (the new-app template)",
     .create = vscale_create, .setup = vscale_setup, .next_load = vscale_next_load,
     .run_cpu = vscale_run_cpu,

@@ -45,6 +45,13 @@ int hf__cli_fail(int rc);
  * returns EXIT_USAGE. `what` is "app", "scheduler" or "engine". */
 int hf__cli_unknown(const char *where, const char *what, const char *name);
 
+/* Catches SIGINT and SIGTERM for the runs: the first asks them to stop
+ * (hf_run_interrupt), a second one kills as usual. */
+void hf__cli_catch_signals(void);
+/* `st` unless the runs were interrupted: then 128 + the signal (130, 143),
+ * after saying that nothing was written. */
+int hf__cli_exit_status(int st);
+
 /* help.c */
 void hf__cli_usage(FILE *f);
 void hf__cli_help(FILE *f, enum hf__cmd c);
@@ -53,6 +60,10 @@ void hf__cli_help(FILE *f, enum hf__cmd c);
  * after the runs checks that every key of [load] and [devices] was read. */
 int hf__cli_read_plan(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p);
 int hf__cli_check_after(hf_config_t cfg);
+/* The tables of every key a config for `app` may hold: [run] and [compare],
+ * the devices', the app's [load] (every app's when `app` is NULL: help) and
+ * every scheduler's section. Returns how many were written (at most cap). */
+size_t hf__cli_rules(const struct hf_app *app, struct hf_config_rules *rules, size_t cap);
 
 /* runs.c: one hf_run per (engine, scheduler) of the plan; the first failure
  * stops everything (0 or an exit status; *runs holds *nruns finished runs

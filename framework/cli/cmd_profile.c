@@ -45,8 +45,10 @@ int hf__cmd_profile(const struct hf__cli *c)
     if (!st) {
         p.base.rounds = 1;
         p.base.reprofile = 1;
+        hf__cli_catch_signals();
         st = hf__cli_run_plan(&p, cfg, &runs, &nruns);
     }
+    st = hf__cli_exit_status(st);
     if (!st) {
         print_profile(runs[0], p.base.profile_dir);
         fflush(stdout);

@@ -55,8 +55,12 @@ int hf__cmd_run(const struct hf__cli *c)
     struct hf_run **runs = NULL;
     int nruns = 0;
     int st = hf__cli_read_plan(c, cfg, &p);
-    if (!st)
+    if (!st) {
+        hf__cli_catch_signals();
         st = hf__cli_run_plan(&p, cfg, &runs, &nruns);
+    }
+    /* An interrupt writes nothing, even when it came after the last round. */
+    st = hf__cli_exit_status(st);
     if (!st) {
         if (c->cmd == CMD_RUN)
             print_rounds(runs[0]);

@@ -2,8 +2,9 @@
  *
  * DESIGN
  * ------
- * The lists of apps and schedulers come from their registries, so a new app
- * or scheduler shows up in `--help` without touching the CLI. The options
+ * The lists of apps and schedulers come from their registries, and the config
+ * keys from the tables the validation uses (plan.c's hf__cli_rules), so a new
+ * app, scheduler or key shows up in `--help` without touching the CLI. The options
  * shared by run, compare and profile are written once.
  */
 #include "cli.h"
@@ -20,6 +21,15 @@ static void list_schedulers(FILE *f)
 {
     for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++)
         fprintf(f, "  %-10s %s\n", (*s)->name, (*s)->summary ? (*s)->summary : "");
+}
+
+/* Every config key, from the same tables the validation checks against. */
+static void list_keys(FILE *f)
+{
+    struct hf_config_rules rules[64];
+    size_t n = hf__cli_rules(NULL, rules, 64);
+    fprintf(f, "\nconfig keys (INI; an unknown section or key is an error):\n");
+    hf_config_keys_help(f, rules, n);
 }
 
 static const char common_opts[] =
@@ -59,13 +69,12 @@ void hf__cli_help(FILE *f, enum hf__cmd c)
                    "Runs [run] app for [run] rounds loads under one scheduler, prints a table\n"
                    "and the per-round split, and writes results JSON.\n\n"
                    "options:\n  --scheduler NAME   override [run] scheduler (default hass)\n%s\n"
-                   "[run] keys: app, scheduler, rounds (10), engine (real|sim), seed (1),\n"
-                   "  grain (units per chunk), verify (yes), execute (sim only, no), progress (yes)\n\n"
                    "apps:\n",
                 common_opts);
         list_apps(f);
         fprintf(f, "\nschedulers:\n");
         list_schedulers(f);
+        list_keys(f);
         break;
     case CMD_COMPARE:
         fprintf(f, "usage: hetfarm compare CONFIG [OPTIONS]\n\n"

@@ -9,12 +9,41 @@
  * and exits 1.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 static const char *const engine_names[] = {"real", "sim", NULL};
+
+/* The handler only records the signal (hf_run_interrupt is async-signal-safe);
+ * SA_RESETHAND makes a second Ctrl-C kill the process the usual way. */
+static void on_signal(int sig)
+{
+    hf_run_interrupt(sig);
+}
+
+void hf__cli_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int hf__cli_exit_status(int st)
+{
+    int sig = hf_run_interrupted();
+    if (!sig)
+        return st;
+    fprintf(stderr, "hetfarm: interrupted by %s: the devices were stopped and no results were "
+                    "written\n", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    return 128 + sig;
+}
 
 /* Prints the detailed message of the last failure (or the code's text). */
 int hf__cli_fail(int rc)

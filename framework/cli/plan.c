@@ -14,6 +14,42 @@
 #include <string.h>
 
 #include "cli.h"
+#include "device.h"
+
+/* The keys of [run] and [compare], one line each (hetfarm.h): the validation
+ * and `hetfarm run --help` read this table. */
+static const struct hf_config_key run_keys[] = {
+    {"run", "app", HF_KEY_STR, 0, 0, 0, NULL, NULL, "the app to run (apps below)"},
+    {"run", "scheduler", HF_KEY_STR, 0, 0, 0, NULL, "hass", "the scheduler (schedulers below)"},
+    {"run", "rounds", HF_KEY_INT, 1, 1000000, 0, NULL, "10", "loads to run, one per round"},
+    {"run", "engine", HF_KEY_STR, 0, 0, 0, NULL, "real", "real | sim: devices or simulator"},
+    {"run", "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1",
+     "seed of loads and simulated noise"},
+    {"run", "grain", HF_KEY_SIZE, 1, 281474976710656.0, 0, NULL, "the app's",
+     "units per chunk"},
+    {"run", "verify", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "check every round with the reference"},
+    {"run", "execute", HF_KEY_BOOL, 0, 0, 0, NULL, "no", "sim: also run every bundle on the CPU"},
+    {"run", "progress", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "the progress line on a terminal"},
+    {"compare", "schedulers", HF_KEY_LIST, 0, 0, 0, NULL, "all", "the schedulers to compare"},
+    {"compare", "engines", HF_KEY_LIST, 0, 0, 0, NULL, "[run] engine",
+     "the engines to compare on: real, sim"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
+size_t hf__cli_rules(const struct hf_app *app, struct hf_config_rules *rules, size_t cap)
+{
+    size_t n = 0;
+    if (n < cap)
+        rules[n++] = (struct hf_config_rules){NULL, run_keys, NULL};
+    if (n < cap)
+        rules[n++] = (struct hf_config_rules){NULL, hf_device_keys, NULL};
+    for (const struct hf_app *const *a = hf_apps; *a && n < cap; a++)
+        if (!app || *a == app)
+            rules[n++] = (struct hf_config_rules){"load", (*a)->keys, (*a)->name};
+    for (const struct hf_sched_ops *const *s = hf_schedulers; *s && n < cap; s++)
+        rules[n++] = (struct hf_config_rules){(*s)->name, (*s)->keys, NULL};
+    return n;
+}
 
 /* Maps an engine name to its kind; -1 when unknown. */
 static int engine_kind(const char *name, enum hf_engine_kind *out)
@@ -65,7 +101,7 @@ static int read_numbers(const struct hf__cli *c, hf_config_t cfg, struct hf_run_
     if ((rc = hf_config_long(cfg, "run", "seed", 1, 0, __LONG_MAX__, &l)))
         return hf__cli_fail(rc);
     o->seed = (uint64_t)(c->seed >= 0 ? c->seed : l);
-    if ((rc = hf_config_size(cfg, "run", "grain", 0, 0, (size_t)1 << 48, &grain)))
+    if ((rc = hf_config_size(cfg, "run", "grain", 0, 1, (size_t)1 << 48, &grain)))
         return hf__cli_fail(rc);
     o->grain = grain;
     if ((rc = hf_config_bool(cfg, "run", "verify", 1, &b)))
@@ -160,12 +196,19 @@ int hf__cli_read_plan(const struct hf__cli *c, hf_config_t cfg, struct hf__plan 
 {
     p->base.cfg = cfg;
     int st;
-    if ((st = read_app(cfg, &p->base)) || (st = read_numbers(c, cfg, &p->base)) ||
+    if ((st = read_app(cfg, &p->base)))
+        return st;
+    /* Every section and key against the tables, before anything runs. */
+    struct hf_config_rules rules[64];
+    int rc = hf_config_validate(cfg, rules, hf__cli_rules(p->base.app, rules, 64));
+    if (rc)
+        return hf__cli_fail(rc);
+    if ((st = read_numbers(c, cfg, &p->base)) ||
         (st = read_engines(c, cfg, p)) || (st = read_schedulers(c, cfg, p)))
         return st;
     /* Everything in [run] and [compare] is the CLI's: check before a long run. */
     static const char *const mine[] = {"run", "compare", NULL};
-    int rc = hf_config_check_unused(cfg, mine);
+    rc = hf_config_check_unused(cfg, mine);
     return rc ? hf__cli_fail(rc) : 0;
 }
 

@@ -89,6 +89,13 @@ struct hf_run {
 /* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure
  * returns an HF_E* code with hf_fail details and *out is NULL. */
 int hf_run(const struct hf_run_options *opts, struct hf_run **out);
+/* Asks every run in progress (and every later one) to stop: no new span is
+ * handed out, bundles already running finish, the devices are closed and
+ * hf_run fails with HF_EINTR. Async-signal-safe: meant for a SIGINT or
+ * SIGTERM handler; `sig` is remembered for the exit status. */
+void hf_run_interrupt(int sig);
+/* The signal given to hf_run_interrupt, 0 when none. */
+int hf_run_interrupted(void);
 void hf_run_free(struct hf_run *run);
 
 #ifdef __cplusplus

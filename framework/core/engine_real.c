@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine_internal.h"
 
@@ -200,8 +201,23 @@ int hf__real_round(struct hf__engine *e)
     e->round_end = e->round_start;
     R->round_active = 1;
     pthread_cond_broadcast(&R->cond);
-    while (R->round_active && !e->error)
-        pthread_cond_wait(&R->cond, &R->lock);
+    /* Woken by the devices, and every 50 ms to notice an interrupt: a signal
+     * handler may not touch the condition variable itself. */
+    while (R->round_active && !e->error) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&R->cond, &R->lock, &until);
+        if (hf_run_interrupted() && !e->error) {
+            hf__engine_error(e, HF_EINTR, "interrupted by signal %d in round %d",
+                             hf_run_interrupted(), e->round.round);
+            pthread_cond_broadcast(&R->cond);
+        }
+    }
     R->round_active = 0;
     /* Let bundles already running finish before the round is judged. */
     while (R->inflight > 0)

@@ -89,6 +89,11 @@ static int orphan_pop(struct hf__span_queue *q, int whole, struct hf_span *out)
 
 int hf__engine_take(struct hf__engine *e, int dev, struct hf_span *span)
 {
+    /* An interrupt (SIGINT, SIGTERM) stops the handing out of work: the
+     * bundles already running finish and the round fails as a whole. */
+    if (!e->error && hf_run_interrupted())
+        hf__engine_error(e, HF_EINTR, "interrupted by signal %d in round %d",
+                         hf_run_interrupted(), e->round.round);
     if (e->error || !e->alive[dev])
         return 0;
     const struct hf_device *d = hf_devlist_get(e->devs, dev);

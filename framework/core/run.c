@@ -20,6 +20,20 @@
 #include "profile.h"
 #include "shared.h"
 
+/* The signal that interrupted the runs; an int read and written atomically
+ * (lock-free, so a signal handler may store it). */
+static int interrupted;
+
+void hf_run_interrupt(int sig)
+{
+    __atomic_store_n(&interrupted, sig > 0 ? sig : 1, __ATOMIC_SEQ_CST);
+}
+
+int hf_run_interrupted(void)
+{
+    return __atomic_load_n(&interrupted, __ATOMIC_SEQ_CST);
+}
+
 /* Creates the run record with the device list filled in. */
 static struct hf_run *new_run(struct hf__engine *e)
 {
@@ -160,6 +174,12 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
     e->wall_t0 = hf__now();
     double run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
     for (int r = 0; r < o->rounds; r++) {
+        if (hf_run_interrupted()) {
+            hf__engine_error(e, HF_EINTR, "interrupted by signal %d before round %d",
+                             hf_run_interrupted(), r);
+            rc = HF_EINTR;
+            break;
+        }
         rc = hf__engine_prepare_round(e, r);
         if (rc <= 0)
             break;

@@ -29,6 +29,29 @@ struct hf_devlist {
     struct hf_devices view;
 };
 
+/* The keys of [devices], [sim.NAME] and [faults], one line each: what the
+ * validation checks and `hetfarm run --help` lists (hetfarm.h). */
+const struct hf_config_key hf_device_keys[] = {
+    {"devices", "cpu", HF_KEY_INT, 0, 4096, 0, "all", "all",
+     "real: CPU threads (all leaves one core per GPU host thread)"},
+    {"devices", "cpu_teams", HF_KEY_INT, 1, 64, 0, NULL, "1", "real: CPU teams the threads form"},
+    {"devices", "cuda", HF_KEY_STR, 0, 0, 0, NULL, "all", "real: GPUs, all | none | 0,1"},
+    {"devices", "sim", HF_KEY_LIST, 0, 0, HF_KEY_NAMES_SECTIONS, "sim", NULL,
+     "sim: the modelled devices, each NAME described by [sim.NAME]"},
+    {"sim.*", "kind", HF_KEY_STR, 0, 0, 0, "gpu|cpu", "gpu", "what the device models"},
+    {"sim.*", "rate", HF_KEY_NUM, 0, 1e300, HF_KEY_MIN_OPEN | HF_KEY_REQUIRED, NULL, NULL,
+     "work per second"},
+    {"sim.*", "latency_us", HF_KEY_NUM, 0, 1e12, 0, NULL, "0", "microseconds per bundle"},
+    {"sim.*", "bandwidth_gbs", HF_KEY_NUM, 0, 1e9, 0, NULL, "0 (no transfer cost)",
+     "host<->GPU GB/s"},
+    {"sim.*", "jitter", HF_KEY_NUM, 0, 1, HF_KEY_MAX_OPEN, NULL, "0",
+     "relative noise per bundle"},
+    {"faults", "error_at", HF_KEY_STR, 0, 0, 0, NULL, NULL,
+     "device:round:bundle fails that bundle; the device is retired"},
+    {"faults", "cuda_error_at", HF_KEY_STR, 0, 0, 0, NULL, NULL, "the same as error_at"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 /* Appends a device with default fields; returns it, or NULL when the list is full. */
 static struct hf_device *add_device(struct hf_devlist *l, enum hf_device_kind kind, int is_gpu)
 {

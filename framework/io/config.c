@@ -23,6 +23,7 @@
  * both '#' and ';' when preceded by whitespace, as in Python's configparser.
  */
 #include "hetfarm.h"
+#include "io/config_internal.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -31,31 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* One "key = value" line. `where` is built once at parse time because every
- * error message about the key needs it and getters must not allocate. */
-struct hf_config_entry {
-    char *section, *key, *value;
-    char *where; /* "file:line", built once for messages */
-    int line;
-    int read;    /* set (atomically) by any getter */
-};
-
-/* A "[section]" header, kept separately because a section may be empty
- * (e.g. "[hass]" meaning "hass with its defaults"), and inih reports no
- * section that holds no key. */
-struct hf_config_section {
-    char *name;
-    int line;
-};
-
-struct hf_config {
-    char *path;
-    struct hf_config_entry *e;
-    size_t n, cap;
-    struct hf_config_section *sec;
-    size_t nsec, capsec;
-};
+#include <sys/stat.h>
 
 /* State shared by the reader and the handler during one parse. */
 struct parse_state {
@@ -253,6 +230,13 @@ int hf_config_parse(hf_config_t *cfg, const char *name, const char *text)
 int hf_config_load(hf_config_t *cfg, const char *path)
 {
     *cfg = NULL;
+    /* The type first: a FIFO named as the config would block fopen() forever. */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return hf_fail(errno == ENOENT ? HF_ENOENT : HF_EIO, "cannot read config %s: %s", path,
+                       strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return hf_fail(HF_EIO, "cannot read config %s: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return hf_fail(errno == ENOENT ? HF_ENOENT : HF_EIO, "cannot read config %s: %s", path,
@@ -340,8 +324,34 @@ int hf_config_str(hf_config_t cfg, const char *section, const char *key, const c
     return 0;
 }
 
-/* Integers in any C notation (42, 0x2a); trailing junk ("4x") is an error
- * rather than silently 4. */
+/* Integers in any C notation (42, 0x2a); trailing junk ("4x") is malformed
+ * rather than silently 4. 0, -1 (malformed) or -2 (overflows a long). */
+int hf__config_parse_long(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    if (s[0] == '\0' || *end != '\0')
+        return -1;
+    if (errno == ERANGE)
+        return -2;
+    *out = v;
+    return 0;
+}
+
+/* Finite numbers only: "inf" or "nan" in a rate would poison every model. A
+ * number too large for a double is malformed too. */
+int hf__config_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (s[0] == '\0' || *end != '\0' || !isfinite(v) || (errno == ERANGE && v != 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int hf_config_long(hf_config_t cfg, const char *section, const char *key, long def, long min,
                    long max, long *out)
 {
@@ -349,18 +359,16 @@ int hf_config_long(hf_config_t cfg, const char *section, const char *key, long d
     struct hf_config_entry *e = lookup(cfg, section, key);
     if (!e)
         return 0;
-    char *end;
-    errno = 0;
-    long v = strtol(e->value, &end, 0);
-    if (e->value[0] == '\0' || *end != '\0')
+    long v = 0;
+    int bad = hf__config_parse_long(e->value, &v);
+    if (bad == -1)
         return BAD(e, "expected an integer%s", "");
-    if (errno == ERANGE || v < min || v > max)
+    if (bad || v < min || v > max)
         return BAD(e, "expected an integer in [%ld, %ld]", min, max);
     *out = v;
     return 0;
 }
 
-/* Finite numbers only: "inf" or "nan" in a rate would poison every model. */
 int hf_config_double(hf_config_t cfg, const char *section, const char *key, double def,
                      double min, double max, double *out)
 {
@@ -368,30 +376,23 @@ int hf_config_double(hf_config_t cfg, const char *section, const char *key, doub
     struct hf_config_entry *e = lookup(cfg, section, key);
     if (!e)
         return 0;
-    char *end;
-    errno = 0;
-    double v = strtod(e->value, &end);
-    if (e->value[0] == '\0' || *end != '\0' || !isfinite(v))
+    double v = 0;
+    if (hf__config_parse_double(e->value, &v))
         return BAD(e, "expected a number%s", "");
-    if (errno == ERANGE || v < min || v > max)
+    if (v < min || v > max)
         return BAD(e, "expected a number in [%g, %g]", min, max);
     *out = v;
     return 0;
 }
 
-/* Reads "<number>[K|M|G|T][iB|B]" as a byte count, powers of 1024. */
-int hf_config_size(hf_config_t cfg, const char *section, const char *key, size_t def,
-                   size_t min, size_t max, size_t *out)
+/* Reads "<number>[K|M|G|T][iB|B]" as a byte count, powers of 1024: 0, -1
+ * (malformed) or -2 (not a whole number of bytes). */
+int hf__config_parse_size(const char *s, double *out)
 {
-    *out = def;
-    struct hf_config_entry *e = lookup(cfg, section, key);
-    if (!e)
-        return 0;
     char *end;
-    errno = 0;
-    double v = strtod(e->value, &end);
-    if (e->value[0] == '\0' || end == e->value || !isfinite(v) || v < 0)
-        return BAD(e, "expected a size such as 4096, 64K, 2MiB or 1G%s", "");
+    double v = strtod(s, &end);
+    if (s[0] == '\0' || end == s || !isfinite(v) || v < 0)
+        return -1;
     while (*end == ' ')
         end++;
     double mult = 1;
@@ -407,10 +408,27 @@ int hf_config_size(hf_config_t cfg, const char *section, const char *key, size_t
         end++;
     }
     if (*end != '\0')
-        return BAD(e, "expected a size such as 4096, 64K, 2MiB or 1G%s", "");
+        return -1;
     /* "1.5K" is 1536 bytes, but "0.3" is no whole number of bytes. */
     double bytes = v * mult;
-    if (bytes != floor(bytes))
+    if (bytes != floor(bytes) || !isfinite(bytes))
+        return -2;
+    *out = bytes;
+    return 0;
+}
+
+int hf_config_size(hf_config_t cfg, const char *section, const char *key, size_t def,
+                   size_t min, size_t max, size_t *out)
+{
+    *out = def;
+    struct hf_config_entry *e = lookup(cfg, section, key);
+    if (!e)
+        return 0;
+    double bytes = 0;
+    int bad = hf__config_parse_size(e->value, &bytes);
+    if (bad == -1)
+        return BAD(e, "expected a size such as 4096, 64K, 2MiB or 1G%s", "");
+    if (bad)
         return BAD(e, "expected a whole number of bytes%s", "");
     if (bytes < (double)min || bytes > (double)max)
         return BAD(e, "expected a size in [%zu, %zu]", min, max);
@@ -418,26 +436,32 @@ int hf_config_size(hf_config_t cfg, const char *section, const char *key, size_t
     return 0;
 }
 
-/* The spellings Python's configparser accepts, case-insensitively. */
+/* The spellings Python's configparser accepts, case-insensitively: 1 (yes),
+ * 0 (no) or -1 (neither). */
+int hf__config_parse_bool(const char *s)
+{
+    static const char *const yes[] = {"yes", "true", "on", "1"};
+    static const char *const no[] = {"no", "false", "off", "0"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0)
+            return 1;
+        if (strcasecmp(s, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 int hf_config_bool(hf_config_t cfg, const char *section, const char *key, int def, int *out)
 {
     *out = def;
     struct hf_config_entry *e = lookup(cfg, section, key);
     if (!e)
         return 0;
-    static const char *const yes[] = {"yes", "true", "on", "1"};
-    static const char *const no[] = {"no", "false", "off", "0"};
-    for (size_t i = 0; i < 4; i++) {
-        if (strcasecmp(e->value, yes[i]) == 0) {
-            *out = 1;
-            return 0;
-        }
-        if (strcasecmp(e->value, no[i]) == 0) {
-            *out = 0;
-            return 0;
-        }
-    }
-    return BAD(e, "expected yes or no%s", "");
+    int v = hf__config_parse_bool(e->value);
+    if (v < 0)
+        return BAD(e, "expected yes or no%s", "");
+    *out = v;
+    return 0;
 }
 
 /* Splits "a, b ,c" into trimmed items; empty items are an error because they

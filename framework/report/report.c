@@ -752,6 +752,21 @@ static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
     return 0;
 }
 
+int hf__report_render(const struct hf__rp_doc *doc, char **html, size_t *len)
+{
+    struct hf__sb b = {0};
+    int rc = render(&b, doc);
+    if (!rc && b.oom)
+        rc = hf_fail(HF_ENOMEM, "out of memory drawing the report of %s", doc->file);
+    if (rc) {
+        hf__sb_free(&b);
+        return rc;
+    }
+    *html = b.p;
+    *len = b.len;
+    return 0;
+}
+
 int hf_report_write(const char *results_json_path, const char *html_path)
 {
     HF_ASSERT_MSG(results_json_path && html_path, "hf_report_write: NULL path");

@@ -57,7 +57,12 @@ struct hf__rp_doc {
  * (not JSON, or a field missing or mistyped: the message names the file and
  * the field's JSON path) or HF_ENOMEM. */
 int hf__report_load(const char *file, struct hf__rp_doc *doc);
+/* The same from `len` bytes of text in memory (the fuzz harness's entry);
+ * `file` names it in messages and must outlive the document. */
+int hf__report_parse(const char *file, const char *text, size_t len, struct hf__rp_doc *doc);
 void hf__report_free(struct hf__rp_doc *doc);
+/* Draws a validated document as one HTML page into a malloc'd buffer. */
+int hf__report_render(const struct hf__rp_doc *doc, char **html, size_t *len);
 
 /* Reads a whole file into a NUL-terminated buffer (at most `max` bytes, 0 =
  * no limit) and sets *len; NULL with errno set on failure. */

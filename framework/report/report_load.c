@@ -17,10 +17,13 @@
 #include "hetfarm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Reading and validating.                                                    */
@@ -110,7 +113,7 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
         rc = get_num(file, w, o, "round", REQ, 0, &v);
     if (!rc && (v < 0 || v > HF__REPORT_MAX_ROUND || v != floor(v)))
         rc = hf_fail(HF_EINVAL, "%s: %s: \"round\" = %g is not a round number", file, w, v);
-    rd->round = (int)v;
+    rd->round = rc ? 0 : (int)v; /* (int) of an out-of-range double is undefined */
     if (!rc)
         rc = get_num(file, w, o, "makespan_s", REQ | NULLOK, 0, &rd->makespan);
     if (!rc)
@@ -295,9 +298,33 @@ void hf__report_free(struct hf__rp_doc *doc)
     memset(doc, 0, sizeof *doc);
 }
 
+/* Opens `path` for reading only when it is a regular file: a results or
+ * config path naming a FIFO would otherwise block open() forever. The type is
+ * checked before the (non-blocking) open and again on what was opened. */
+static FILE *open_regular(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    int fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0) {
+        errno = S_ISREG(st.st_mode) ? errno : EINVAL;
+        return NULL;
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 char *hf__report_slurp(const char *path, size_t max, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular(path);
     if (!f)
         return NULL;
     size_t cap = 65536, n = 0;
@@ -341,7 +368,17 @@ int hf__report_load(const char *file, struct hf__rp_doc *doc)
     size_t len = 0;
     char *text = hf__report_slurp(file, 0, &len);
     if (!text)
-        return hf_fail(HF_EIO, "%s: cannot read results: %s", file, strerror(errno));
+        return hf_fail(HF_EIO, "%s: cannot read results: %s", file,
+                       errno == EINVAL ? "not a regular file" : strerror(errno));
+    int rc = hf__report_parse(file, text, len, doc);
+    free(text);
+    return rc;
+}
+
+int hf__report_parse(const char *file, const char *text, size_t len, struct hf__rp_doc *doc)
+{
+    memset(doc, 0, sizeof *doc);
+    doc->file = file;
     const char *end = NULL;
     doc->root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!doc->root) {
@@ -351,10 +388,8 @@ int hf__report_load(const char *file, struct hf__rp_doc *doc)
         if (at && at >= text && at <= text + len)
             for (const char *p = text; p < at; p++)
                 line += *p == '\n';
-        free(text);
         return hf_fail(HF_EINVAL, "%s:%d: not a results file: invalid JSON", file, line);
     }
-    free(text);
     if (!cJSON_IsObject(doc->root))
         return hf_fail(HF_EINVAL, "%s: not a results file: the top level is not an object", file);
     const cJSON *runs, *x;
