@@ -24,6 +24,8 @@
 
 #define ELT4 "/work/shared/data/graphs/4elt.graph"
 
+extern int hf__text_chunks; /* graph_text.h: forces the number of parallel chunks */
+
 static char dir[256];
 static const struct hf_graph_opts no_cache = {.cache_dir = ""};
 
@@ -394,8 +396,7 @@ static int same_graph(const struct hf_graph *a, const struct hf_graph *b)
 {
     return a->nv == b->nv && a->ne == b->ne &&
            !memcmp(a->offsets, b->offsets, (a->nv + 1) * sizeof *a->offsets) &&
-           !memcmp(a->adj, b->adj, a->ne * sizeof *a->adj) &&
-           (!a->weights) == (!b->weights) &&
+           !memcmp(a->adj, b->adj, a->ne * sizeof *a->adj) && (!a->weights) == (!b->weights) &&
            (!a->weights || !memcmp(a->weights, b->weights, a->ne * sizeof *a->weights));
 }
 
@@ -470,6 +471,43 @@ static void grid(void **state)
     assert_int_equal(hf_graph_grid(&a, 10, 10, 0.0, 1, 0), HF_EINVAL);
 }
 
+/* The parallel split must not change the graph: 4elt and the small files of
+ * every format parsed in 1 to 64 chunks give identical CSRs. */
+static void chunking_does_not_matter(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *elt = read_file(ELT4, &len);
+    const char *texts[][2] = {
+        {"x.graph", "% c\n4 4 001\n2 5 3 1\n1 5 4 7\n%inside\n1 1 4 2\n3 2 2 7\n"},
+        {"x.graph", "5 3 11\n5 3 4 2 3\n7 1 3\n%\n2\n9 1 4 5 1\n1 4 1\n\n\n"},
+        {"m.mtx", "%%MatrixMarket matrix coordinate real symmetric\n% c\n3 3 3\n2 1 0.5\n"
+                  "3 1 2\n3 3 1\n"},
+        {"r.gr", "c road\np sp 3 4\nc arcs\na 2 3 5\na 1 2 10\na 2 1 10\na 3 2 5\n"},
+        {"e.txt", "# SNAP\n0 3\n3 0\r\n\n  1\t2\n2 1\n5 5\n1 2\n0 3"},
+        {"4elt.graph", elt},
+    };
+    const int chunks[] = {2, 3, 7, 64};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        if (!texts[i][1])
+            continue;
+        struct hf_graph a, b;
+        struct hf_graph_opts o = {.cache_dir = "", .dedupe = (int)i & 1};
+        assert_int_equal(parse(&a, texts[i][0], texts[i][1], &o), 0);
+        for (size_t k = 0; k < sizeof chunks / sizeof *chunks; k++) {
+            hf__text_chunks = chunks[k];
+            assert_int_equal(parse(&b, texts[i][0], texts[i][1], &o), 0);
+            hf__text_chunks = 0;
+            assert_true(same_graph(&a, &b));
+            if (a.vwgt)
+                assert_memory_equal(a.vwgt, b.vwgt, a.nv * sizeof *a.vwgt);
+            hf_graph_free(&b);
+        }
+        hf_graph_free(&a);
+    }
+    free(elt);
+}
+
 /* ---- bad inputs ---------------------------------------------------------------- */
 
 struct bad {
@@ -494,13 +532,17 @@ static const struct bad bad_inputs[] = {
     {"b.mtx", "%%MatrixMarket matrix array real general\n2 2\n", {"b.mtx:1:", "'array'"}},
     {"b.mtx", "%%MatrixMarket matrix coordinate complex general\n", {"b.mtx:1:", "complex"}},
     {"b.mtx", "%%MatrixMarket matrix coordinate real hermitian\n", {"b.mtx:1:", "hermitian"}},
-    {"b.mtx", "%%MatrixMarket matrix coordinate pattern general\n%\n3 3 3\n1 2\n2 3\n",
+    {"b.mtx",
+     "%%MatrixMarket matrix coordinate pattern general\n%\n3 3 3\n1 2\n2 3\n",
      {"b.mtx:3:", "nnz=3", "2 entries"}},
-    {"b.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n",
+    {"b.mtx",
+     "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n",
      {"b.mtx:3:", "row index 3 out of range 1..2"}},
-    {"b.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 nan\n",
+    {"b.mtx",
+     "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 nan\n",
      {"b.mtx:3:", "not a finite number (nan)"}},
-    {"b.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1e39\n",
+    {"b.mtx",
+     "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1e39\n",
      {"b.mtx:3:", "value overflows (1e39)"}},
     {"b.mtx", "3 3 1\n1 2\n", {"b.mtx:1:", "banner"}},
     {"b.gr", "c x\na 1 2 3\n", {"b.gr:2:", "problem line"}},
@@ -535,6 +577,13 @@ static void bad_inputs_name_file_and_line(void **state)
         if (!ok)
             fail_msg("row %zu (%s): rc %d, message '%s'", i, b->text, rc, msg);
         assert_null(g.offsets); /* zeroed on failure */
+        /* Cut into chunks, the earliest error is still the one reported. */
+        char first[1024];
+        snprintf(first, sizeof first, "%s", msg);
+        hf__text_chunks = 5;
+        assert_int_equal(parse(&g, b->name, b->text, NULL), HF_ECONFIG);
+        hf__text_chunks = 0;
+        assert_string_equal(hf_last_error(), first);
     }
     /* A line longer than HF_GRAPH_MAX_LINE, a comment line included. */
     char *text = malloc(HF_GRAPH_MAX_LINE + 64);
@@ -596,6 +645,7 @@ int main(void)
         cmocka_unit_test(bin_round_trip),
         cmocka_unit_test(kronecker),
         cmocka_unit_test(grid),
+        cmocka_unit_test(chunking_does_not_matter),
         cmocka_unit_test(bad_inputs_name_file_and_line),
         cmocka_unit_test(truncated_file),
     };

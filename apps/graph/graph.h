@@ -51,33 +51,35 @@ typedef uint32_t hf_vid_t; /* vertex id, 0-based internally */
 #define HF_GRAPH_GRID_KEEP 0.6
 
 struct hf_graph {
-    uint64_t nv;        /* vertices */
-    uint64_t ne;        /* arcs stored in CSR (an undirected edge counts twice) */
-    uint64_t *offsets;  /* nv + 1 */
-    hf_vid_t *adj;      /* ne neighbour ids, sorted ascending within each vertex */
-    float *weights;     /* ne edge weights, or NULL for an unweighted graph */
-    int32_t *vwgt;      /* nv vertex weights (METIS), or NULL */
-    int base;           /* 0 or 1: how ids are numbered in the input file, for output */
-    int symmetric;      /* every arc u->v has v->u (with equal weight) */
+    uint64_t nv;           /* vertices */
+    uint64_t ne;           /* arcs stored in CSR (an undirected edge counts twice) */
+    uint64_t *offsets;     /* nv + 1 */
+    hf_vid_t *adj;         /* ne neighbour ids, sorted ascending within each vertex */
+    float *weights;        /* ne edge weights, or NULL for an unweighted graph */
+    int32_t *vwgt;         /* nv vertex weights (METIS), or NULL */
+    int base;              /* 0 or 1: how ids are numbered in the input file, for output */
+    int symmetric;         /* every arc u->v has v->u (with equal weight) */
     char source_desc[256]; /* "metis:/path/4elt.graph" or "kron:scale=22,ef=16,seed=1" */
     /* what the loader did, for results.json: */
     uint64_t self_loops_dropped;       /* input arcs u->u left out (drop_self_loops) */
-    uint64_t duplicates_dropped;       /* input arcs merged into an equal (u,v) input arc (dedupe) */
-    uint64_t arcs_added_by_symmetrise; /* arcs of the CSR that only exist as the reverse of an
-                                          input arc (an input already listing v->u adds none) */
+    uint64_t duplicates_dropped;       /* input arcs merged into an equal (u,v) input arc (dedupe;
+                                          a reverse arc meeting an input arc is not counted) */
+    uint64_t arcs_added_by_symmetrise; /* reverse arcs symmetrise put in the CSR: with dedupe
+                                          only those whose (v,u) the input lacked, without it
+                                          every reverse arc (self-loops have none) */
     /* added: */
     int loaded_from_cache; /* 1 when hf_graph_load took the graph from a valid .hfg cache */
 };
 
 struct hf_graph_opts {
-    const char *format;    /* "auto"|"metis"|"mtx"|"dimacs"|"edgelist"|"bin"; NULL = "auto" */
-    int symmetrise;        /* add the reverse of every arc (not of self-loops) */
+    const char *format; /* "auto"|"metis"|"mtx"|"dimacs"|"edgelist"|"bin"; NULL = "auto" */
+    int symmetrise;     /* add the reverse of every arc (not of self-loops) */
     int drop_self_loops;
     int dedupe;            /* keep one arc per (u,v): the minimum weight */
     const char *cache_dir; /* where the .hfg cache goes; NULL = next to the input; "" = no cache */
     /* added: */
-    uint64_t max_nv;       /* refuse (HF_ECONFIG) graphs with more vertices; 0 = HF_GRAPH_MAX_NV.
-                              An edge list naming id 4e9 otherwise allocates 32 GB of offsets. */
+    uint64_t max_nv; /* refuse (HF_ECONFIG) graphs with more vertices; 0 = HF_GRAPH_MAX_NV.
+                        An edge list naming id 4e9 otherwise allocates 32 GB of offsets. */
 };
 
 /* Loads a graph file into `g`. The format comes from o->format, or with
@@ -105,8 +107,7 @@ int hf_graph_parse_buffer(struct hf_graph *g, const char *name, const void *data
  * each edge draws a weight uniform in (0,1], stored scaled to an integer
  * 1..255 (as float). Deterministic for a seed whatever the thread count.
  * scale 1..31, edge_factor 1..1024. */
-int hf_graph_kronecker(struct hf_graph *g, int scale, int edge_factor, uint64_t seed,
-                       int weighted);
+int hf_graph_kronecker(struct hf_graph *g, int scale, int edge_factor, uint64_t seed, int weighted);
 
 /* Road-like planar graph: a rows x cols lattice (vertex r*cols + c) whose
  * edges each survive with probability `keep` (HF_GRAPH_GRID_KEEP gives average

@@ -122,7 +122,7 @@ int hf__bin_write(const struct hf_graph *g, const char *path, const struct hf__c
 /* Reads n bytes into a new buffer (NULL on short read or no memory). */
 static void *read_array(FILE *f, size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = hf__big_alloc(n);
     if (p && n && fread(p, 1, n, f) != n) {
         free(p);
         return NULL;
@@ -130,11 +130,16 @@ static void *read_array(FILE *f, size_t n)
     return p;
 }
 
-int hf__bin_read(struct hf_graph *g, const char *path, const struct hf__cache_key *want,
-                 char *msg, size_t msglen)
+int hf__bin_read(struct hf_graph *g, const char *path, const struct hf__cache_key *want, char *msg,
+                 size_t msglen)
 {
-#define BAD(rc, ...) do { snprintf(msg, msglen, __VA_ARGS__); fclose(f); hf_graph_free(g); \
-        return rc; } while (0)
+#define BAD(rc, ...)                                                                               \
+    do {                                                                                           \
+        snprintf(msg, msglen, __VA_ARGS__);                                                        \
+        fclose(f);                                                                                 \
+        hf_graph_free(g);                                                                          \
+        return rc;                                                                                 \
+    } while (0)
     memset(g, 0, sizeof *g);
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -150,11 +155,10 @@ int hf__bin_read(struct hf_graph *g, const char *path, const struct hf__cache_ke
     if (h.byte_order != HFG_BYTE_ORDER)
         BAD(HF_ECONFIG, "%s: .hfg written with another byte order", path);
     if (h.version != HFG_VERSION || h.header_size != sizeof h)
-        BAD(HF_ENOENT, "%s: .hfg version %u, this build reads %u", path, h.version,
-            HFG_VERSION);
-    if (want && (!(h.flags & HFG_HAS_KEY) || h.src_size != want->src_size ||
-                 h.src_mtime_ns != want->src_mtime_ns || h.format != want->format ||
-                 h.opts != want->opts))
+        BAD(HF_ENOENT, "%s: .hfg version %u, this build reads %u", path, h.version, HFG_VERSION);
+    if (want &&
+        (!(h.flags & HFG_HAS_KEY) || h.src_size != want->src_size ||
+         h.src_mtime_ns != want->src_mtime_ns || h.format != want->format || h.opts != want->opts))
         BAD(HF_ENOENT, "%s: stale cache (source or options changed)", path);
     /* 2^40 of either bounds every product below well under 2^64. */
     if (h.nv < 1 || h.nv > HF_GRAPH_MAX_NV || h.ne > (1ull << 40))
@@ -173,8 +177,7 @@ int hf__bin_read(struct hf_graph *g, const char *path, const struct hf__cache_ke
         g->weights = read_array(f, (size_t)h.ne * 4);
     if (g->adj && (h.flags & HFG_VWGT))
         g->vwgt = read_array(f, (size_t)h.nv * 4);
-    if (!g->adj || (!g->weights && (h.flags & HFG_WEIGHTED)) ||
-        (!g->vwgt && (h.flags & HFG_VWGT)))
+    if (!g->adj || (!g->weights && (h.flags & HFG_WEIGHTED)) || (!g->vwgt && (h.flags & HFG_VWGT)))
         BAD(HF_EIO, "%s: read failed or out of memory", path);
     fclose(f);
     g->symmetric = !!(h.flags & HFG_SYMMETRIC);

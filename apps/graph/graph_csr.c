@@ -29,20 +29,50 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "graph_internal.h"
 
+/* Huge pages only pay for big arrays; the advice covers the 2 MiB-aligned
+ * part of the block, which is all of it that matters. */
+static void *advise_huge(void *p, size_t n)
+{
+    if (p && n >= (4u << 20)) {
+        uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+        uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)((2u << 20) - 1);
+        if (e > a)
+            (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+    }
+    return p;
+}
+
+void *hf__big_alloc(size_t n)
+{
+    return advise_huge(malloc(n ? n : 1), n);
+}
+
+void *hf__big_realloc(void *p, size_t n)
+{
+    return advise_huge(realloc(p, n ? n : 1), n);
+}
+
 int hf__arcs_grow(struct hf__arcs *a)
 {
-    size_t cap = a->cap ? a->cap * 2 : 4096;
-    hf_vid_t *u = realloc(a->u, cap * sizeof *u);
+    return hf__arcs_reserve(a, a->cap ? a->cap * 2 : 4096);
+}
+
+int hf__arcs_reserve(struct hf__arcs *a, size_t cap)
+{
+    if (cap <= a->cap)
+        return 0;
+    hf_vid_t *u = hf__big_realloc(a->u, cap * sizeof *u);
     if (u)
         a->u = u;
-    hf_vid_t *v = u ? realloc(a->v, cap * sizeof *v) : NULL;
+    hf_vid_t *v = u ? hf__big_realloc(a->v, cap * sizeof *v) : NULL;
     if (v)
         a->v = v;
     float *w = NULL;
-    if (v && a->weighted && (w = realloc(a->w, cap * sizeof *w)))
+    if (v && a->weighted && (w = hf__big_realloc(a->w, cap * sizeof *w)))
         a->w = w;
     if (!u || !v || (a->weighted && !w))
         return HF_ENOMEM;
@@ -166,7 +196,9 @@ int hf__csr_build(struct hf_graph *g, uint64_t nv, struct hf__arcs *blocks, int 
                   const struct hf__build *b)
 {
     HF_ASSERT_MSG(nv >= 1 && nv <= HF_GRAPH_MAX_NV, "graph: vertex count out of range");
-    uint64_t *koff = calloc(nv + 1, sizeof *koff);
+    uint64_t *koff = hf__big_alloc((nv + 1) * sizeof *koff);
+    if (koff)
+        memset(koff, 0, (nv + 1) * sizeof *koff);
     if (!koff)
         return build_fail(blocks, nblocks, NULL, NULL, NULL, HF_ENOMEM, "degrees", nv);
 
@@ -192,8 +224,8 @@ int hf__csr_build(struct hf_graph *g, uint64_t nv, struct hf__arcs *blocks, int 
     for (uint64_t x = 0; x < nv; x++)
         koff[x + 1] += koff[x];
     uint64_t nkeys = koff[nv];
-    uint64_t *cursor = malloc(nv * sizeof *cursor);
-    uint64_t *keys = malloc((nkeys ? nkeys : 1) * sizeof *keys);
+    uint64_t *cursor = hf__big_alloc(nv * sizeof *cursor);
+    uint64_t *keys = hf__big_alloc(nkeys * sizeof *keys);
     if (!cursor || !keys)
         return build_fail(blocks, nblocks, koff, cursor, keys, HF_ENOMEM, "arcs", nkeys);
     memcpy(cursor, koff, nv * sizeof *cursor);
@@ -247,15 +279,15 @@ int hf__csr_build(struct hf_graph *g, uint64_t nv, struct hf__arcs *blocks, int 
         return build_fail(blocks, 0, koff, cursor, keys, HF_ENOMEM, "sorting", nkeys);
 
     /* 5. Offsets of the surviving arcs, then unpack. */
-    uint64_t *off = malloc((nv + 1) * sizeof *off);
+    uint64_t *off = hf__big_alloc((nv + 1) * sizeof *off);
     if (!off)
         return build_fail(blocks, 0, koff, cursor, keys, HF_ENOMEM, "offsets", nv);
     off[0] = 0;
     for (uint64_t x = 0; x < nv; x++)
         off[x + 1] = off[x] + cursor[x];
     uint64_t ne = off[nv];
-    hf_vid_t *adj = malloc((ne ? ne : 1) * sizeof *adj);
-    float *w = b->weighted ? malloc((ne ? ne : 1) * sizeof *w) : NULL;
+    hf_vid_t *adj = hf__big_alloc(ne * sizeof *adj);
+    float *w = b->weighted ? hf__big_alloc(ne * sizeof *w) : NULL;
     if (!adj || (b->weighted && !w)) {
         free(adj);
         free(w);

@@ -52,24 +52,24 @@ static void permutation(hf_vid_t *perm, uint64_t nv, uint64_t seed)
     }
 }
 
-int hf_graph_kronecker(struct hf_graph *g, int scale, int edge_factor, uint64_t seed,
-                       int weighted)
+int hf_graph_kronecker(struct hf_graph *g, int scale, int edge_factor, uint64_t seed, int weighted)
 {
     memset(g, 0, sizeof *g);
     if (scale < 1 || scale > 31 || edge_factor < 1 || edge_factor > 1024)
-        return hf_fail(HF_EINVAL, "kronecker: scale=%d (1..31) or edge_factor=%d (1..1024) out "
-                                  "of range", scale, edge_factor);
+        return hf_fail(HF_EINVAL,
+                       "kronecker: scale=%d (1..31) or edge_factor=%d (1..1024) out "
+                       "of range",
+                       scale, edge_factor);
     uint64_t nv = 1ull << scale, m = (uint64_t)edge_factor * nv;
     hf_vid_t *perm = malloc(nv * sizeof *perm);
     struct hf__arcs a = {.weighted = weighted, .n = m, .cap = m};
-    a.u = malloc(m * sizeof *a.u);
-    a.v = malloc(m * sizeof *a.v);
-    a.w = weighted ? malloc(m * sizeof *a.w) : NULL;
+    a.u = hf__big_alloc(m * sizeof *a.u);
+    a.v = hf__big_alloc(m * sizeof *a.v);
+    a.w = weighted ? hf__big_alloc(m * sizeof *a.w) : NULL;
     if (!perm || !a.u || !a.v || (weighted && !a.w)) {
         free(perm);
         hf__arcs_free(&a);
-        return hf_fail(HF_ENOMEM, "kronecker: out of memory for %llu edges",
-                       (unsigned long long)m);
+        return hf_fail(HF_ENOMEM, "kronecker: out of memory for %llu edges", (unsigned long long)m);
     }
     permutation(perm, nv, seed);
 
@@ -102,8 +102,11 @@ int hf_graph_kronecker(struct hf_graph *g, int scale, int edge_factor, uint64_t 
         }
     }
     free(perm);
-    struct hf__build b = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1,
-                          .weighted = weighted, .assume_symmetric = 1};
+    struct hf__build b = {.symmetrise = 1,
+                          .drop_self_loops = 1,
+                          .dedupe = 1,
+                          .weighted = weighted,
+                          .assume_symmetric = 1};
     int rc = hf__csr_build(g, nv, &a, 1, &b);
     if (rc)
         return rc;
@@ -136,10 +139,9 @@ int hf_graph_grid(struct hf_graph *g, uint32_t rows, uint32_t cols, double keep,
     /* keep as a 64-bit threshold; keep = 1 must keep every edge. */
     uint64_t thr = keep >= 1.0 ? UINT64_MAX : (uint64_t)(keep * 18446744073709551616.0);
     uint64_t kkey = hf__mix64(seed ^ STREAM_KEEP), wkey = hf__mix64(seed ^ STREAM_WGHT);
-    uint64_t *off = malloc((nv + 1) * sizeof *off);
+    uint64_t *off = hf__big_alloc((nv + 1) * sizeof *off);
     if (!off)
-        return hf_fail(HF_ENOMEM, "grid: out of memory for %llu vertices",
-                       (unsigned long long)nv);
+        return hf_fail(HF_ENOMEM, "grid: out of memory for %llu vertices", (unsigned long long)nv);
     off[0] = 0;
     int64_t srows = rows;
 #pragma omp parallel for schedule(static)
@@ -154,8 +156,8 @@ int hf_graph_grid(struct hf_graph *g, uint32_t rows, uint32_t cols, double keep,
     for (uint64_t x = 0; x < nv; x++)
         off[x + 1] += off[x];
     uint64_t ne = off[nv];
-    hf_vid_t *adj = malloc((ne ? ne : 1) * sizeof *adj);
-    float *w = weighted ? malloc((ne ? ne : 1) * sizeof *w) : NULL;
+    hf_vid_t *adj = hf__big_alloc(ne * sizeof *adj);
+    float *w = weighted ? hf__big_alloc(ne * sizeof *w) : NULL;
     if (!adj || (weighted && !w)) {
         free(off);
         free(adj);

@@ -17,8 +17,16 @@ struct hf__arcs {
     int weighted;
 };
 
+/* malloc for arrays of megabytes: asks for transparent huge pages, because
+ * first-touch page faults of 4 KiB pages cost a fifth of a parse on a VM.
+ * Free with free(). */
+void *hf__big_alloc(size_t n);
+void *hf__big_realloc(void *p, size_t n);
+
 /* Grows a block to hold at least one more arc; HF_ENOMEM on failure. */
 int hf__arcs_grow(struct hf__arcs *a);
+/* Makes room for at least n arcs in total; HF_ENOMEM on failure. */
+int hf__arcs_reserve(struct hf__arcs *a, size_t n);
 void hf__arcs_free(struct hf__arcs *a);
 
 static inline int hf__arcs_push(struct hf__arcs *a, hf_vid_t u, hf_vid_t v, float w)
@@ -71,8 +79,14 @@ struct hf__cache_key {
     uint32_t opts;   /* bit 0 symmetrise, 1 drop_self_loops, 2 dedupe */
 };
 
-enum hf__format { HF__FMT_AUTO, HF__FMT_METIS, HF__FMT_MTX, HF__FMT_DIMACS, HF__FMT_EDGELIST,
-                  HF__FMT_BIN };
+enum hf__format {
+    HF__FMT_AUTO,
+    HF__FMT_METIS,
+    HF__FMT_MTX,
+    HF__FMT_DIMACS,
+    HF__FMT_EDGELIST,
+    HF__FMT_BIN
+};
 
 /* The format named by `format` ("auto" or NULL: by the extension of `path`),
  * or -1 for an unknown name. */
@@ -87,7 +101,7 @@ int hf__bin_write(const struct hf_graph *g, const char *path, const struct hf__c
 /* Reads a .hfg; when `want` is not NULL the file must carry exactly that key
  * (HF_ENOENT otherwise). Returns 0 or an HF_E* code with the reason in msg,
  * recording nothing. */
-int hf__bin_read(struct hf_graph *g, const char *path, const struct hf__cache_key *want,
-                 char *msg, size_t msglen);
+int hf__bin_read(struct hf_graph *g, const char *path, const struct hf__cache_key *want, char *msg,
+                 size_t msglen);
 
 #endif

@@ -5,6 +5,9 @@
  * ------
  * The file is mmap'ed read-only and parsed in place (graph_text.c), so a
  * 2 GB edge list costs no copy and the kernel reads ahead while threads parse.
+ * The price of mmap: a file truncated by another process while we parse it
+ * raises SIGBUS. Data sets are not rewritten under a running experiment, so
+ * we accept that rather than copy every byte through read().
  *
  * Caching is best effort by design: it only ever saves time. The cache key is
  * the source's size and mtime (nanoseconds), the resolved format, the loader
@@ -27,8 +30,7 @@
 
 /* Where the cache of `path` lives, or 0 when caching is off. The directory
  * form names the options, so one cache_dir holds several variants. */
-static int cache_path(char *out, size_t n, const char *path, const struct hf_graph_opts *o,
-                      int fmt)
+static int cache_path(char *out, size_t n, const char *path, const struct hf_graph_opts *o, int fmt)
 {
     if (o->cache_dir && !*o->cache_dir)
         return 0;
@@ -38,9 +40,8 @@ static int cache_path(char *out, size_t n, const char *path, const struct hf_gra
     } else {
         const char *base = strrchr(path, '/');
         base = base ? base + 1 : path;
-        len = snprintf(out, n, "%s/%s.%s-s%dl%dd%d.hfg", o->cache_dir, base,
-                       hf__format_name(fmt), !!o->symmetrise, !!o->drop_self_loops,
-                       !!o->dedupe);
+        len = snprintf(out, n, "%s/%s.%s-s%dl%dd%d.hfg", o->cache_dir, base, hf__format_name(fmt),
+                       !!o->symmetrise, !!o->drop_self_loops, !!o->dedupe);
     }
     return len > 0 && (size_t)len < n;
 }
@@ -53,8 +54,10 @@ int hf_graph_load(struct hf_graph *g, const char *path, const struct hf_graph_op
         o = &defaults;
     int fmt = hf__format_resolve(o->format, path);
     if (fmt < 0)
-        return hf_fail(HF_EINVAL, "%s: unknown graph format '%s' (auto, metis, mtx, dimacs, "
-                                  "edgelist or bin)", path, o->format);
+        return hf_fail(HF_EINVAL,
+                       "%s: unknown graph format '%s' (auto, metis, mtx, dimacs, "
+                       "edgelist or bin)",
+                       path, o->format);
     if (fmt == HF__FMT_BIN)
         return hf_graph_read_bin(g, path);
 

@@ -162,8 +162,9 @@ static int metis_header(const struct hf__text *t, struct metis *m, const char **
         m->vsize = f[2] / 100 == 1;
     }
     if (nf == 4 && (!m->vwgt || f[3] != 1))
-        return hf__text_fail(t, fs[3], "header: ncon=%llu: only one vertex weight per vertex "
-                                       "is supported (multi-constraint METIS graphs are not)",
+        return hf__text_fail(t, fs[3],
+                             "header: ncon=%llu: only one vertex weight per vertex "
+                             "is supported (multi-constraint METIS graphs are not)",
                              (unsigned long long)f[3]);
     if (m->n == 0)
         return hf__text_fail(t, p, "empty graph: the header says n=0");
@@ -283,8 +284,9 @@ static int mtx_banner(const struct hf__text *t, struct mtx *m, const char **afte
     if ((nl > p && nl[-1] == '\n' ? nl - 1 : nl) - p > HF_GRAPH_MAX_LINE)
         return hf__text_fail(t, p, "banner longer than the %d bytes allowed", HF_GRAPH_MAX_LINE);
     if (!tok_is(p, e, "%%MatrixMarket"))
-        return hf__text_fail(t, p, "expected the banner '%%%%MatrixMarket matrix coordinate "
-                                   "pattern|integer|real general|symmetric', found '%s'",
+        return hf__text_fail(t, p,
+                             "expected the banner '%%%%MatrixMarket matrix coordinate "
+                             "pattern|integer|real general|symmetric', found '%s'",
                              hf__tok(p, e, b, sizeof b));
     q = next_tok(p, e);
     if (!tok_is(q, e, "matrix"))
@@ -292,25 +294,31 @@ static int mtx_banner(const struct hf__text *t, struct mtx *m, const char **afte
                              hf__tok(q, e, b, sizeof b));
     q = next_tok(q, e);
     if (!tok_is(q, e, "coordinate"))
-        return hf__text_fail(t, q, "banner: format '%s' is not 'coordinate' (a dense 'array' "
-                                   "matrix is not a graph)", hf__tok(q, e, b, sizeof b));
+        return hf__text_fail(t, q,
+                             "banner: format '%s' is not 'coordinate' (a dense 'array' "
+                             "matrix is not a graph)",
+                             hf__tok(q, e, b, sizeof b));
     q = next_tok(q, e);
     if (tok_is(q, e, "pattern"))
         m->weighted = 0;
     else if (tok_is(q, e, "integer") || tok_is(q, e, "real"))
         m->weighted = 1;
     else
-        return hf__text_fail(t, q, "banner: field '%s' not supported (pattern, integer or real; "
-                                   "complex weights have no order)", hf__tok(q, e, b, sizeof b));
+        return hf__text_fail(t, q,
+                             "banner: field '%s' not supported (pattern, integer or real; "
+                             "complex weights have no order)",
+                             hf__tok(q, e, b, sizeof b));
     q = next_tok(q, e);
     if (tok_is(q, e, "general"))
         m->symmetric = 0;
     else if (tok_is(q, e, "symmetric"))
         m->symmetric = 1;
     else
-        return hf__text_fail(t, q, "banner: symmetry '%s' not supported (general or symmetric; "
-                                   "skew-symmetric and hermitian need negative or complex "
-                                   "weights)", hf__tok(q, e, b, sizeof b));
+        return hf__text_fail(t, q,
+                             "banner: symmetry '%s' not supported (general or symmetric; "
+                             "skew-symmetric and hermitian need negative or complex "
+                             "weights)",
+                             hf__tok(q, e, b, sizeof b));
     q = next_tok(q, e);
     if (!hf__at_eol(q, e))
         return hf__text_fail(t, q, "banner: extra field '%s'", hf__tok(q, e, b, sizeof b));
@@ -333,8 +341,7 @@ static int mtx_size(const struct hf__text *t, struct mtx *m, const char *p, cons
     m->sline = p;
     const char *nl = hf__next_line(q, e);
     if ((nl > p && nl[-1] == '\n' ? nl - 1 : nl) - p > HF_GRAPH_MAX_LINE)
-        return hf__text_fail(t, p, "size line longer than the %d bytes allowed",
-                             HF_GRAPH_MAX_LINE);
+        return hf__text_fail(t, p, "size line longer than the %d bytes allowed", HF_GRAPH_MAX_LINE);
     static const char *const what[3] = {"rows", "cols", "nnz"};
     uint64_t f[3];
     for (int i = 0; i < 3; i++) {
@@ -376,8 +383,9 @@ int hf__parse_mtx(struct hf__text *t, struct hf_graph *g)
     for (int i = 0; i < t->nchunks; i++)
         entries += t->ch[i].count;
     if (entries != m.nnz)
-        return hf__text_fail(t, m.sline, "the size line says nnz=%llu but the file has %llu "
-                                         "entries%s",
+        return hf__text_fail(t, m.sline,
+                             "the size line says nnz=%llu but the file has %llu "
+                             "entries%s",
                              (unsigned long long)m.nnz, (unsigned long long)entries,
                              entries < m.nnz ? " (truncated?)" : "");
     g->base = 1;

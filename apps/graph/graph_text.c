@@ -116,8 +116,8 @@ int hf__text_fail(const struct hf__text *t, const char *at, const char *fmt, ...
     return hf_fail(HF_ECONFIG, "%s:%lu: %s", t->name, line, msg);
 }
 
-void hf__chunk_fail(struct hf__chunk *c, const char *at, const struct hf__text *t,
-                    const char *fmt, ...)
+void hf__chunk_fail(struct hf__chunk *c, const char *at, const struct hf__text *t, const char *fmt,
+                    ...)
 {
     if (c->err_off != SIZE_MAX)
         return;
@@ -148,11 +148,15 @@ void hf__chunk_tokfail(struct hf__chunk *c, const struct hf__text *t, const char
     }
 }
 
+int hf__text_chunks = 0;
+
 int hf__text_split(struct hf__text *t, const char *body, int weighted)
 {
     const char *end = t->data + t->len;
     size_t blen = (size_t)(end - body);
     int n = blen < (1u << 20) ? 1 : omp_get_max_threads();
+    if (hf__text_chunks > 0)
+        n = hf__text_chunks;
     if (n < 1)
         n = 1;
     t->ch = calloc((size_t)n, sizeof *t->ch);
@@ -170,6 +174,9 @@ int hf__text_split(struct hf__text *t, const char *body, int weighted)
         t->ch[i].e = e;
         t->ch[i].err_off = SIZE_MAX;
         t->ch[i].arcs.weighted = weighted;
+        /* Most lines hold one arc in 8 bytes or more: reserving that much up
+         * front saves the copies of growing by doubling. Best effort. */
+        (void)hf__arcs_reserve(&t->ch[i].arcs, (size_t)(e - p) / 8 + 64);
         p = e;
     }
     return 0;
@@ -213,8 +220,7 @@ void hf__text_free(struct hf__text *t)
 }
 
 /* Fails the chunk when the line [ls, le) is longer than HF_GRAPH_MAX_LINE. */
-int hf__line_too_long(struct hf__chunk *c, const struct hf__text *t, const char *ls,
-                         const char *le)
+int hf__line_too_long(struct hf__chunk *c, const struct hf__text *t, const char *ls, const char *le)
 {
     if (le - ls <= HF_GRAPH_MAX_LINE)
         return 0;
@@ -223,33 +229,22 @@ int hf__line_too_long(struct hf__chunk *c, const struct hf__text *t, const char 
     return 1;
 }
 
-/* A vertex id that must be < limit (0-based) or in 1..limit (1-based). */
-int hf__parse_id(struct hf__chunk *c, const struct hf__text *t, const char **pp,
-                    const char *e, int base, uint64_t limit, const char *what, hf_vid_t *id)
+void hf__id_fail(struct hf__chunk *c, const struct hf__text *t, const char *p, int tok, uint64_t x,
+                 int base, uint64_t limit, const char *what)
 {
-    const char *p = *pp;
-    uint64_t x;
-    int r = hf__parse_u64(pp, e, &x);
-    if (r) {
-        hf__chunk_tokfail(c, t, p, r, what);
-        return 1;
-    }
-    if (x < (uint64_t)base || x - (uint64_t)base >= limit) {
-        if (base)
-            hf__chunk_fail(c, p, t, "%s %llu out of range 1..%llu", what, (unsigned long long)x,
-                           (unsigned long long)limit);
-        else
-            hf__chunk_fail(c, p, t, "%s %llu too large: at most %llu vertices allowed", what,
-                           (unsigned long long)x, (unsigned long long)limit);
-        return 1;
-    }
-    *id = (hf_vid_t)(x - (uint64_t)base);
-    return 0;
+    if (tok)
+        hf__chunk_tokfail(c, t, p, tok, what);
+    else if (base)
+        hf__chunk_fail(c, p, t, "%s %llu out of range 1..%llu", what, (unsigned long long)x,
+                       (unsigned long long)limit);
+    else
+        hf__chunk_fail(c, p, t, "%s %llu too large: at most %llu vertices allowed", what,
+                       (unsigned long long)x, (unsigned long long)limit);
 }
 
 /* Parses a weight field, failing the chunk with `what` in the message. */
 int hf__parse_w(struct hf__chunk *c, const struct hf__text *t, const char **pp, const char *e,
-                   const char *what, float *w)
+                const char *what, float *w)
 {
     const char *p = *pp;
     if (hf__at_eol(p, e)) {
@@ -264,7 +259,7 @@ int hf__parse_w(struct hf__chunk *c, const struct hf__text *t, const char **pp, 
 
 /* Fails the chunk unless only blanks remain on the line; returns the line end. */
 const char *hf__line_end(struct hf__chunk *c, const struct hf__text *t, const char *p,
-                            const char *e, const char *expected)
+                         const char *e, const char *expected)
 {
     p = hf__skip_blank(p, e);
     if (!hf__at_eol(p, e)) {
@@ -426,8 +421,7 @@ static int dimacs_header(const struct hf__text *t, struct dimacs *d, const char 
         const char *q = hf__skip_blank(p, e);
         const char *nx = hf__next_line(q, e);
         if ((nx > p && nx[-1] == '\n' ? nx - 1 : nx) - p > HF_GRAPH_MAX_LINE)
-            return hf__text_fail(t, p, "line longer than the %d bytes allowed",
-                                 HF_GRAPH_MAX_LINE);
+            return hf__text_fail(t, p, "line longer than the %d bytes allowed", HF_GRAPH_MAX_LINE);
         if (hf__at_eol(q, e) || (*q == 'c' && hf__is_delim(q + 1, e))) {
             p = nx;
             continue;
@@ -484,9 +478,9 @@ int hf__parse_dimacs(struct hf__text *t, struct hf_graph *g)
     for (int i = 0; i < t->nchunks; i++)
         arcs += t->ch[i].arcs.n;
     if (arcs != d.m)
-        return hf__text_fail(t, d.pline, "the problem line says m=%llu arcs but the file has %llu%s",
-                             (unsigned long long)d.m, (unsigned long long)arcs,
-                             arcs < d.m ? " (truncated?)" : "");
+        return hf__text_fail(
+            t, d.pline, "the problem line says m=%llu arcs but the file has %llu%s",
+            (unsigned long long)d.m, (unsigned long long)arcs, arcs < d.m ? " (truncated?)" : "");
     g->base = 1;
     return hf__text_build(t, g, d.n, 1, 0);
 }
@@ -531,11 +525,16 @@ int hf_graph_parse_buffer(struct hf_graph *g, const char *name, const void *data
         o = &defaults;
     int fmt = hf__format_resolve(o->format, name);
     if (fmt < 0)
-        return hf_fail(HF_EINVAL, "%s: unknown graph format '%s' (auto, metis, mtx, dimacs, "
-                                  "edgelist or bin)", name, o->format);
+        return hf_fail(HF_EINVAL,
+                       "%s: unknown graph format '%s' (auto, metis, mtx, dimacs, "
+                       "edgelist or bin)",
+                       name, o->format);
     if (fmt == HF__FMT_BIN)
         return hf_fail(HF_EINVAL, "%s: .hfg is binary; read it with hf_graph_read_bin", name);
-    struct hf__text t = {.name = name, .data = data, .len = len, .o = o,
+    struct hf__text t = {.name = name,
+                         .data = data,
+                         .len = len,
+                         .o = o,
                          .max_nv = o->max_nv && o->max_nv < HF_GRAPH_MAX_NV ? o->max_nv
                                                                             : HF_GRAPH_MAX_NV};
     int rc;

@@ -111,12 +111,17 @@ int hf__text_fail(const struct hf__text *t, const char *at, const char *fmt, ...
     __attribute__((format(printf, 3, 4)));
 
 /* Records a chunk's first error (later ones are consequences). */
-void hf__chunk_fail(struct hf__chunk *c, const char *at, const struct hf__text *t,
-                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void hf__chunk_fail(struct hf__chunk *c, const char *at, const struct hf__text *t, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
 
 /* Records a tokenizer failure of a field named `what` at p. */
 void hf__chunk_tokfail(struct hf__chunk *c, const struct hf__text *t, const char *p, int tok,
                        const char *what);
+
+/* Tests and the fuzzer set this to force a number of chunks on small inputs,
+ * so that chunk boundaries are exercised without megabytes of input; 0 (the
+ * default) lets the parser choose. */
+extern int hf__text_chunks;
 
 /* Cuts [body, end of data) into chunks of whole lines, one per thread (one
  * for small inputs, where threads cost more than they save). */
@@ -143,9 +148,26 @@ static inline const char *hf__next_line(const char *p, const char *e)
 /* The line [ls, le) is longer than HF_GRAPH_MAX_LINE. */
 int hf__line_too_long(struct hf__chunk *c, const struct hf__text *t, const char *ls,
                       const char *le);
-/* A vertex id: < limit when base is 0, in 1..limit when base is 1; stored 0-based. */
-int hf__parse_id(struct hf__chunk *c, const struct hf__text *t, const char **pp, const char *e,
-                 int base, uint64_t limit, const char *what, hf_vid_t *id);
+/* Reports a bad id: tok from the tokenizer, else x out of range. */
+void hf__id_fail(struct hf__chunk *c, const struct hf__text *t, const char *p, int tok, uint64_t x,
+                 int base, uint64_t limit, const char *what);
+
+/* A vertex id: < limit when base is 0, in 1..limit when base is 1; stored
+ * 0-based. Inline because it runs twice per arc; the error path is not. */
+static inline int hf__parse_id(struct hf__chunk *c, const struct hf__text *t, const char **pp,
+                               const char *e, int base, uint64_t limit, const char *what,
+                               hf_vid_t *id)
+{
+    const char *p = *pp;
+    uint64_t x = 0;
+    int r = hf__parse_u64(pp, e, &x);
+    if (__builtin_expect(r != 0 || x < (uint64_t)base || x - (uint64_t)base >= limit, 0)) {
+        hf__id_fail(c, t, p, r, x, base, limit, what);
+        return 1;
+    }
+    *id = (hf_vid_t)(x - (uint64_t)base);
+    return 0;
+}
 /* A weight field named `what` in messages. */
 int hf__parse_w(struct hf__chunk *c, const struct hf__text *t, const char **pp, const char *e,
                 const char *what, float *w);
