@@ -21,7 +21,7 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 DEB_PKGS := libhwloc-dev libopenblas-dev libstarpu-dev libinih-dev libcjson-dev \
             libcmocka-dev libhyperscan-dev pkg-config python3 \
-            chromium clang libclang-rt-dev libomp-dev
+            chromium clang libclang-rt-dev libomp-dev python3-networkx
 PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g

@@ -301,7 +301,21 @@ static void bfs_teardown(void *ctx)
     free(b);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key bfs_keys[] = {
+    HF_GAPP_KEYS,
+    HF_GAPP_SOURCE_KEY,
+    {NULL, "direction", HF_KEY_STR, 0, 0, 0, "auto|push|pull", "auto",
+     "push (top-down), pull (bottom-up), or switch by Beamer's rule"},
+    {NULL, "alpha", HF_KEY_NUM, 1e-3, 1e9, 0, NULL, "14", "pull when frontier edges > m_u / alpha"},
+    {NULL, "beta", HF_KEY_NUM, 1e-3, 1e9, 0, NULL, "24", "push when frontier < n / beta"},
+    {NULL, "verify_full", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "2097152",
+     "vertices up to which verify compares with the reference"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_bfs = {
+    .keys = bfs_keys,
     .name = "bfs",
     .summary = "breadth-first search, direction-optimizing, one round per level",
     .create = bfs_create,

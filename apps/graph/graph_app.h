@@ -35,6 +35,34 @@ struct hf_gapp {
  * source = ID|first|maxdegree (when `wants_source`). Graph apps load the graph in create,
  * also in simulation: what a round holds (its frontier) depends on it. */
 int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants_source);
+
+/* The [load] keys every graph app reads (hetfarm.h key tables): an app's
+ * table starts with HF_GAPP_KEYS, adds HF_GAPP_SOURCE_KEY when it has a
+ * source, then its own keys and the NULL terminator. */
+#define HF_GAPP_KEYS                                                                          \
+    {NULL, "graph", HF_KEY_STR, 0, 0, 0, NULL, NULL,                                          \
+     "graph file: METIS .graph, .mtx, DIMACS .gr, edge list, .hfg"},                          \
+    {NULL, "format", HF_KEY_STR, 0, 0, 0, "auto|metis|mtx|dimacs|edgelist|bin", "auto",      \
+     "the file's format (auto: by extension)"},                                               \
+    {NULL, "symmetrise", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "add the reverse of every arc"},  \
+    {NULL, "drop_self_loops", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "leave out arcs u->u"},      \
+    {NULL, "dedupe", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "one arc per (u,v): the lightest"},   \
+    {NULL, "cache_dir", HF_KEY_STR, 0, 0, 0, NULL, "next to the input",                       \
+     ".hfg cache of loaded and generated graphs (\"\": none)"},                                \
+    {NULL, "generate", HF_KEY_STR, 0, 0, 0, "kron|grid", NULL,                                \
+     "a generated graph instead of a file"},                                                  \
+    {NULL, "scale", HF_KEY_INT, 1, 31, 0, NULL, "16", "kron: 2^scale vertices"},              \
+    {NULL, "edge_factor", HF_KEY_INT, 1, 1024, 0, NULL, "16", "kron: edges per vertex"},      \
+    {NULL, "rows", HF_KEY_INT, 1, 1048576, 0, NULL, "256", "grid: rows"},                     \
+    {NULL, "cols", HF_KEY_INT, 1, 1048576, 0, NULL, "256", "grid: columns"},                  \
+    {NULL, "keep", HF_KEY_NUM, 0, 1, HF_KEY_MIN_OPEN, NULL, "0.6",                            \
+     "grid: probability that a lattice edge exists"},                                         \
+    {NULL, "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1", "generators' seed"},   \
+    {NULL, "weighted", HF_KEY_BOOL, 0, 0, 0, NULL, "the app's", "generators: draw weights"},  \
+    {NULL, "out", HF_KEY_STR, 0, 0, 0, NULL, NULL, "output: id<TAB>value per vertex"}
+#define HF_GAPP_SOURCE_KEY                                                                    \
+    {NULL, "source", HF_KEY_STR, 0, 0, 0, NULL, "first",                                      \
+     "start vertex: an id as in the file, first or maxdegree"}
 void hf__gapp_destroy(struct hf_gapp *ga);
 
 /* The CSR as READONLY shared arrays at out[0] (offsets, U64) and out[1]

@@ -1,20 +1,9 @@
-/* fuzz_graph_load.c - libFuzzer harness for the graph loaders (apps/graph/).
+/* fuzz_graph_load.c - libFuzzer harness: the graph loaders (apps/graph/).
+ * seeds: tests/fuzz/corpus/fuzz_graph_load
  *
- * Build and run (from the repository root; clang 14 with libFuzzer):
- *
- *   mkdir -p build/fuzz
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fopenmp \
- *       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
- *       -iquote framework -iquote apps/graph \
- *       tests/fuzz/fuzz_graph_load.c apps/graph/graph_*.c framework/error.c \
- *       -o build/fuzz/fuzz_graph_load -lm
- *   mkdir -p build/fuzz/corpus && OMP_NUM_THREADS=2 \
- *   build/fuzz/fuzz_graph_load -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
- *       -max_total_time=300 build/fuzz/corpus tests/fuzz/corpus/graph
- *
- * (The first corpus directory collects new inputs; tests/fuzz/corpus/graph
- * holds the seeds and every crash found so far, as regression inputs. To
- * replay them only: build/fuzz/fuzz_graph_load tests/fuzz/corpus/graph/\*.)
+ * Built and run like every harness (tests/fuzz/README.md): `make fuzz`, and
+ * a 3 s smoke run in `make test`. tests/fuzz/corpus/fuzz_graph_load holds the
+ * seeds and every crash found so far, as regression inputs.
  *
  * The first byte of an input picks what is fuzzed, the rest is the file:
  *   bits 0-2: 0 METIS, 1 Matrix Market, 2 DIMACS, 3 and 6-7 edge list,
@@ -38,8 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "graph.h"
-#include "graph_text.h"
+#include "../../apps/graph/graph.h"
+#include "../../apps/graph/graph_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
