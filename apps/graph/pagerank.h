@@ -18,7 +18,7 @@ enum { PR_OFFSETS = HF_GAPP_OFFSETS, PR_ADJ = HF_GAPP_ADJ, PR_OUTDEG = 2, PR_STA
 
 struct hf_pagerank {
     struct hf_gapp ga;          /* the input graph: out-edges */
-    struct hf_graph in;         /* in-edges: ga.g itself (shallow) when symmetric, else its transpose */
+    struct hf_graph in;         /* in-edges: ga.g itself (shallow) if symmetric, else a transpose */
     int own_in;                 /* `in` holds arrays of its own (the transpose) */
     uint32_t *outdeg;           /* READONLY: out-degree of every vertex */
     /* OWNED, 2 * nv elements: state[h * nv + v] = rank of v / max(outdeg v, 1)
