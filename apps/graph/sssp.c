@@ -128,8 +128,10 @@ static int sssp_next_load(void *ctx, struct hf_load *load)
     const struct hf_graph *g = &s->ga.g;
     s->fr.n = 0;
     if (load->round == 0) {
-        for (uint64_t v = 0; v < g->nv; v++)
+        for (uint64_t v = 0; v < g->nv; v++) {
             s->dist[v] = INFINITY;
+            s->expanded[v] = -1.0f; /* never expanded: equal to no distance */
+        }
         memset(s->in_far, 0, g->nv);
         s->nfar = 0;
         s->dist[s->ga.src] = 0;
