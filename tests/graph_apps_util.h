@@ -34,7 +34,7 @@ static char gt_err[1024];
 static int gt_run(const char *app, const char *load, const char *extra, const char *out,
                   const char *devices, const char *sched)
 {
-    char text[GT_TEXT];
+    char text[4 * GT_TEXT];
     snprintf(text, sizeof text, "[run]\napp = %s\n[load]\n%s\n%s\n%s%s\n[devices]\n%s\n", app,
              load, extra ? extra : "", out ? "out = " : "", out ? out : "", devices);
     hf_config_t cfg;
@@ -201,7 +201,7 @@ static void gt_app_on(const char *app, const char *load, const char *extra, cons
     struct hf_gapp ga;
     gt_graph(&ga, app, load);
     hf_vid_t src = gt_hub(&ga.g);
-    char lines[GT_TEXT], out[512];
+    char lines[GT_TEXT / 2], out[512];
     int sourced = strcmp(app, "bfs") == 0 || strcmp(app, "sssp") == 0;
     snprintf(lines, sizeof lines, "%s\n%s", extra ? extra : "", "");
     if (sourced)
