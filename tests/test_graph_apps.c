@@ -62,13 +62,16 @@ static void apps_on_a_road_grid(void **state)
     all_apps_on("generate = grid\nrows = 64\ncols = 64\nseed = 3", NULL);
 }
 
-/* Near-far SSSP: small buckets make the far pile do the work. */
+/* SSSP as plain Bellman-Ford (delta = 0) and near-far with small buckets,
+ * which make the far pile do the work (the other tests use delta = auto). */
 static void sssp_near_far(void **state)
 {
     (void)state;
     const char *kron = "generate = kron\nscale = 10\nseed = 5";
     const char *grid = "generate = grid\nrows = 48\ncols = 64\nseed = 6";
     for (size_t s = 0; s < 2; s++) {
+        gt_app_on("sssp", kron, "delta = 0", TWO_TEAMS, scheds[s], dir);
+        gt_app_on("sssp", grid, "delta = 0", TWO_TEAMS, scheds[s], dir);
         gt_app_on("sssp", kron, "delta = 16", TWO_TEAMS, scheds[s], dir);
         gt_app_on("sssp", grid, "delta = 300", TWO_TEAMS, scheds[s], dir);
         gt_app_on("sssp", grid, "delta = 40", TWO_TEAMS, scheds[s], dir);
@@ -148,6 +151,7 @@ static void bad_input_is_refused(void **state)
         {"pagerank", kron, "tol = nan", "tol"},
         {"pagerank", kron, "max_iters = 0", "max_iters"},
         {"sssp", kron, "delta = -1", "delta"},
+        {"sssp", kron, "delta = fast", "delta"},
         {"cc", kron, "symmetrise = no", "symmetrise"},
         {"cc", "generate = torus", NULL, "generate"},
         {"pagerank", "generate = kron\nscale = 40", NULL, "scale"},
