@@ -35,8 +35,8 @@ static int gt_run(const char *app, const char *load, const char *extra, const ch
                   const char *devices, const char *sched)
 {
     char text[4 * GT_TEXT];
-    snprintf(text, sizeof text, "[run]\napp = %s\n[load]\n%s\n%s\n%s%s\n[devices]\n%s\n", app,
-             load, extra ? extra : "", out ? "out = " : "", out ? out : "", devices);
+    snprintf(text, sizeof text, "[run]\napp = %s\n[load]\n%s\n%s\n%s%s\n[devices]\n%s\n", app, load,
+             extra ? extra : "", out ? "out = " : "", out ? out : "", devices);
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "graph-test.ini", text), 0);
     const struct hf_app *a = hf_app_find(app);
@@ -44,8 +44,13 @@ static int gt_run(const char *app, const char *load, const char *extra, const ch
     const struct hf_sched_ops *s = hf_sched_find(sched);
     assert_non_null(s);
     struct hf_run_options o = {
-        .app = a, .sched = s, .cfg = cfg, .engine = HF_ENGINE_REAL, .rounds = 1000000,
-        .seed = 1, .verify = 1,
+        .app = a,
+        .sched = s,
+        .cfg = cfg,
+        .engine = HF_ENGINE_REAL,
+        .rounds = 1000000,
+        .seed = 1,
+        .verify = 1,
     };
     struct hf_run *run = NULL;
     hf_clear_error();
@@ -92,8 +97,7 @@ static hf_vid_t gt_hub(const struct hf_graph *g)
 }
 
 /* Power iteration to the app's stopping rule; returns the sweeps done. */
-static int gt_pagerank(const struct hf_graph *g, double d, double tol, int max_iters,
-                       double *rank)
+static int gt_pagerank(const struct hf_graph *g, double d, double tol, int max_iters, double *rank)
 {
     uint64_t n = g->nv;
     double *next = malloc(n * sizeof *next);

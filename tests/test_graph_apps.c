@@ -116,8 +116,7 @@ static void apps_on_one_team(void **state)
 {
     (void)state;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
-        gt_app_on(apps[a], "generate = kron\nscale = 10\nseed = 7", NULL, "cpu = 2", "greedy",
-                  dir);
+        gt_app_on(apps[a], "generate = kron\nscale = 10\nseed = 7", NULL, "cpu = 2", "greedy", dir);
 }
 
 /* A bad [load] must fail the run with a message that names the problem. */
@@ -195,12 +194,9 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(apps_on_a_real_mesh),
-        cmocka_unit_test(apps_on_kronecker),
-        cmocka_unit_test(apps_on_a_road_grid),
-        cmocka_unit_test(sssp_near_far),
-        cmocka_unit_test(apps_on_a_directed_graph),
-        cmocka_unit_test(apps_on_one_team),
+        cmocka_unit_test(apps_on_a_real_mesh),      cmocka_unit_test(apps_on_kronecker),
+        cmocka_unit_test(apps_on_a_road_grid),      cmocka_unit_test(sssp_near_far),
+        cmocka_unit_test(apps_on_a_directed_graph), cmocka_unit_test(apps_on_one_team),
         cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

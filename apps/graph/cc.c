@@ -55,14 +55,16 @@ static int cc_create(void **ctx, hf_config_t cfg)
     if (rc)
         return rc;
     if (!sym)
-        return hf_fail(HF_ECONFIG, "%s: [load] symmetrise = no: connected components are "
-                                   "defined on undirected graphs (leave symmetrise = yes)",
+        return hf_fail(HF_ECONFIG,
+                       "%s: [load] symmetrise = no: connected components are "
+                       "defined on undirected graphs (leave symmetrise = yes)",
                        hf_config_where(cfg, "load", "symmetrise"));
     if ((rc = hf__gapp_create(&c->ga, cfg, 0, 0)))
         return rc;
     if (!c->ga.g.symmetric)
-        return hf_fail(HF_ECONFIG, "%s: cc: the graph %s is directed (a .hfg of a directed "
-                                   "graph?): components need an undirected one",
+        return hf_fail(HF_ECONFIG,
+                       "%s: cc: the graph %s is directed (a .hfg of a directed "
+                       "graph?): components need an undirected one",
                        hf_config_path(cfg), c->ga.g.source_desc);
     if (!(c->label = malloc(c->ga.g.nv * sizeof *c->label)))
         return hf_fail(HF_ENOMEM, "cc: out of memory for %llu labels",
@@ -181,8 +183,8 @@ static int cc_verify(void *ctx, const struct hf_load *load)
         got += c->label[v] == v;
         if (ref[v] != c->label[v])
             rc = hf_fail(HF_EVERIFY, "cc: vertex %llu has label %u, the reference says %u",
-                         (unsigned long long)v + (uint64_t)g->base,
-                         c->label[v] + (unsigned)g->base, ref[v] + (unsigned)g->base);
+                         (unsigned long long)v + (uint64_t)g->base, c->label[v] + (unsigned)g->base,
+                         ref[v] + (unsigned)g->base);
     }
     if (!rc && got != want)
         rc = hf_fail(HF_EVERIFY, "cc: %llu components, union-find finds %llu",

@@ -17,9 +17,9 @@ enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
 
 struct hf_cc {
     struct hf_gapp ga;
-    uint32_t *label;    /* shared MIN array: a vertex of v's component, <= v (finally the least) */
-    int finished;       /* a round changed nothing: every label is final */
-    int rounds;         /* sweeps run */
+    uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
+    int finished;    /* a round changed nothing: every label is final */
+    int rounds;      /* sweeps run */
 };
 
 /* cc_ref.c: union-find (union by index, path halving); label[v] = the

@@ -26,9 +26,8 @@ static __device__ __forceinline__ void lower(uint32_t *label, struct hf_cuda_rec
 
 /* Vertices [begin, end), G lanes per vertex. */
 template <int G>
-static __global__ void sweep_kernel(const uint64_t *offsets, const uint32_t *adj,
-                                    uint32_t *label, struct hf_cuda_recorder rec,
-                                    uint32_t begin, uint32_t end)
+static __global__ void sweep_kernel(const uint64_t *offsets, const uint32_t *adj, uint32_t *label,
+                                    struct hf_cuda_recorder rec, uint32_t begin, uint32_t end)
 {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t uu = begin + t / G;
@@ -60,8 +59,8 @@ static void launch(const uint64_t *offsets, const uint32_t *adj, uint32_t *label
                    struct hf_cuda_recorder rec, uint32_t begin, uint32_t end, cudaStream_t s)
 {
     uint64_t threads = (uint64_t)(end - begin) * G;
-    sweep_kernel<G><<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(offsets, adj, label, rec,
-                                                                      begin, end);
+    sweep_kernel<G>
+        <<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(offsets, adj, label, rec, begin, end);
 }
 
 extern "C" int hf__cc_cuda(struct hf_cc *c, const struct hf_bundle *p, struct hf_cuda *gpu)

@@ -84,8 +84,7 @@ static int pr_create(void **ctx, hf_config_t cfg)
     if (!rc)
         rc = hf_config_long(cfg, "load", "max_iters", 100, 1, 1L << 30, &p->max_iters);
     if (!rc)
-        rc = hf_config_long(cfg, "load", "verify_full", 1L << 20, 0, __LONG_MAX__,
-                            &p->verify_full);
+        rc = hf_config_long(cfg, "load", "verify_full", 1L << 20, 0, __LONG_MAX__, &p->verify_full);
     if (rc)
         return rc;
     if (!(p->tol > 0))
@@ -117,14 +116,14 @@ static int pr_shared(void *ctx, struct hf_shared *out, int cap)
     uint64_t nv = p->in.nv, ne = p->in.ne;
     if (cap < 4)
         return hf_fail(HF_EAPP, "pagerank: no room for 4 shared arrays");
-    out[PR_OFFSETS] = (struct hf_shared){"pagerank.in_offsets", p->in.offsets, nv + 1,
-                                         HF_ELEM_U64, HF_SHARED_READONLY};
+    out[PR_OFFSETS] = (struct hf_shared){"pagerank.in_offsets", p->in.offsets, nv + 1, HF_ELEM_U64,
+                                         HF_SHARED_READONLY};
     out[PR_ADJ] = (struct hf_shared){"pagerank.in_adj", p->in.adj, ne ? ne : 1, HF_ELEM_U32,
                                      HF_SHARED_READONLY};
-    out[PR_OUTDEG] = (struct hf_shared){"pagerank.outdeg", p->outdeg, nv, HF_ELEM_U32,
-                                        HF_SHARED_READONLY};
-    out[PR_STATE] = (struct hf_shared){"pagerank.state", p->state, 2 * nv, HF_ELEM_F64,
-                                       HF_SHARED_OWNED};
+    out[PR_OUTDEG] =
+        (struct hf_shared){"pagerank.outdeg", p->outdeg, nv, HF_ELEM_U32, HF_SHARED_READONLY};
+    out[PR_STATE] =
+        (struct hf_shared){"pagerank.state", p->state, 2 * nv, HF_ELEM_F64, HF_SHARED_OWNED};
     return 4;
 }
 
@@ -241,9 +240,10 @@ static int check_sound(const struct hf_pagerank *p, int h)
             s += prev[p->in.adj[j]];
         double want = p->base + p->damping * s, got = hf__pagerank_rank(p, h, (hf_vid_t)v);
         if (!close_to(got, want, 1e-9))
-            return hf_fail(HF_EVERIFY, "pagerank: vertex %llu has rank %.12g, its in-neighbours "
-                                       "give %.12g", (unsigned long long)v + (uint64_t)p->ga.g.base,
-                           got, want);
+            return hf_fail(HF_EVERIFY,
+                           "pagerank: vertex %llu has rank %.12g, its in-neighbours "
+                           "give %.12g",
+                           (unsigned long long)v + (uint64_t)p->ga.g.base, got, want);
     }
     return 0;
 }
@@ -266,8 +266,9 @@ static int pr_verify(void *ctx, const struct hf_load *load)
     for (uint64_t v = 0; v < g->nv && !rc; v++) {
         double got = hf__pagerank_rank(p, h, (hf_vid_t)v);
         if (!close_to(got, ref[v], 1e-6))
-            rc = hf_fail(HF_EVERIFY, "pagerank: vertex %llu has rank %.12g after %d iterations, "
-                                     "the reference says %.12g",
+            rc = hf_fail(HF_EVERIFY,
+                         "pagerank: vertex %llu has rank %.12g after %d iterations, "
+                         "the reference says %.12g",
                          (unsigned long long)v + (uint64_t)g->base, got, load->round + 1, ref[v]);
     }
     free(ref);

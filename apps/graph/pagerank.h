@@ -17,20 +17,20 @@ extern "C" {
 enum { PR_OFFSETS = HF_GAPP_OFFSETS, PR_ADJ = HF_GAPP_ADJ, PR_OUTDEG = 2, PR_STATE = 3 };
 
 struct hf_pagerank {
-    struct hf_gapp ga;          /* the input graph: out-edges */
-    struct hf_graph in;         /* in-edges: ga.g itself (shallow) if symmetric, else a transpose */
-    int own_in;                 /* `in` holds arrays of its own (the transpose) */
-    uint32_t *outdeg;           /* READONLY: out-degree of every vertex */
+    struct hf_gapp ga;  /* the input graph: out-edges */
+    struct hf_graph in; /* in-edges: ga.g itself (shallow) if symmetric, else a transpose */
+    int own_in;         /* `in` holds arrays of its own (the transpose) */
+    uint32_t *outdeg;   /* READONLY: out-degree of every vertex */
     /* OWNED, 2 * nv elements: state[h * nv + v] = rank of v / max(outdeg v, 1)
      * after the last round that wrote half h. Round r reads half (r + 1) & 1 and
      * writes half r & 1; its units are r & 1 ? nv..2nv-1 : 0..nv-1. */
     double *state;
     double damping, tol;
     long max_iters, verify_full;
-    double base;                /* this round's (1 - d) / n + d * dangling / n */
-    int last_round;             /* the last sweep started; it writes half last_round & 1 */
-    int finished;               /* converged or max_iters reached */
-    double last_delta;          /* L1 change of the last finished iteration */
+    double base;       /* this round's (1 - d) / n + d * dangling / n */
+    int last_round;    /* the last sweep started; it writes half last_round & 1 */
+    int finished;      /* converged or max_iters reached */
+    double last_delta; /* L1 change of the last finished iteration */
 };
 
 /* The rank of v held in half h of the state. */

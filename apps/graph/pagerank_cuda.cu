@@ -49,8 +49,8 @@ static void launch(const uint64_t *offsets, const uint32_t *adj, const uint32_t 
 {
     uint64_t threads = (uint64_t)(vend - vbegin) * G;
     unsigned blocks = (unsigned)((threads + 255) / 256);
-    sweep_kernel<G><<<blocks, 256, 0, s>>>(offsets, adj, outdeg, prev, next, vbegin, vend, base,
-                                           damping);
+    sweep_kernel<G>
+        <<<blocks, 256, 0, s>>>(offsets, adj, outdeg, prev, next, vbegin, vend, base, damping);
 }
 
 extern "C" int hf__pagerank_cuda(struct hf_pagerank *p, const struct hf_bundle *piece,

@@ -73,8 +73,7 @@ static int sssp_create(void **ctx, hf_config_t cfg)
     if (!rc && !autodelta)
         rc = hf_config_double(cfg, "load", "delta", 0.0, 0.0, 1e30, &s->delta);
     if (!rc)
-        rc = hf_config_long(cfg, "load", "verify_full", 1L << 21, 0, __LONG_MAX__,
-                            &s->verify_full);
+        rc = hf_config_long(cfg, "load", "verify_full", 1L << 21, 0, __LONG_MAX__, &s->verify_full);
     if (rc)
         return rc;
     if ((rc = hf__gapp_create(&s->ga, cfg, 1, 1)))
@@ -87,8 +86,7 @@ static int sssp_create(void **ctx, hf_config_t cfg)
     s->in_far = malloc(nv);
     s->expanded = malloc(nv * sizeof *s->expanded);
     if (!s->dist || !s->far || !s->in_far || !s->expanded)
-        return hf_fail(HF_ENOMEM, "sssp: out of memory for %llu distances",
-                       (unsigned long long)nv);
+        return hf_fail(HF_ENOMEM, "sssp: out of memory for %llu distances", (unsigned long long)nv);
     return hf__frontier_reserve(&s->fr, nv);
 }
 
@@ -242,15 +240,17 @@ static int check_sound(const struct hf_sssp *s)
         for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++) {
             float w = g->weights ? g->weights[j] : 1.0f, dv = s->dist[g->adj[j]];
             if (dv > du + w)
-                return hf_fail(HF_EVERIFY, "sssp: edge %llu-%u (weight %g) still relaxes: "
-                                           "%.9g + %g < %.9g",
+                return hf_fail(HF_EVERIFY,
+                               "sssp: edge %llu-%u (weight %g) still relaxes: "
+                               "%.9g + %g < %.9g",
                                (unsigned long long)u + (uint64_t)g->base,
                                g->adj[j] + (unsigned)g->base, w, du, w, dv);
             parent |= du <= dv + w && du >= (dv + w) * (1 - 1e-6f); /* (v, u) is tight */
         }
         if (!parent && g->symmetric)
-            return hf_fail(HF_EVERIFY, "sssp: vertex %llu at distance %.9g: no neighbour "
-                                       "gives it that distance",
+            return hf_fail(HF_EVERIFY,
+                           "sssp: vertex %llu at distance %.9g: no neighbour "
+                           "gives it that distance",
                            (unsigned long long)u + (uint64_t)g->base, du);
     }
     return 0;

@@ -18,16 +18,16 @@ enum { SSSP_OFFSETS = HF_GAPP_OFFSETS, SSSP_ADJ = HF_GAPP_ADJ, SSSP_WEIGHTS = HF
 
 struct hf_sssp {
     struct hf_gapp ga;
-    float *dist;                /* shared MIN array: distance from the source, or INFINITY */
-    int s_dist;                 /* index of dist among the shared arrays (2, or 3 when weighted) */
-    struct hf_frontier fr;      /* this round's frontier: the "near" vertices */
+    float *dist;           /* shared MIN array: distance from the source, or INFINITY */
+    int s_dist;            /* index of dist among the shared arrays (2, or 3 when weighted) */
+    struct hf_frontier fr; /* this round's frontier: the "near" vertices */
     /* near-far ([load] delta > 0): vertices at or beyond `thresh` wait in `far` */
-    double delta;               /* bucket width; 0 = plain frontier Bellman-Ford */
-    float thresh;               /* the current bucket's upper end (INFINITY without delta) */
-    hf_vid_t *far;              /* the far pile, each vertex once (in_far) */
+    double delta;  /* bucket width; 0 = plain frontier Bellman-Ford */
+    float thresh;  /* the current bucket's upper end (INFINITY without delta) */
+    hf_vid_t *far; /* the far pile, each vertex once (in_far) */
     size_t nfar;
     uint8_t *in_far;
-    float *expanded;            /* the distance each vertex was last expanded with */
+    float *expanded; /* the distance each vertex was last expanded with */
     uint64_t edges_relaxed;
     int finished;
     long verify_full;

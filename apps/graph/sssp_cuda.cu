@@ -23,10 +23,9 @@
 
 /* Each thread relaxes EDGES_PER_THREAD consecutive edges of the slice. */
 static __global__ void relax_kernel(const uint64_t *offsets, const uint32_t *adj,
-                                    const float *weights, float *dist,
-                                    struct hf_cuda_recorder rec, const uint32_t *front,
-                                    const uint64_t *pre, uint32_t n, uint64_t pre0,
-                                    uint64_t edges)
+                                    const float *weights, float *dist, struct hf_cuda_recorder rec,
+                                    const uint32_t *front, const uint64_t *pre, uint32_t n,
+                                    uint64_t pre0, uint64_t edges)
 {
     uint64_t first = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * EDGES_PER_THREAD;
     if (first >= edges)
