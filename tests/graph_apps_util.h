@@ -27,6 +27,10 @@
 
 /* The error message of the last failed gt_run. */
 static char gt_err[1024];
+/* Units per chunk of every run (0: the app's default). Tests set it small,
+ * so that even small graphs are cut into many chunks and every device of a
+ * run gets some: the merges must have more than one side. */
+static size_t gt_grain;
 
 /* Runs `app` on the graph named by the [load] lines `load` (plus `extra`
  * [load] lines) on `devices` under `sched`, verify on, writing `out` when not
@@ -49,6 +53,7 @@ static int gt_run(const char *app, const char *load, const char *extra, const ch
         .cfg = cfg,
         .engine = HF_ENGINE_REAL,
         .rounds = 1000000,
+        .grain = gt_grain,
         .seed = 1,
         .verify = 1,
     };

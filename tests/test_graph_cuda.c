@@ -135,6 +135,7 @@ static void tiny_arena_splits_pieces(void **state)
 static int setup(void **state)
 {
     (void)state;
+    gt_grain = 1000; /* scale 14: 17 chunks a sweep, shared by the CPU and the GPUs */
     snprintf(dir, sizeof dir, "/tmp/hf_graph_cuda.XXXXXX");
     ncores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     return mkdtemp(dir) ? 0 : -1;
