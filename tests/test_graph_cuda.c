@@ -120,6 +120,16 @@ static void variants(void **state)
         }
 }
 
+/* Every registered scheduler runs every primitive on the CPU and the GPUs. */
+static void every_scheduler_runs_every_app(void **state)
+{
+    (void)state;
+    for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++)
+        for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
+            gt_app_on(apps[a], "generate = kron\nscale = 12\nseed = 13", NULL, mixes[0],
+                      (*s)->name, dir);
+}
+
 /* A GPU arena of 1 MiB: frontier slices of a scale-16 graph do not fit, the
  * driver splits the pieces and runs some again. */
 static void tiny_arena_splits_pieces(void **state)
@@ -162,6 +172,7 @@ int main(void)
         cmocka_unit_test(apps_on_4elt),
         cmocka_unit_test(apps_on_a_directed_graph),
         cmocka_unit_test(variants),
+        cmocka_unit_test(every_scheduler_runs_every_app),
         cmocka_unit_test(tiny_arena_splits_pieces),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
