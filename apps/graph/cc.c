@@ -1,0 +1,236 @@
+/* cc.c - connected components: the hetfarm template filled in, one round per
+ * hooking + shortcutting sweep (Shiloach-Vishkin as Soman et al. run it on
+ * GPUs), with labels that only ever decrease.
+ *
+ * DESIGN
+ * ------
+ * label[v] is a pointer into v's own component that never points up:
+ * label[v] <= v, and it starts at v. The labels form a forest whose roots
+ * label themselves, and every change LOWERS a label, so they are a shared MIN
+ * array (hetfarm.h, "Shared data"): each device works on its own copy, records
+ * what it lowered, and the framework merges the copies with min at the
+ * round's end, moving only what changed. The min of two valid pointers is a
+ * valid pointer, so the merge never breaks the invariant.
+ *
+ * A round sweeps every vertex u (units = vertex ids, chunk work = edges). For
+ * each neighbour v with lu = label[u] < lv = label[v] it HOOKS v's tree under
+ * lu (label[lv] = min(label[lv], lu): the root, or whatever lv points at now,
+ * moves below lu) and lowers label[v] to lu as plain label propagation would;
+ * then it SHORTCUTS u (pointer jumping: label[u] = label[label[u]] until
+ * label[u] is a root). Hooking merges trees across edges like SV's
+ * conditional hooking, shortcutting flattens them, so the sweeps needed grow
+ * with log n rather than with the diameter: a road graph converges in a
+ * handful of sweeps where label propagation needs thousands of rounds.
+ * Every write is an atomic min, so concurrent threads and devices only ever
+ * agree to go lower.
+ *
+ * The run ends after a sweep that changed nothing anywhere (next_load sees an
+ * empty hf_shared_last_changes). Then, for every edge, hooking did nothing, so
+ * label[u] = label[v]; and shortcutting did nothing, so every label is a root.
+ * One label per component, a vertex of it, <= every member, hence its
+ * smallest vertex. That final sweep is the price of knowing.
+ *
+ * Components need an undirected graph: symmetrise = no is refused (as is a
+ * .hfg file holding a directed graph). verify checks the finished labels
+ * against union-find (cc_ref.c) exactly, at any size (it is O(m)), and that
+ * the counts agree.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cc.h"
+#ifdef HF_HAVE_CUDA
+#include "hf_cuda.h"
+#endif
+
+static int cc_create(void **ctx, hf_config_t cfg)
+{
+    struct hf_cc *c = calloc(1, sizeof *c);
+    if (!c)
+        return hf_fail(HF_ENOMEM, "cc: out of memory");
+    *ctx = c;
+    int sym;
+    int rc = hf_config_bool(cfg, "load", "symmetrise", 1, &sym);
+    if (rc)
+        return rc;
+    if (!sym)
+        return hf_fail(HF_ECONFIG,
+                       "%s: [load] symmetrise = no: connected components are "
+                       "defined on undirected graphs (leave symmetrise = yes)",
+                       hf_config_where(cfg, "load", "symmetrise"));
+    if ((rc = hf__gapp_create(&c->ga, cfg, 0, 0)))
+        return rc;
+    if (!c->ga.g.symmetric)
+        return hf_fail(HF_ECONFIG,
+                       "%s: cc: the graph %s is directed (a .hfg of a directed "
+                       "graph?): components need an undirected one",
+                       hf_config_path(cfg), c->ga.g.source_desc);
+    if (!(c->label = malloc(c->ga.g.nv * sizeof *c->label)))
+        return hf_fail(HF_ENOMEM, "cc: out of memory for %llu labels",
+                       (unsigned long long)c->ga.g.nv);
+    return 0;
+}
+
+static int cc_shared(void *ctx, struct hf_shared *out, int cap)
+{
+    struct hf_cc *c = ctx;
+    int n = hf__gapp_shared_csr(&c->ga, 0, out, cap);
+    if (n < 0 || n >= cap)
+        return n < 0 ? n : hf_fail(HF_EAPP, "cc: no room for the label array");
+    out[n] = (struct hf_shared){"cc.label", c->label, c->ga.g.nv, HF_ELEM_U32, HF_SHARED_MIN};
+    return n + 1;
+}
+
+static int cc_next_load(void *ctx, struct hf_load *load)
+{
+    struct hf_cc *c = ctx;
+    const struct hf_graph *g = &c->ga.g;
+    if (load->round == 0) {
+        for (uint64_t v = 0; v < g->nv; v++)
+            c->label[v] = (uint32_t)v;
+        c->finished = 0;
+    } else {
+        size_t n;
+        hf_shared_last_changes(load, CC_LABEL, &n);
+        if (n == 0) {
+            c->finished = 1;
+            return 0;
+        }
+    }
+    c->rounds = load->round + 1;
+    load->units = g->nv;
+    load->work = (double)g->ne + (double)g->nv;
+    load->bytes = 0; /* nothing is staged: the labels move as shared data */
+    return 1;
+}
+
+static size_t cc_partition(void *ctx, const struct hf_load *load, size_t grain,
+                           struct hf_chunk *out, size_t cap)
+{
+    struct hf_cc *c = ctx;
+    return hf__vertex_partition(&c->ga.g, load, grain, out, cap);
+}
+
+/* label[i] = min(label[i], x), recorded when it went down. */
+static void lower(uint32_t *label, const struct hf_load *load, uint32_t i, uint32_t x)
+{
+    uint32_t old = __atomic_load_n(&label[i], __ATOMIC_RELAXED);
+    while (x < old)
+        if (__atomic_compare_exchange_n(&label[i], &old, x, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            hf_shared_changed(load, CC_LABEL, i);
+            return;
+        }
+}
+
+static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
+{
+    struct hf_cc *c = ctx;
+    const struct hf_graph *g = &c->ga.g;
+    uint32_t *label = c->label;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
+    for (size_t u = bu->begin; u < bu->end; u++) {
+        for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++) {
+            uint32_t v = g->adj[j];
+            uint32_t lu = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
+            uint32_t lv = __atomic_load_n(&label[v], __ATOMIC_RELAXED);
+            if (lu < lv) {
+                lower(label, bu->load, lv, lu); /* hook v's tree under lu */
+                lower(label, bu->load, v, lu);
+            }
+        }
+        /* Shortcut: jump u's pointer to the root of its tree. */
+        uint32_t l = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
+        uint32_t ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
+        while (ll < l) {
+            lower(label, bu->load, (uint32_t)u, ll);
+            l = ll;
+            ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
+        }
+    }
+    return 0;
+}
+
+#ifdef HF_HAVE_CUDA
+static int cc_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
+{
+    return hf__cc_cuda(ctx, piece, gpu);
+}
+#endif
+
+static int cc_verify(void *ctx, const struct hf_load *load)
+{
+    struct hf_cc *c = ctx;
+    size_t n;
+    hf_shared_last_changes(load, CC_LABEL, &n);
+    if (n != 0)
+        return 0; /* not final yet: checked after the sweep that changes nothing */
+    const struct hf_graph *g = &c->ga.g;
+    for (uint64_t u = 0; u < g->nv; u++)
+        for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
+            if (c->label[u] != c->label[g->adj[j]])
+                return hf_fail(HF_EVERIFY, "cc: edge %llu-%u joins labels %u and %u",
+                               (unsigned long long)u + (uint64_t)g->base,
+                               g->adj[j] + (unsigned)g->base, c->label[u] + (unsigned)g->base,
+                               c->label[g->adj[j]] + (unsigned)g->base);
+    uint32_t *ref = malloc(g->nv * sizeof *ref);
+    if (!ref)
+        return hf_fail(HF_ENOMEM, "cc: out of memory for the reference");
+    uint64_t want = hf__cc_ref(g, ref), got = 0;
+    int rc = 0;
+    for (uint64_t v = 0; v < g->nv && !rc; v++) {
+        got += c->label[v] == v;
+        if (ref[v] != c->label[v])
+            rc = hf_fail(HF_EVERIFY, "cc: vertex %llu has label %u, the reference says %u",
+                         (unsigned long long)v + (uint64_t)g->base, c->label[v] + (unsigned)g->base,
+                         ref[v] + (unsigned)g->base);
+    }
+    if (!rc && got != want)
+        rc = hf_fail(HF_EVERIFY, "cc: %llu components, union-find finds %llu",
+                     (unsigned long long)got, (unsigned long long)want);
+    free(ref);
+    return rc;
+}
+
+static void label_value(void *ctx, hf_vid_t v, char *buf, size_t len)
+{
+    const struct hf_cc *c = ctx;
+    snprintf(buf, len, "%llu", (unsigned long long)c->label[v] + (unsigned long long)c->ga.g.base);
+}
+
+static void cc_signature(void *ctx, char *buf, size_t len)
+{
+    const struct hf_cc *c = ctx;
+    snprintf(buf, len, "%s nv=%llu ne=%llu", c->ga.g.source_desc, (unsigned long long)c->ga.g.nv,
+             (unsigned long long)c->ga.g.ne);
+}
+
+static void cc_teardown(void *ctx)
+{
+    struct hf_cc *c = ctx;
+    if (!c)
+        return;
+    if (c->finished && hf__gapp_write_values(&c->ga, c, label_value))
+        fprintf(stderr, "hetfarm: cc: %s\n", hf_last_error());
+    free(c->label);
+    hf__gapp_destroy(&c->ga);
+    free(c);
+}
+
+const struct hf_app hf_app_cc = {
+    .name = "cc",
+    .summary = "connected components: hooking + shortcutting sweeps on min labels",
+    .create = cc_create,
+    .next_load = cc_next_load,
+    .partition = cc_partition,
+    .run_cpu = cc_run_cpu,
+#ifdef HF_HAVE_CUDA
+    .run_cuda = cc_run_cuda,
+#endif
+    .verify = cc_verify,
+    .teardown = cc_teardown,
+    .signature = cc_signature,
+    .shared = cc_shared,
+    .default_grain = 4096,
+};

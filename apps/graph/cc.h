@@ -1,0 +1,39 @@
+/* cc.h - connected components as a hetfarm app (cc.c), its GPU side
+ * (cc_cuda.cu) and its plain reference (cc_ref.c).
+ */
+#ifndef HF_CC_H
+#define HF_CC_H
+
+#include <stdint.h>
+
+#include "graph_app.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Shared arrays of the app, in the order cc_shared declares them. */
+enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
+
+struct hf_cc {
+    struct hf_gapp ga;
+    uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
+    int finished;    /* a round changed nothing: every label is final */
+    int rounds;      /* sweeps run */
+};
+
+/* cc_ref.c: union-find (union by index, path halving); label[v] = the
+ * smallest vertex of v's component. Returns the number of components. */
+uint64_t hf__cc_ref(const struct hf_graph *g, uint32_t *label);
+
+#ifdef HF_HAVE_CUDA
+struct hf_cuda;
+struct hf_bundle;
+/* cc_cuda.cu: runs one piece of a hooking + shortcutting sweep on the GPU. */
+int hf__cc_cuda(struct hf_cc *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

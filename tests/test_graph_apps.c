@@ -1,0 +1,219 @@
+/* test_graph_apps.c - the graph primitives (bfs, sssp, cc, pagerank) run
+ * through the real engine on CPU devices, output files checked against the
+ * references.
+ *
+ * DESIGN
+ * ------
+ * Every app runs on three graph families: a real mesh (4elt.graph from the
+ * shared data when it is there, else a grid of the same size), a small
+ * Kronecker graph (scale-free: hubs and isolated vertices) and a 64x64
+ * road-like grid (long diameter, dead ends), under greedy and hass, on two
+ * CPU teams, so that every round's state is merged from two devices (the
+ * shared MIN / OWNED machinery is exercised, not bypassed). verify is on, so
+ * the app checks itself, and the test then checks the output file line by
+ * line against references of its own (graph_apps_util.h). Directed graphs
+ * (an edge list with symmetrise = no) cover PageRank's transposed CSR and
+ * push-only search, near-far SSSP covers the far pile, and the bad-input
+ * rows check that nonsense in [load] is refused with a message naming it.
+ * Small enough for ASan+UBSan on two cores.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "graph_apps_util.h"
+
+#define FOURELT "/work/shared/data/graphs/4elt.graph"
+#define TWO_TEAMS "cpu = 2\ncpu_teams = 2"
+
+static char dir[64];
+static char mesh[512];
+
+static const char *const apps[] = {"bfs", "sssp", "cc", "pagerank"};
+static const char *const scheds[] = {"greedy", "hass"};
+
+/* Every app under every scheduler on the [load] lines `load`. */
+static void all_apps_on(const char *load, const char *extra)
+{
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
+        for (size_t s = 0; s < sizeof scheds / sizeof *scheds; s++)
+            gt_app_on(apps[a], load, extra, TWO_TEAMS, scheds[s], dir);
+}
+
+static void apps_on_a_real_mesh(void **state)
+{
+    (void)state;
+    all_apps_on(mesh, NULL);
+}
+
+static void apps_on_kronecker(void **state)
+{
+    (void)state;
+    all_apps_on("generate = kron\nscale = 11\nedge_factor = 16\nseed = 2", NULL);
+}
+
+static void apps_on_a_road_grid(void **state)
+{
+    (void)state;
+    all_apps_on("generate = grid\nrows = 64\ncols = 64\nseed = 3", NULL);
+}
+
+/* SSSP as plain Bellman-Ford (delta = 0) and near-far with small buckets,
+ * which make the far pile do the work (the other tests use delta = auto). */
+static void sssp_near_far(void **state)
+{
+    (void)state;
+    const char *kron = "generate = kron\nscale = 10\nseed = 5";
+    const char *grid = "generate = grid\nrows = 48\ncols = 64\nseed = 6";
+    for (size_t s = 0; s < 2; s++) {
+        gt_app_on("sssp", kron, "delta = 0", TWO_TEAMS, scheds[s], dir);
+        gt_app_on("sssp", grid, "delta = 0", TWO_TEAMS, scheds[s], dir);
+        gt_app_on("sssp", kron, "delta = 16", TWO_TEAMS, scheds[s], dir);
+        gt_app_on("sssp", grid, "delta = 300", TWO_TEAMS, scheds[s], dir);
+        gt_app_on("sssp", grid, "delta = 40", TWO_TEAMS, scheds[s], dir);
+    }
+}
+
+/* Writes a directed weighted edge list with self-loops, duplicates, a vertex
+ * without out-edges and one without any edge. */
+static void write_directed(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# directed test graph\n");
+    uint64_t x = 12345;
+    for (int i = 0; i < 1500; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned u = (unsigned)(x >> 33) % 298, v = (unsigned)(x >> 13) % 298;
+        fprintf(f, "%u %u %u\n", u, v, 1 + (unsigned)(x >> 50) % 20);
+    }
+    fprintf(f, "5 5 1\n7 8 2\n7 8 1\n297 3 4\n299 0 1\n"); /* 298 has no edge at all */
+    fclose(f);
+}
+
+static void apps_on_a_directed_graph(void **state)
+{
+    (void)state;
+    char path[128], load[512];
+    snprintf(path, sizeof path, "%s/directed.txt", dir);
+    write_directed(path);
+    snprintf(load, sizeof load, "graph = %s\nsymmetrise = no\ncache_dir = %s", path, dir);
+    const char *directed_apps[] = {"bfs", "sssp", "pagerank"};
+    for (size_t a = 0; a < 3; a++)
+        for (size_t s = 0; s < 2; s++)
+            gt_app_on(directed_apps[a], load, NULL, TWO_TEAMS, scheds[s], dir);
+    /* The same file symmetrised, for cc too. */
+    snprintf(load, sizeof load, "graph = %s\ncache_dir = %s", path, dir);
+    all_apps_on(load, NULL);
+}
+
+/* One device only: the merges have a single side, the results must not change. */
+static void apps_on_one_team(void **state)
+{
+    (void)state;
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
+        gt_app_on(apps[a], "generate = kron\nscale = 10\nseed = 7", NULL, "cpu = 2", "greedy", dir);
+}
+
+/* Every registered scheduler runs every primitive (the frontier grows and
+ * shrinks from round to round, which matmul's loads never do). */
+static void every_scheduler_runs_every_app(void **state)
+{
+    (void)state;
+    for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++)
+        for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
+            gt_app_on(apps[a], "generate = kron\nscale = 9\nseed = 12", NULL, TWO_TEAMS, (*s)->name,
+                      dir);
+}
+
+/* A bad [load] must fail the run with a message that names the problem. */
+struct bad_row {
+    const char *app, *load, *extra, *expect;
+};
+
+static void bad_input_is_refused(void **state)
+{
+    (void)state;
+    char negw[128], negw_load[256], fmt_load[600];
+    snprintf(negw, sizeof negw, "%s/negative.txt", dir);
+    FILE *f = fopen(negw, "w");
+    assert_non_null(f);
+    fprintf(f, "0 1 2\n1 2 -3\n");
+    fclose(f);
+    snprintf(negw_load, sizeof negw_load, "graph = %s\ncache_dir = %s", negw, dir);
+    snprintf(fmt_load, sizeof fmt_load, "%s\nformat = xml", mesh);
+    const char *kron = "generate = kron\nscale = 6";
+    const struct bad_row rows[] = {
+        {"bfs", kron, "direction = sideways", "direction"},
+        {"pagerank", fmt_load, NULL, "format"},
+        {"cc", fmt_load, NULL, "format"},
+        {"sssp", kron, "source = 100000", "no such vertex"},
+        {"bfs", kron, "source = -3", "no such vertex"},
+        {"sssp", "generate = grid\nrows = 4\ncols = 4", "source = 16", "no such vertex"},
+        {"pagerank", kron, "damping = -0.5", "damping"},
+        {"pagerank", kron, "damping = 1.5", "damping"},
+        {"pagerank", kron, "tol = 0", "tol"},
+        {"pagerank", kron, "tol = -1e-3", "tol"},
+        {"pagerank", kron, "tol = nan", "tol"},
+        {"pagerank", kron, "max_iters = 0", "max_iters"},
+        {"sssp", kron, "delta = -1", "delta"},
+        {"sssp", kron, "delta = fast", "delta"},
+        {"cc", kron, "symmetrise = no", "symmetrise"},
+        {"cc", "generate = torus", NULL, "generate"},
+        {"pagerank", "generate = kron\nscale = 40", NULL, "scale"},
+        {"sssp", negw_load, NULL, "negative"},
+        {"bfs", "graph = /nonexistent/x.graph", NULL, "/nonexistent/x.graph"},
+        {"cc", "scale = 8", NULL, "needs graph"},
+        {"pagerank", "generate = kron\ngraph = x.graph", NULL, "both"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        int rc = gt_run(rows[i].app, rows[i].load, rows[i].extra, NULL, TWO_TEAMS, "greedy");
+        if (rc == 0 || !strstr(gt_err, rows[i].expect))
+            fprintf(stderr, "bad row %zu (%s, %s / %s): rc %d, message \"%s\", expected \"%s\"\n",
+                    i, rows[i].app, rows[i].load, rows[i].extra ? rows[i].extra : "", rc, gt_err,
+                    rows[i].expect);
+        assert_int_not_equal(rc, 0);
+        assert_non_null(strstr(gt_err, rows[i].expect));
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    gt_grain = 97; /* odd, so that chunks straddle everything */
+    snprintf(dir, sizeof dir, "/tmp/hf_graph_apps.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    if (access(FOURELT, R_OK) == 0)
+        snprintf(mesh, sizeof mesh, "graph = %s\ncache_dir = %s", FOURELT, dir);
+    else /* 4elt's size: 15606 vertices */
+        snprintf(mesh, sizeof mesh, "generate = grid\nrows = 102\ncols = 153\nseed = 11");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(apps_on_a_real_mesh),
+        cmocka_unit_test(apps_on_kronecker),
+        cmocka_unit_test(apps_on_a_road_grid),
+        cmocka_unit_test(sssp_near_far),
+        cmocka_unit_test(apps_on_a_directed_graph),
+        cmocka_unit_test(apps_on_one_team),
+        cmocka_unit_test(every_scheduler_runs_every_app),
+        cmocka_unit_test(bad_input_is_refused),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
