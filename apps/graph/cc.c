@@ -218,7 +218,14 @@ static void cc_teardown(void *ctx)
     free(c);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key cc_keys[] = {
+    HF_GAPP_KEYS,
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_cc = {
+    .keys = cc_keys,
     .name = "cc",
     .summary = "connected components: hooking + shortcutting sweeps on min labels",
     .create = cc_create,

@@ -303,7 +303,20 @@ static void pr_teardown(void *ctx)
     free(p);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key pagerank_keys[] = {
+    HF_GAPP_KEYS,
+    {NULL, "damping", HF_KEY_NUM, 0, 1, 0, NULL, "0.85", "damping factor d"},
+    {NULL, "tol", HF_KEY_NUM, 0, 1e9, HF_KEY_MIN_OPEN, NULL, "1e-6",
+     "stop when the L1 change of a sweep is below this"},
+    {NULL, "max_iters", HF_KEY_INT, 1, 1073741824, 0, NULL, "100", "at most this many sweeps"},
+    {NULL, "verify_full", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1048576",
+     "vertices up to which verify compares with the reference"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_pagerank = {
+    .keys = pagerank_keys,
     .name = "pagerank",
     .summary = "pull PageRank to a tolerance, one round per sweep",
     .create = pr_create,

@@ -325,7 +325,19 @@ static void sssp_teardown(void *ctx)
     free(s);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key sssp_keys[] = {
+    HF_GAPP_KEYS,
+    HF_GAPP_SOURCE_KEY,
+    {NULL, "delta", HF_KEY_STR, 0, 0, 0, NULL, "auto",
+     "near-far bucket width: auto, 0 (Bellman-Ford) or a distance"},
+    {NULL, "verify_full", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "2097152",
+     "vertices up to which verify compares with Dijkstra"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_sssp = {
+    .keys = sssp_keys,
     .name = "sssp",
     .summary = "single-source shortest paths: frontier Bellman-Ford, near-far with delta",
     .create = sssp_create,
