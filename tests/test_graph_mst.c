@@ -33,9 +33,10 @@ static const char *sim_node = "[devices]\nsim = host, gpu, gpu\n"
                               "[sim.gpu]\nkind = gpu\nrate = 4e9\nlatency_us = 10\n"
                               "bandwidth_gbs = 10\n";
 
-/* Runs mst with `load` ([load] keys) on `devices` under `sched`. */
-static int run_mst(const char *load, const char *devices, const char *sched,
-                   enum hf_engine_kind engine)
+/* Runs mst with `load` ([load] keys) on `devices` under `sched`; `execute`:
+ * whether a simulation runs the bundles. */
+static int run_mst_ex(const char *load, const char *devices, const char *sched,
+                      enum hf_engine_kind engine, int execute)
 {
     char ini[4096];
     snprintf(ini, sizeof ini, "[load]\nout = %s\ncache_dir = %s\n%s\n%s", out_path, dir, load,
@@ -45,8 +46,15 @@ static int run_mst(const char *load, const char *devices, const char *sched,
     const struct hf_sched_ops *s = hf_sched_find(sched);
     assert_non_null(s);
     struct hf_run_options o = {
-        .app = &hf_app_mst, .sched = s, .cfg = cfg, .engine = engine, .rounds = 1000,
-        .seed = 3, .execute = 1, .verify = 1, .grain = 256,
+        .app = &hf_app_mst,
+        .sched = s,
+        .cfg = cfg,
+        .engine = engine,
+        .rounds = 1000,
+        .seed = 3,
+        .execute = execute,
+        .verify = 1,
+        .grain = 256,
     };
     struct hf_run *run = NULL;
     unlink(out_path);
@@ -56,6 +64,12 @@ static int run_mst(const char *load, const char *devices, const char *sched,
     hf_run_free(run);
     hf_config_destroy(cfg);
     return rc;
+}
+
+static int run_mst(const char *load, const char *devices, const char *sched,
+                   enum hf_engine_kind engine)
+{
+    return run_mst_ex(load, devices, sched, engine, 1);
 }
 
 static char *read_all(const char *path)
@@ -122,8 +136,7 @@ static void fourelt(void **state)
         return;
     }
     struct hf_graph g;
-    struct hf_graph_opts o = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1,
-                              .cache_dir = ""};
+    struct hf_graph_opts o = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1, .cache_dir = ""};
     assert_int_equal(hf_graph_load(&g, FOURELT, &o), 0);
     assert_null(g.weights); /* unweighted: every edge weighs 1, the tie rule decides */
     check_graph(&g, "graph = " FOURELT "\n");
@@ -182,7 +195,8 @@ static void ties_and_forest(void **state)
     free(got);
 }
 
-/* Every scheduler, and the simulated node, on one weighted Kronecker graph. */
+/* Every scheduler, and the simulated node (executing bundles or not), on one
+ * weighted Kronecker graph. */
 static void every_scheduler(void **state)
 {
     (void)state;
@@ -200,6 +214,11 @@ static void every_scheduler(void **state)
     }
     assert_int_equal(run_mst(load, sim_node, "hass", HF_ENGINE_SIM), 0);
     char *got = read_all(out_path);
+    assert_string_equal(got, want);
+    free(got);
+    /* A simulation that runs no bundle: the host does the rounds' work. */
+    assert_int_equal(run_mst_ex(load, sim_node, "hass", HF_ENGINE_SIM, 0), 0);
+    got = read_all(out_path);
     assert_string_equal(got, want);
     free(got);
     free(want);
@@ -255,9 +274,9 @@ static int remove_dir(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ties_and_forest),  cmocka_unit_test(kronecker_weighted),
-        cmocka_unit_test(grid_weighted),    cmocka_unit_test(fourelt),
-        cmocka_unit_test(every_scheduler),  cmocka_unit_test(bad_input),
+        cmocka_unit_test(ties_and_forest), cmocka_unit_test(kronecker_weighted),
+        cmocka_unit_test(grid_weighted),   cmocka_unit_test(fourelt),
+        cmocka_unit_test(every_scheduler), cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }

@@ -82,8 +82,13 @@ static void run_and_compare(const char *load, const char *devices, const char *s
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "test.ini", ini), 0);
     struct hf_run_options o = {
-        .app = &hf_app_mst, .sched = hf_sched_find(sched), .cfg = cfg,
-        .engine = HF_ENGINE_REAL, .rounds = 1000, .seed = 1, .verify = 1,
+        .app = &hf_app_mst,
+        .sched = hf_sched_find(sched),
+        .cfg = cfg,
+        .engine = HF_ENGINE_REAL,
+        .rounds = 1000,
+        .seed = 1,
+        .verify = 1,
     };
     unlink(out_path);
     struct hf_run *run = NULL;
@@ -134,8 +139,7 @@ static void fourelt_unweighted(void **state)
         return;
     }
     struct hf_graph g;
-    struct hf_graph_opts o = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1,
-                              .cache_dir = ""};
+    struct hf_graph_opts o = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1, .cache_dir = ""};
     assert_int_equal(hf_graph_load(&g, FOURELT, &o), 0);
     char *want = kruskal_text(&g);
     run_and_compare("graph = " FOURELT "\n", "cpu = 0\ncuda = all", "hass", want);

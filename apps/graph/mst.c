@@ -42,6 +42,10 @@
  * component (a lone component has nothing left to connect to: every other
  * one is dead, and dead components have no outgoing edges).
  *
+ * A simulation that does not execute bundles never calls setup; next_load
+ * then does each round's work on the host before drawing the next load, so
+ * the simulated run has the rounds (and the forest) of a real one.
+ *
  * Output: `[load] out` gets the forest, one edge per line `u<TAB>v<TAB>w`
  * (u < v, input numbering, sorted); the total weight is printed on stderr as
  * "hetfarm: mst: forest weight=W edges=E components=C" when the run ends,
@@ -51,6 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <omp.h>
 
 #include "mst.h"
 #ifdef HF_HAVE_CUDA
@@ -63,8 +69,7 @@ static int mst_create(void **ctx, hf_config_t cfg)
     if (!m)
         return hf_fail(HF_ENOMEM, "mst: out of memory");
     *ctx = m;
-    int rc = hf_config_long(cfg, "load", "verify_full", 1L << 20, 0, __LONG_MAX__,
-                            &m->verify_full);
+    int rc = hf_config_long(cfg, "load", "verify_full", 1L << 20, 0, __LONG_MAX__, &m->verify_full);
     if (rc || (rc = hf__gapp_create(&m->ga, cfg, 1, 0)))
         return rc;
     const struct hf_graph *g = &m->ga.g;
@@ -72,8 +77,9 @@ static int mst_create(void **ctx, hf_config_t cfg)
         return hf_fail(HF_ECONFIG, "%s: mst needs an undirected graph (symmetrise = yes)",
                        hf_config_where(cfg, "load", "symmetrise"));
     if (g->ne > UINT32_MAX || g->nv > UINT32_MAX / 2 - 1)
-        return hf_fail(HF_ECONFIG, "mst: %llu vertices, %llu arcs: at most 2^31 - 2 vertices "
-                                   "and 2^32 - 1 arcs (edge ids are 32 bits)",
+        return hf_fail(HF_ECONFIG,
+                       "mst: %llu vertices, %llu arcs: at most 2^31 - 2 vertices "
+                       "and 2^32 - 1 arcs (edge ids are 32 bits)",
                        (unsigned long long)g->nv, (unsigned long long)g->ne);
     return 0;
 }
@@ -142,8 +148,7 @@ static int mst_shared(void *ctx, struct hf_shared *out, int cap)
     m->s_comp = n;
     out[n++] = (struct hf_shared){"mst.comp", m->comp, g->nv, HF_ELEM_U32, HF_SHARED_OWNED};
     m->s_best = n;
-    out[n++] = (struct hf_shared){"mst.best", m->best, m->best_count, HF_ELEM_U64,
-                                  HF_SHARED_MIN};
+    out[n++] = (struct hf_shared){"mst.best", m->best, m->best_count, HF_ELEM_U64, HF_SHARED_MIN};
     return n;
 }
 
@@ -176,8 +181,10 @@ static int merge_step(struct hf_mst *m)
         uint32_t j = (uint32_t)best[c];
         uint32_t a = m->comp[hf__mst_arc_source(g, j)], b = m->comp[g->adj[j]];
         if (a >= live || b >= live || a == b)
-            return hf_fail(HF_EAPP, "mst: step %d: slot %u names arc %u between components "
-                                    "%u and %u", m->steps, c, j, a, b);
+            return hf_fail(HF_EAPP,
+                           "mst: step %d: slot %u names arc %u between components "
+                           "%u and %u",
+                           m->steps, c, j, a, b);
         a = uf_find(m->uf, a);
         b = uf_find(m->uf, b);
         if (a == b) /* both ends chose this edge, or (never with a strict order) a cycle */
@@ -219,10 +226,26 @@ static int merge_step(struct hf_mst *m)
     return 0;
 }
 
+static void discover(struct hf_mst *m, const struct hf_load *load, size_t begin, size_t end,
+                     int nthreads);
+
 static int mst_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_mst *m = ctx;
     const struct hf_graph *g = &m->ga.g;
+    int rc;
+    /* A simulation that does not execute bundles never called setup: the
+     * host then does every round's work itself, so that the simulated run
+     * has the rounds, and the forest, of a real one. */
+    if (!m->canon) {
+        if ((rc = mst_setup(m, NULL)))
+            return rc;
+        m->host_only = 1;
+    }
+    if (m->host_only && load->round > 0 && m->pending)
+        discover(m, load, 0, g->nv, 0);
+    else if (m->host_only && load->round > 0 && m->phase == HF_MST_LABEL)
+        memcpy(m->comp, m->next_comp, g->nv * sizeof *m->comp);
     if (load->round == 0) {
         /* Also after a standalone pass: everything starts again. */
         for (uint64_t v = 0; v < g->nv; v++)
@@ -238,7 +261,6 @@ static int mst_next_load(void *ctx, struct hf_load *load)
         m->phase = HF_MST_LABEL; /* so that round 0 is a DISCOVER */
         m->pending = 0;
     }
-    int rc;
     if (m->pending && (rc = merge_step(m)))
         return rc;
     if (m->finished)
@@ -277,17 +299,15 @@ static void lower_best(struct hf_mst *m, const struct hf_load *load, size_t i, u
         }
 }
 
-static int mst_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
+/* The edge discovery of vertices [begin, end): each one's lightest arc to
+ * another component lowers its component's slot. */
+static void discover(struct hf_mst *m, const struct hf_load *load, size_t begin, size_t end,
+                     int nthreads)
 {
-    struct hf_mst *m = ctx;
     const struct hf_graph *g = &m->ga.g;
-    if (m->phase == HF_MST_LABEL) {
-        memcpy(m->comp + bu->begin, m->next_comp + bu->begin,
-               (bu->end - bu->begin) * sizeof *m->comp);
-        return 0;
-    }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
-    for (size_t u = bu->begin; u < bu->end; u++) {
+#pragma omp parallel for schedule(dynamic, 256)                                                    \
+    num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (size_t u = begin; u < end; u++) {
         uint32_t c = m->comp[u];
         if (c == HF_MST_DEAD)
             continue;
@@ -299,8 +319,18 @@ static int mst_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
             kmin = k < kmin ? k : kmin;
         }
         if (kmin != HF_MST_NONE)
-            lower_best(m, bu->load, m->off + c, kmin);
+            lower_best(m, load, m->off + c, kmin);
     }
+}
+
+static int mst_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
+{
+    struct hf_mst *m = ctx;
+    if (m->phase == HF_MST_LABEL)
+        memcpy(m->comp + bu->begin, m->next_comp + bu->begin,
+               (bu->end - bu->begin) * sizeof *m->comp);
+    else
+        discover(m, bu->load, bu->begin, bu->end, nthreads);
     return 0;
 }
 
@@ -403,8 +433,8 @@ static int write_forest(struct hf_mst *m)
 static void mst_signature(void *ctx, char *buf, size_t len)
 {
     const struct hf_mst *m = ctx;
-    snprintf(buf, len, "%s nv=%llu ne=%llu", m->ga.g.source_desc,
-             (unsigned long long)m->ga.g.nv, (unsigned long long)m->ga.g.ne);
+    snprintf(buf, len, "%s nv=%llu ne=%llu", m->ga.g.source_desc, (unsigned long long)m->ga.g.nv,
+             (unsigned long long)m->ga.g.ne);
 }
 
 static void mst_teardown(void *ctx)
@@ -413,9 +443,10 @@ static void mst_teardown(void *ctx)
     if (!m)
         return;
     if (m->finished) {
-        fprintf(stderr, "hetfarm: mst: forest weight=%.17g edges=%zu components=%llu "
-                        "steps=%d\n", m->weight, m->nforest,
-                (unsigned long long)(m->ga.g.nv - m->nforest), m->steps);
+        fprintf(stderr,
+                "hetfarm: mst: forest weight=%.17g edges=%zu components=%llu "
+                "steps=%d\n",
+                m->weight, m->nforest, (unsigned long long)(m->ga.g.nv - m->nforest), m->steps);
         if (m->ga.out_path && write_forest(m))
             fprintf(stderr, "hetfarm: mst: %s\n", hf_last_error());
     }

@@ -19,8 +19,8 @@
 extern "C" {
 #endif
 
-#define HF_MST_NONE UINT64_MAX /* best[c] of a component that found no outgoing edge */
-#define HF_MST_DEAD UINT32_MAX /* comp[v] of a vertex whose component can grow no more */
+#define HF_MST_NONE UINT64_MAX      /* best[c] of a component that found no outgoing edge */
+#define HF_MST_DEAD UINT32_MAX      /* comp[v] of a vertex whose component can grow no more */
 #define HF_MST_ONE_BITS 0x3f800000u /* the bits of 1.0f: the weight of an unweighted edge */
 
 /* The round kinds of one Borůvka step (mst.c, DESIGN). */
@@ -29,25 +29,26 @@ enum hf_mst_phase { HF_MST_DISCOVER = 0, HF_MST_LABEL = 1 };
 struct hf_mst {
     struct hf_gapp ga;
     /* shared arrays (their indices in the app's list: s_*) */
-    uint32_t *canon;      /* READONLY, ne: the canonical arc of each arc's undirected edge */
-    uint32_t *comp;       /* OWNED, nv: compact id of the vertex's live component, or DEAD */
-    uint64_t *best;       /* MIN, best_count: step s uses [off, off + live) */
+    uint32_t *canon; /* READONLY, ne: the canonical arc of each arc's undirected edge */
+    uint32_t *comp;  /* OWNED, nv: compact id of the vertex's live component, or DEAD */
+    uint64_t *best;  /* MIN, best_count: step s uses [off, off + live) */
     size_t best_count;
     int s_offsets, s_adj, s_weights, s_canon, s_comp, s_best; /* s_weights -1: unweighted */
     /* host-side state of the steps */
-    uint32_t *next_comp;  /* nv: what the next LABEL round installs in comp */
-    uint32_t *uf, *lab;   /* nv each: union-find over compact ids, new ids */
-    int phase;            /* this round's kind */
-    int pending;          /* a DISCOVER round ran and its merge is not done yet */
-    int finished;         /* no component can grow: the forest is complete */
-    int steps;            /* Borůvka steps (DISCOVER rounds) run */
-    uint64_t off, live;   /* this step's region of best and its live components */
+    uint32_t *next_comp; /* nv: what the next LABEL round installs in comp */
+    uint32_t *uf, *lab;  /* nv each: union-find over compact ids, new ids */
+    int phase;           /* this round's kind */
+    int pending;         /* a DISCOVER round ran and its merge is not done yet */
+    int finished;        /* no component can grow: the forest is complete */
+    int steps;           /* Borůvka steps (DISCOVER rounds) run */
+    uint64_t off, live;  /* this step's region of best and its live components */
     /* the forest */
-    uint32_t *forest;     /* canonical arc ids of the chosen edges */
+    uint32_t *forest; /* canonical arc ids of the chosen edges */
     size_t nforest;
-    double weight;        /* their total weight */
-    long verify_full;     /* compare the exact edge set up to this many vertices */
+    double weight;    /* their total weight */
+    long verify_full; /* compare the exact edge set up to this many vertices */
     int verified;
+    int host_only; /* a simulation without execute: next_load does the rounds' work */
 };
 
 /* The key of arc j of weight w (weights NULL: 1) whose canonical arc is c. */
