@@ -125,7 +125,10 @@ static int mst_setup(void *ctx, const struct hf_devices *devs)
     m->lab = malloc(g->nv * sizeof *m->lab);
     m->forest = malloc(g->nv * sizeof *m->forest);
     m->best = malloc(m->best_count * sizeof *m->best);
-    if (!m->canon || !m->comp || !m->next_comp || !m->uf || !m->lab || !m->forest || !m->best)
+    m->settled = malloc(g->nv);
+    m->pre = malloc((g->nv + 1) * sizeof *m->pre);
+    if (!m->canon || !m->comp || !m->next_comp || !m->uf || !m->lab || !m->forest || !m->best ||
+        !m->settled || !m->pre)
         return hf_fail(HF_ENOMEM, "mst: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
     canonical_arcs(g, m->canon);
@@ -136,7 +139,7 @@ static int mst_shared(void *ctx, struct hf_shared *out, int cap)
 {
     struct hf_mst *m = ctx;
     int n = hf__gapp_shared_csr(&m->ga, 1, out, cap);
-    if (n < 0 || n + 3 > cap)
+    if (n < 0 || n + 4 > cap)
         return n < 0 ? n : hf_fail(HF_EAPP, "mst: no room for its shared arrays");
     m->s_offsets = HF_GAPP_OFFSETS;
     m->s_adj = HF_GAPP_ADJ;
@@ -149,6 +152,8 @@ static int mst_shared(void *ctx, struct hf_shared *out, int cap)
     out[n++] = (struct hf_shared){"mst.comp", m->comp, g->nv, HF_ELEM_U32, HF_SHARED_OWNED};
     m->s_best = n;
     out[n++] = (struct hf_shared){"mst.best", m->best, m->best_count, HF_ELEM_U64, HF_SHARED_MIN};
+    m->s_settled = n;
+    out[n++] = (struct hf_shared){"mst.settled", m->settled, g->nv, HF_ELEM_U8, HF_SHARED_OR};
     return n;
 }
 
@@ -229,6 +234,22 @@ static int merge_step(struct hf_mst *m)
 static void discover(struct hf_mst *m, const struct hf_load *load, size_t begin, size_t end,
                      int nthreads);
 
+/* Fills pre[] with the prefix sums of the arcs the coming DISCOVER round
+ * scans (settled and dead vertices scan none) and returns their total, so
+ * that a chunk's work is what it really costs. */
+static uint64_t arcs_to_scan(struct hf_mst *m)
+{
+    const struct hf_graph *g = &m->ga.g;
+    uint64_t sum = 0;
+    for (uint64_t v = 0; v < g->nv; v++) {
+        m->pre[v] = sum;
+        if (!m->settled[v] && m->comp[v] != HF_MST_DEAD)
+            sum += hf_graph_degree(g, (hf_vid_t)v);
+    }
+    m->pre[g->nv] = sum;
+    return sum;
+}
+
 static int mst_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_mst *m = ctx;
@@ -252,6 +273,7 @@ static int mst_next_load(void *ctx, struct hf_load *load)
             m->comp[v] = (uint32_t)v;
         for (size_t i = 0; i < m->best_count; i++)
             m->best[i] = HF_MST_NONE;
+        memset(m->settled, 0, g->nv);
         m->off = 0;
         m->live = g->nv;
         m->nforest = 0;
@@ -269,8 +291,8 @@ static int mst_next_load(void *ctx, struct hf_load *load)
     if (m->phase == HF_MST_LABEL) {
         m->phase = HF_MST_DISCOVER;
         m->pending = 1;
-        load->work = (double)g->ne + (double)g->nv;
-        load->bytes = 0; /* only the changed best slots move, at the merge */
+        load->work = (double)arcs_to_scan(m) + (double)g->nv;
+        load->bytes = 0; /* only the changed slots and settled flags move, at the merge */
     } else {
         m->phase = HF_MST_LABEL;
         load->work = (double)g->nv;
@@ -279,12 +301,30 @@ static int mst_next_load(void *ctx, struct hf_load *load)
     return 1;
 }
 
+/* DISCOVER rounds: chunks of `grain` vertices whose work is the arcs they
+ * scan plus their vertices. LABEL rounds: one chunk, since installing labels
+ * is a copy that is not worth splitting (every GPU receives the whole array
+ * at the round's end anyway). */
 static size_t mst_partition(void *ctx, const struct hf_load *load, size_t grain,
                             struct hf_chunk *out, size_t cap)
 {
     struct hf_mst *m = ctx;
-    return m->phase == HF_MST_DISCOVER ? hf__vertex_partition(&m->ga.g, load, grain, out, cap)
-                                       : hf_partition_even(ctx, load, grain, out, cap);
+    size_t units = load->units;
+    if (m->phase == HF_MST_LABEL) {
+        if (out && cap)
+            out[0] = (struct hf_chunk){
+                .index = 0, .begin = 0, .end = units, .work = load->work, .bytes = load->bytes};
+        return 1;
+    }
+    size_t n = (units + grain - 1) / grain;
+    for (size_t i = 0; out && i < n && i < cap; i++) {
+        size_t b = i * grain, e = b + grain < units ? b + grain : units;
+        out[i] = (struct hf_chunk){.index = i,
+                                   .begin = b,
+                                   .end = e,
+                                   .work = (double)(m->pre[e] - m->pre[b]) + (double)(e - b)};
+    }
+    return n;
 }
 
 /* Lowers best[i] to k; the thread that lowers it records the change. */
@@ -309,7 +349,7 @@ static void discover(struct hf_mst *m, const struct hf_load *load, size_t begin,
     num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (size_t u = begin; u < end; u++) {
         uint32_t c = m->comp[u];
-        if (c == HF_MST_DEAD)
+        if (c == HF_MST_DEAD || m->settled[u])
             continue;
         uint64_t kmin = HF_MST_NONE;
         for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++) {
@@ -318,8 +358,12 @@ static void discover(struct hf_mst *m, const struct hf_load *load, size_t begin,
             uint64_t k = hf__mst_key(g->weights, j, m->canon[j]);
             kmin = k < kmin ? k : kmin;
         }
-        if (kmin != HF_MST_NONE)
+        if (kmin != HF_MST_NONE) {
             lower_best(m, load, m->off + c, kmin);
+        } else {               /* components only grow: its arcs stay inside for good */
+            m->settled[u] = 1; /* only this bundle looks at u this round */
+            hf_shared_changed(load, m->s_settled, u);
+        }
     }
 }
 
@@ -457,6 +501,8 @@ static void mst_teardown(void *ctx)
     free(m->lab);
     free(m->forest);
     free(m->best);
+    free(m->settled);
+    free(m->pre);
     hf__gapp_destroy(&m->ga);
     free(m);
 }

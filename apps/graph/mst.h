@@ -29,14 +29,17 @@ enum hf_mst_phase { HF_MST_DISCOVER = 0, HF_MST_LABEL = 1 };
 struct hf_mst {
     struct hf_gapp ga;
     /* shared arrays (their indices in the app's list: s_*) */
-    uint32_t *canon; /* READONLY, ne: the canonical arc of each arc's undirected edge */
-    uint32_t *comp;  /* OWNED, nv: compact id of the vertex's live component, or DEAD */
-    uint64_t *best;  /* MIN, best_count: step s uses [off, off + live) */
+    uint32_t *canon;  /* READONLY, ne: the canonical arc of each arc's undirected edge */
+    uint32_t *comp;   /* OWNED, nv: compact id of the vertex's live component, or DEAD */
+    uint64_t *best;   /* MIN, best_count: step s uses [off, off + live) */
+    uint8_t *settled; /* OR, nv: 1 once every arc of the vertex stays inside its component */
     size_t best_count;
-    int s_offsets, s_adj, s_weights, s_canon, s_comp, s_best; /* s_weights -1: unweighted */
+    int s_offsets, s_adj, s_weights, s_canon, s_comp, s_best, s_settled; /* s_weights -1 when
+                                                                              unweighted */
     /* host-side state of the steps */
     uint32_t *next_comp; /* nv: what the next LABEL round installs in comp */
     uint32_t *uf, *lab;  /* nv each: union-find over compact ids, new ids */
+    uint64_t *pre;       /* nv + 1: prefix sums of the arcs a DISCOVER round scans */
     int phase;           /* this round's kind */
     int pending;         /* a DISCOVER round ran and its merge is not done yet */
     int finished;        /* no component can grow: the forest is complete */

@@ -9,6 +9,9 @@
  * vertex's component, the G lanes reduce their minima with shuffles, and lane 0
  * lowers the component's slot with one 64-bit atomicMin and records the slot
  * if it lowered it (the framework merges the recorded slots of every device).
+ * A vertex that finds no arc leaving its component never will (components
+ * only grow): lane 0 sets its settled flag (an OR shared array, recorded
+ * likewise) and later rounds skip it.
  * G is 32 (a warp per vertex) when the piece's vertices average 8 or more
  * arcs, so a scale-free graph's hubs are spread over a warp, and 4 on
  * road-like graphs, where a warp per vertex would leave most lanes idle.
@@ -31,15 +34,16 @@ template <int G>
 static __global__ void discover_kernel(const uint64_t *offsets, const uint32_t *adj,
                                        const float *weights, const uint32_t *canon,
                                        const uint32_t *comp, unsigned long long *best,
-                                       struct hf_cuda_recorder rec, uint64_t off, uint32_t begin,
-                                       uint32_t end)
+                                       uint8_t *settled, struct hf_cuda_recorder rec_best,
+                                       struct hf_cuda_recorder rec_settled, uint64_t off,
+                                       uint32_t begin, uint32_t end)
 {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t u = begin + t / G;
     unsigned lane = threadIdx.x % G;
     unsigned long long kmin = HF_MST_NONE;
     uint32_t c = HF_MST_DEAD;
-    if (u < end) {
+    if (u < end && !settled[u]) {
         c = comp[u];
         if (c != HF_MST_DEAD)
             for (uint64_t j = offsets[u] + lane; j < offsets[u + 1]; j += G) {
@@ -57,10 +61,15 @@ static __global__ void discover_kernel(const uint64_t *offsets, const uint32_t *
         unsigned long long other = __shfl_xor_sync(0xffffffffu, kmin, d, G);
         kmin = other < kmin ? other : kmin;
     }
-    if (lane == 0 && kmin != HF_MST_NONE) {
+    if (lane != 0 || c == HF_MST_DEAD)
+        return; /* past the range, settled, or dead: nothing to report */
+    if (kmin != HF_MST_NONE) {
         unsigned long long old = atomicMin(&best[off + c], kmin);
         if (kmin < old)
-            hf_cuda_shared_record(rec, (unsigned)(off + c));
+            hf_cuda_shared_record(rec_best, (unsigned)(off + c));
+    } else { /* components only grow: u's arcs stay inside for good */
+        settled[u] = 1; /* only this piece looks at u this round */
+        hf_cuda_shared_record(rec_settled, (unsigned)u);
     }
 }
 
@@ -92,7 +101,9 @@ extern "C" int hf__mst_cuda(struct hf_mst *m, const struct hf_bundle *p, struct 
     const uint32_t *canon = (const uint32_t *)hf_cuda_shared(gpu, m->s_canon);
     uint32_t *comp = (uint32_t *)hf_cuda_shared(gpu, m->s_comp);
     unsigned long long *best = (unsigned long long *)hf_cuda_shared(gpu, m->s_best);
-    if (!offsets || !adj || !canon || !comp || !best || (m->s_weights >= 0 && !weights))
+    uint8_t *settled = (uint8_t *)hf_cuda_shared(gpu, m->s_settled);
+    if (!offsets || !adj || !canon || !comp || !best || !settled ||
+        (m->s_weights >= 0 && !weights))
         return hf_fail(HF_EAPP, "mst: the graph is not on %s", hf_cuda_name(gpu));
     if (p->end <= p->begin)
         return 0;
@@ -101,7 +112,8 @@ extern "C" int hf__mst_cuda(struct hf_mst *m, const struct hf_bundle *p, struct 
         hf_cuda_phase(gpu, HF_CUDA_KERNEL);
         return rc;
     }
-    struct hf_cuda_recorder rec = hf_cuda_shared_recorder(gpu, m->s_best);
+    struct hf_cuda_recorder rec_best = hf_cuda_shared_recorder(gpu, m->s_best);
+    struct hf_cuda_recorder rec_settled = hf_cuda_shared_recorder(gpu, m->s_settled);
     const struct hf_graph *g = &m->ga.g;
     uint64_t n = p->end - p->begin;
     uint64_t arcs = g->offsets[p->end] - g->offsets[p->begin];
@@ -113,11 +125,11 @@ extern "C" int hf__mst_cuda(struct hf_mst *m, const struct hf_bundle *p, struct 
     cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
     if (wide)
         discover_kernel<32><<<(unsigned)blocks, BLOCK, 0, s>>>(
-            offsets, adj, weights, canon, comp, best, rec, m->off, (uint32_t)p->begin,
-            (uint32_t)p->end);
+            offsets, adj, weights, canon, comp, best, settled, rec_best, rec_settled, m->off,
+            (uint32_t)p->begin, (uint32_t)p->end);
     else
         discover_kernel<4><<<(unsigned)blocks, BLOCK, 0, s>>>(
-            offsets, adj, weights, canon, comp, best, rec, m->off, (uint32_t)p->begin,
-            (uint32_t)p->end);
+            offsets, adj, weights, canon, comp, best, settled, rec_best, rec_settled, m->off,
+            (uint32_t)p->begin, (uint32_t)p->end);
     return hf_cuda_check(gpu, cudaGetLastError(), "mst discover kernel");
 }
