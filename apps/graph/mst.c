@@ -11,20 +11,24 @@
  *
  * A step is two rounds, both over the vertex range 0..nv-1:
  *
- *   DISCOVER  chunks are vertex ranges whose work is their edges. Each vertex
- *             finds its lightest arc to another component (per-vertex min),
- *             then lowers best[off + comp[u]] with one atomic min and records
- *             the change (the reduction to the component's slot). best is a
- *             MIN shared array: at the round's end the framework merges every
- *             device's changes, moving only the slots that changed.
+ *   DISCOVER  chunks are vertex ranges whose work is the arcs they scan.
+ *             Each vertex finds its lightest arc to another component
+ *             (per-vertex min), then lowers best[off + comp[u]] with one
+ *             atomic min and records the change (the reduction to the
+ *             component's slot). best is a MIN shared array: at the round's
+ *             end the framework merges every device's changes, moving only
+ *             the slots that changed. A vertex that finds no such arc never
+ *             will (components only grow): it sets its flag in `settled`, an
+ *             OR shared array, and later DISCOVER rounds skip it and do not
+ *             count its arcs in the chunks' work.
  *   (host)    In next_load (or verify, whichever comes first) the host reads
  *             the step's slots, unions the components along the chosen edges
  *             (union-find over compact ids), adds each edge that joined two
  *             sets to the forest, numbers the new components 0..live-1 and
  *             computes every vertex's new label (OpenMP over vertices). A
  *             component that found no edge can never grow again: DEAD.
- *   LABEL     chunks are vertex ranges (work = vertices) and each bundle
- *             installs the new labels of its range in comp. comp is an OWNED
+ *   LABEL     one chunk over all vertices (a copy is not worth splitting),
+ *             whose bundle installs the new labels in comp. comp is an OWNED
  *             shared array: a GPU's range comes back to the host when its
  *             bundle ends and every GPU gets the whole array at the round's
  *             end, so each device starts the next DISCOVER with every label.
