@@ -51,9 +51,9 @@
  * the simulated run has the rounds (and the forest) of a real one.
  *
  * Output: `[load] out` gets the forest, one edge per line `u<TAB>v<TAB>w`
- * (u < v, input numbering, sorted); the total weight is printed on stderr as
- * "hetfarm: mst: forest weight=W edges=E components=C" when the run ends,
- * the channel results.json can pick it up from until apps have figures.
+ * (u < v, input numbering, sorted); the total weight, the forest's edges,
+ * the components and the Borůvka steps are the app's figures (results.json's
+ * "app_figures" and the line under `hetfarm run`'s table).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,19 +485,27 @@ static void mst_signature(void *ctx, char *buf, size_t len)
              (unsigned long long)m->ga.g.ne);
 }
 
+/* The forest's weight and size, and how many Borůvka steps it took. */
+static int mst_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
+{
+    const struct hf_mst *m = ctx;
+    if (!m->finished || cap < 5)
+        return 0;
+    out[0] = (struct hf_figure){"weight", m->weight, "total edge weight"};
+    out[1] = (struct hf_figure){"edges", (double)m->nforest, "forest edges"};
+    out[2] = (struct hf_figure){"components", (double)(m->ga.g.nv - m->nforest), ""};
+    out[3] = (struct hf_figure){"steps", m->steps, "Boruvka steps"};
+    out[4] = (struct hf_figure){"seconds", seconds, "s"};
+    return 5;
+}
+
 static void mst_teardown(void *ctx)
 {
     struct hf_mst *m = ctx;
     if (!m)
         return;
-    if (m->finished) {
-        fprintf(stderr,
-                "hetfarm: mst: forest weight=%.17g edges=%zu components=%llu "
-                "steps=%d\n",
-                m->weight, m->nforest, (unsigned long long)(m->ga.g.nv - m->nforest), m->steps);
-        if (m->ga.out_path && write_forest(m))
-            fprintf(stderr, "hetfarm: mst: %s\n", hf_last_error());
-    }
+    if (m->finished && m->ga.out_path && write_forest(m))
+        fprintf(stderr, "hetfarm: mst: %s\n", hf_last_error());
     free(m->canon);
     free(m->comp);
     free(m->next_comp);
@@ -511,7 +519,17 @@ static void mst_teardown(void *ctx)
     free(m);
 }
 
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key mst_keys[] = {
+    HF_GAPP_KEYS,
+    {NULL, "verify_full", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1048576",
+     "vertices up to which verify compares the edge set with Kruskal's"},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
 const struct hf_app hf_app_mst = {
+    .keys = mst_keys,
+    .figures = mst_figures,
     .name = "mst",
     .summary = "minimum spanning forest, Borůvka: edge discovery + label rounds per step",
     .create = mst_create,
