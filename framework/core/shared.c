@@ -179,39 +179,40 @@ void hf_shared_changed(const struct hf_load *load, int s, size_t i)
 }
 
 /* Combining a pulled value into a host element, one function per element
- * type: returns whether the host value changed. */
-#define HF__COMBINE_INT(NAME, T)                                                           \
+ * type: returns whether the host value changed. A device's pulled list may
+ * name an element more than once (two bundles of one GPU changed it), and the
+ * list is combined in parallel, so the update is a compare-and-swap loop on
+ * the element's bits (U: the unsigned type of T's size). */
+#define HF__COMBINE(NAME, T, U, OP)                                                        \
     static int NAME(enum hf_shared_kind k, void *host, size_t i, const unsigned char *v)   \
     {                                                                                      \
-        T *h = (T *)host + i, x;                                                           \
+        U *p = (U *)host + i, old = __atomic_load_n(p, __ATOMIC_RELAXED), nb;              \
+        T x, cur, nv;                                                                      \
         memcpy(&x, v, sizeof x);                                                           \
-        T nv = k == HF_SHARED_MIN ? (x < *h ? x : *h)                                      \
-               : k == HF_SHARED_MAX ? (x > *h ? x : *h) : (T)(*h | x);                     \
-        if (nv == *h)                                                                      \
-            return 0;                                                                      \
-        *h = nv;                                                                           \
-        return 1;                                                                          \
+        for (;;) {                                                                         \
+            memcpy(&cur, &old, sizeof cur);                                                \
+            nv = k == HF_SHARED_MIN ? (x < cur ? x : cur)                                  \
+                 : k == HF_SHARED_MAX ? (x > cur ? x : cur) : OP(cur, x);                  \
+            if (nv == cur)                                                                 \
+                return 0;                                                                  \
+            memcpy(&nb, &nv, sizeof nb);                                                   \
+            if (__atomic_compare_exchange_n(p, &old, nb, 1, __ATOMIC_RELAXED,              \
+                                            __ATOMIC_RELAXED))                             \
+                return 1;                                                                  \
+        }                                                                                  \
     }
-#define HF__COMBINE_FLOAT(NAME, T)                                                         \
-    static int NAME(enum hf_shared_kind k, void *host, size_t i, const unsigned char *v)   \
-    {                                                                                      \
-        T *h = (T *)host + i, x;                                                           \
-        memcpy(&x, v, sizeof x);                                                           \
-        T nv = k == HF_SHARED_MIN ? (x < *h ? x : *h) : (x > *h ? x : *h);                 \
-        if (nv == *h)                                                                      \
-            return 0;                                                                      \
-        *h = nv;                                                                           \
-        return 1;                                                                          \
-    }
-HF__COMBINE_INT(combine_u8, uint8_t)
-HF__COMBINE_INT(combine_i32, int32_t)
-HF__COMBINE_INT(combine_u32, uint32_t)
-HF__COMBINE_INT(combine_i64, int64_t)
-HF__COMBINE_INT(combine_u64, uint64_t)
-HF__COMBINE_FLOAT(combine_f32, float)
-HF__COMBINE_FLOAT(combine_f64, double)
-#undef HF__COMBINE_INT
-#undef HF__COMBINE_FLOAT
+#define HF__OR(a, b) ((a) | (b))
+#define HF__NO_OR(a, b) (a) /* OR is refused for floats at declaration */
+HF__COMBINE(combine_u8, uint8_t, uint8_t, HF__OR)
+HF__COMBINE(combine_i32, int32_t, uint32_t, HF__OR)
+HF__COMBINE(combine_u32, uint32_t, uint32_t, HF__OR)
+HF__COMBINE(combine_i64, int64_t, uint64_t, HF__OR)
+HF__COMBINE(combine_u64, uint64_t, uint64_t, HF__OR)
+HF__COMBINE(combine_f32, float, uint32_t, HF__NO_OR)
+HF__COMBINE(combine_f64, double, uint64_t, HF__NO_OR)
+#undef HF__COMBINE
+#undef HF__OR
+#undef HF__NO_OR
 
 typedef int (*combine_fn)(enum hf_shared_kind, void *, size_t, const unsigned char *);
 
@@ -299,8 +300,8 @@ static int push_step(struct hf__engine *e, int d, void *arg)
 }
 
 /* Step 2: the pulled values into the host copy; the union in the host
- * recorder. A device's list holds each element once, so its entries are
- * combined in parallel; devices follow one another. */
+ * recorder. Entries are combined in parallel (atomically: a list may repeat
+ * an element); devices follow one another. */
 static void merge_pulled(struct hf__engine *e, struct merge_step *m)
 {
     const struct hf_shared *a = &m->S->arr[m->s];

@@ -11,11 +11,10 @@
  * fill with hf_cuda_shared_record, and a gather buffer. Pulling gathers the
  * recorded elements on the GPU and copies just those indices and values to
  * the host right after each bundle, as part of the bundle (while the other
- * devices still work), so that the round's merge reads host memory only and
- * a round that one GPU ran alone needs no further step on that GPU. The
- * recorder is cleared lazily, before the GPU records again (the next bundle
- * or push), once the host has taken its changes. Pushing copies the merged
- * union back and scatters it. An OWNED array's bundle range is copied back
+ * devices still work), and the recorder is cleared at once, so that the
+ * round's merge reads host memory only and a round that one GPU ran alone
+ * needs no further step on that GPU. Pushing copies the merged union back
+ * and scatters it. An OWNED array's bundle range is copied back
  * right after the bundle too.
  */
 #include <pthread.h>
@@ -35,9 +34,9 @@ struct replica {
     uint32_t *h_idx; /* pinned host copies of this round's changes, grown on demand */
     void *h_vals;
     size_t h_cap;
-    size_t pulled;   /* entries of d_list already copied to h_idx / h_vals */
+    size_t held;     /* changes copied to h_idx / h_vals this round (an element may repeat) */
     int pinned;      /* host holds a reference in the pin registry */
-    int stale;       /* the host took this round's changes: clear before recording again */
+    int taken;       /* the host took them: the next bundle starts a new round's list */
 };
 
 struct hf__cuda_shared {
@@ -194,7 +193,6 @@ static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n)
     size_t cap = r->h_cap ? r->h_cap : 4096;
     while (cap < n)
         cap *= 2;
-    cap = cap < r->count ? cap : r->count;
     uint32_t *idx = NULL;
     void *vals = NULL;
     int rc = hf_cuda_check(gpu, cudaHostAlloc((void **)&idx, cap * 4, cudaHostAllocPortable),
@@ -206,9 +204,9 @@ static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n)
         (void)cudaFreeHost(idx);
         return rc;
     }
-    if (r->pulled) { /* keep what this round's earlier bundles brought */
-        memcpy(idx, r->h_idx, r->pulled * 4);
-        memcpy(vals, r->h_vals, r->pulled * r->elem);
+    if (r->held) { /* keep what this round's earlier bundles brought */
+        memcpy(idx, r->h_idx, r->held * 4);
+        memcpy(vals, r->h_vals, r->held * r->elem);
     }
     (void)cudaFreeHost(r->h_idx);
     (void)cudaFreeHost(r->h_vals);
@@ -216,25 +214,14 @@ static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n)
     return 0;
 }
 
-/* Forgets the records the host has taken (bits of the listed elements, the
- * count), on the compute stream, so it is done before the next kernel. */
-static int clear_if_stale(struct hf_cuda *gpu, struct replica *r, cudaStream_t st)
-{
-    if (!r->stale)
-        return 0;
-    int rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, r->pulled, st),
-                           "clearing a recorder");
-    if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
-                           "clearing a count");
-    r->pulled = 0;
-    r->stale = 0;
-    return rc;
-}
-
-/* Copies the changes recorded since the last copy (this round's list grows
- * from r->pulled to its count) to the pinned host buffers. */
-static int pull_tail(struct hf_cuda *gpu, struct replica *r, int s, cudaStream_t st)
+/* Drains the recorder after a bundle: the recorded elements' indices and
+ * CURRENT values go to the pinned host buffers (appended to what earlier
+ * bundles of the round brought), then the recorder is cleared on the GPU. A
+ * later bundle of the same round that changes an element again records it
+ * again, so the host sees every element's last value (the merge combines
+ * repeats with the op). Draining per bundle, not per round, is what keeps a
+ * value from going stale between two bundles of one GPU. */
+static int drain(struct hf_cuda *gpu, struct replica *r, int s, cudaStream_t st)
 {
     unsigned long long n = 0;
     int rc = hf_cuda_check(gpu, cudaMemcpyAsync(&n, r->d_count, sizeof n, cudaMemcpyDeviceToHost,
@@ -246,37 +233,41 @@ static int pull_tail(struct hf_cuda *gpu, struct replica *r, int s, cudaStream_t
     if (n > r->count) /* a recorder never holds an element twice */
         return hf_fail(HF_EDEVICE, "%s: shared array %d recorded %llu changes of %zu elements",
                        hf_cuda_name(gpu), s, n, r->count);
-    size_t from = r->pulled, add = (size_t)n - from;
-    if (add == 0)
+    if (r->taken)
+        r->held = 0, r->taken = 0;
+    if (n == 0)
         return 0;
-    if ((rc = pull_room(gpu, r, (size_t)n)))
+    if ((rc = pull_room(gpu, r, r->held + (size_t)n)))
         return rc;
-    char *gath = (char *)r->d_gather + from * r->elem;
-    rc = hf_cuda_check(gpu, hf__cuda_gather(gath, r->d_data, r->d_list + from, add, r->elem, st),
+    rc = hf_cuda_check(gpu, hf__cuda_gather(r->d_gather, r->d_data, r->d_list, n, r->elem, st),
                        "gathering changes");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_idx + from, r->d_list + from, add * 4,
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_idx + r->held, r->d_list, n * 4,
                                                 cudaMemcpyDeviceToHost, st),
                            "pulling changed indices");
     if (!rc)
-        rc = hf_cuda_check(gpu, cudaMemcpyAsync((char *)r->h_vals + from * r->elem, gath,
-                                                add * r->elem, cudaMemcpyDeviceToHost, st),
-                           "pulling changed values");
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync((char *)r->h_vals + r->held * r->elem,
+                                                r->d_gather, n * r->elem, cudaMemcpyDeviceToHost,
+                                                st), "pulling changed values");
+    if (!rc)
+        rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, n, st),
+                           "clearing a recorder");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
+                           "clearing a count");
     if (!rc)
         rc = hf_cuda_check(gpu, cudaStreamSynchronize(st), "pulling changes");
     if (!rc)
-        r->pulled = (size_t)n;
+        r->held += (size_t)n;
     return rc;
 }
 
 int hf__cuda_shared_bundle_start(struct hf_cuda *gpu, struct hf__cuda_shared *sh)
 {
-    cudaStream_t st = hf_cuda_compute_stream(gpu);
-    for (int s = 0; sh && s < sh->n; s++) {
-        int rc = sh->r[s].d_bits ? clear_if_stale(gpu, &sh->r[s], st) : 0;
-        if (rc)
-            return rc;
-    }
+    (void)gpu;
+    for (int s = 0; sh && s < sh->n; s++)
+        if (sh->r[s].taken) /* a new round: the host has the last one's changes */
+            sh->r[s].held = 0, sh->r[s].taken = 0;
     return 0;
 }
 
@@ -286,7 +277,7 @@ int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
     cudaStream_t st = hf_cuda_compute_stream(gpu);
     for (int s = 0; sh && s < sh->n; s++) {
         struct replica *r = &sh->r[s];
-        int rc = r->d_bits ? pull_tail(gpu, r, s, st) : 0;
+        int rc = r->d_bits ? drain(gpu, r, s, st) : 0;
         if (rc)
             return rc;
         if (r->kind != HF_SHARED_OWNED || b->begin >= b->end)
@@ -313,8 +304,8 @@ long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
     (void)gpu;
     *idx = r->h_idx;
     *vals = r->h_vals;
-    r->stale = r->pulled > 0;
-    return (long)r->pulled;
+    r->taken = 1;
+    return (long)r->held;
 }
 
 int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
@@ -322,9 +313,7 @@ int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
 {
     struct replica *r = &sh->r[s];
     cudaStream_t st = hf_cuda_compute_stream(gpu);
-    int rc = r->d_bits ? clear_if_stale(gpu, r, st) : 0;
-    if (rc)
-        return rc;
+    int rc;
     if (!idx) {
         HF_ASSERT_MSG(first <= r->count && n <= r->count - first, "shared push: bad range");
         rc = hf_cuda_check(gpu, cudaMemcpyAsync((char *)r->d_data + first * r->elem, vals,
