@@ -84,11 +84,34 @@ static void a_full_list_does_not_overflow(void **state)
     hf__recorder_free(&r);
 }
 
+/* Two recorders filled in turn by the same threads (MST records a
+ * component's best edge and a vertex's settled flag one after the other):
+ * each keeps its own block, so nothing is wasted and nothing overflows. */
+static void two_recorders_in_turn(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    struct hf__recorder a, b;
+    assert_int_equal(hf__recorder_init(&a, N), 0);
+    assert_int_equal(hf__recorder_init(&b, N), 0);
+#pragma omp parallel for num_threads(4) schedule(dynamic, 7)
+    for (long i = 0; i < N; i++) {
+        hf__recorder_add(&a, (size_t)i);
+        hf__recorder_add(&b, (size_t)(N - 1 - i));
+    }
+    assert_true(a.reserved <= (size_t)N + 4 * 256);
+    assert_int_equal(hf__recorder_seal(&a), N);
+    assert_int_equal(hf__recorder_seal(&b), N);
+    hf__recorder_free(&a);
+    hf__recorder_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(many_threads_record_each_element_once),
         cmocka_unit_test(a_full_list_does_not_overflow),
+        cmocka_unit_test(two_recorders_in_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

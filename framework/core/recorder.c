@@ -8,8 +8,9 @@
  * have one shared counter: sixteen threads of a BFS that discover millions of
  * vertices would spend their time bouncing that counter's cache line between
  * cores. So a thread reserves BLOCK slots at a time with one atomic add and
- * fills them alone, keeping its cursor in thread-local storage (a few
- * cursors per thread, so that a kernel recording into two arrays keeps both).
+ * fills them alone, keeping its cursor in thread-local storage (a cursor per
+ * recorder, indexed by the recorder's slot, so that a kernel recording into
+ * two arrays in turn keeps both blocks instead of abandoning one each time).
  * Slots are pre-filled with a sentinel; the tails of blocks that were not
  * filled stay sentinels and seal() squeezes them out. Nothing has to be
  * flushed when a thread stops, which is what makes it safe with OpenMP pools
@@ -28,7 +29,7 @@
 #define BLOCK 256
 #define SLACK ((size_t)BLOCK * 1024)
 #define SENTINEL UINT32_MAX
-#define CURSORS 4
+#define CURSORS 16 /* a thread's cursors: one per recorder of a run (HF__SHARED_MAX) */
 
 /* A thread's current block in one recorder (of one round: gen). */
 struct cursor {
@@ -38,6 +39,7 @@ struct cursor {
 };
 
 static _Thread_local struct cursor cursors[CURSORS];
+static unsigned long next_slot; /* recorders take slots in turn (atomic) */
 
 int hf__recorder_init(struct hf__recorder *r, size_t count)
 {
@@ -49,6 +51,7 @@ int hf__recorder_init(struct hf__recorder *r, size_t count)
         return HF_ENOMEM;
     memset(r->list, 0xff, r->cap * sizeof *r->list);
     r->gen = 1;
+    r->slot = (unsigned)(__atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED) % CURSORS);
     return 0;
 }
 
@@ -62,11 +65,13 @@ void hf__recorder_free(struct hf__recorder *r)
 /* Reserves a slot for the calling thread: from its block, or a new block. */
 static size_t reserve(struct hf__recorder *r)
 {
-    struct cursor *c = &cursors[((uintptr_t)r / 64) % CURSORS];
+    struct cursor *c = &cursors[r->slot];
     if (c->r == r && c->gen == __atomic_load_n(&r->gen, __ATOMIC_RELAXED) && c->next < c->end)
         return c->next++;
+    /* A block is taken only while a whole block and half the slack stay
+     * free, so that single slots have room left when threads get there. */
     size_t start = __atomic_load_n(&r->reserved, __ATOMIC_RELAXED);
-    if (start + BLOCK * 2 <= r->cap) {
+    if (start + BLOCK + SLACK / 2 <= r->cap) {
         start = __atomic_fetch_add(&r->reserved, BLOCK, __ATOMIC_RELAXED);
         if (start + BLOCK <= r->cap) {
             *c = (struct cursor){r, __atomic_load_n(&r->gen, __ATOMIC_RELAXED), start + 1,
@@ -74,8 +79,13 @@ static size_t reserve(struct hf__recorder *r)
             return start;
         }
     }
-    c->r = NULL; /* near the end: single slots, which never waste */
-    return __atomic_fetch_add(&r->reserved, 1, __ATOMIC_RELAXED);
+    /* Near the end (more recording threads than SLACK allows for): single
+     * slots, which never waste; the list cannot overflow then, since it holds
+     * each element once. */
+    c->r = NULL;
+    size_t k = __atomic_fetch_add(&r->reserved, 1, __ATOMIC_RELAXED);
+    HF_ASSERT_MSG(k < r->cap, "shared data: change list overflow (too many recording threads)");
+    return k;
 }
 
 void hf__recorder_add(struct hf__recorder *r, size_t i)

@@ -17,6 +17,7 @@ struct hf__recorder {
     size_t reserved;       /* slots handed out (atomic) */
     size_t count;          /* entries after the last seal */
     unsigned long gen;     /* bumped by seal and clear: invalidates threads' blocks */
+    unsigned slot;         /* which of a thread's cursors serves this recorder */
 };
 
 /* For an array of `count` elements; 0 or HF_ENOMEM. */
