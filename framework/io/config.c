@@ -411,7 +411,9 @@ int hf__config_parse_size(const char *s, double *out)
         return -1;
     /* "1.5K" is 1536 bytes, but "0.3" is no whole number of bytes. */
     double bytes = v * mult;
-    if (bytes != floor(bytes) || !isfinite(bytes))
+    if (!isfinite(bytes))
+        return -1;
+    if (bytes != floor(bytes))
         return -2;
     *out = bytes;
     return 0;
