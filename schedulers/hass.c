@@ -43,8 +43,9 @@
  * start one more chunk when, by the models (its chunk time inflated by its
  * spread), that would end the round later than leaving it to the GPUs. A
  * reserve of each GPU's share is laid at the CPU buffer's tail for noisy GPUs
- * (twice their measured spread when that exceeds 1%, or the `reserve` knob),
- * where the GPUs steal it back by rate at the end.
+ * (twice their measured spread when that exceeds 1% and the noise it absorbs
+ * outweighs a GPU's latency, or the `reserve` knob), where the GPUs steal it
+ * back by rate at the end.
  *
  * Adapt (round_end). The models are refitted and the next round's split is
  * planned from them. A plan that moves no share by `stable_tol` or more keeps
@@ -64,7 +65,6 @@
  * bundles).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,11 +352,17 @@ static void add_probes(struct hass *h, size_t *counts)
  * steady ones (a real H200 varies well under 1%) keep one bundle per round. */
 static double reserve_for(const struct hass *h, const size_t *counts)
 {
-    double spread = 0.0;
-    for (int d = 0; d < h->ndev; d++)
-        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0)
+    double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < h->ndev; d++) {
+        ms = fmax(ms, finish(h, d, counts[d], w));
+        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
-    return fmax(h->reserve, spread > 0.01 ? fmin(0.1, 2.0 * spread) : 0.0);
+            lat = fmin(lat, h->model[d].lat);
+        }
+    }
+    /* Only where the noise it absorbs outweighs the extra bundle it costs. */
+    int pays = spread > 0.01 && lat < 0.5 * spread * ms;
+    return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
 
 /* The buffers themselves; the reserve fraction is the plan's (fixed when the
@@ -720,10 +726,6 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
         h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + 1;
     refresh_rates(h);
     save_models(h);
-    if (getenv("HASS_DEBUG"))
-        for (int d = 0; d < h->ndev; d++)
-            fprintf(stderr, "r%d d%d lat %.4g inv %.4g spread %.3f n %d rate %.4g\n", rep->round, d,
-                    h->model[d].lat, h->model[d].inv, h->model[d].spread, h->model[d].n, h->rate[d]);
     if (!r || r->nchunks == 0)
         return 0;
     size_t counts[h->ndev];

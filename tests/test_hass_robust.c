@@ -181,6 +181,39 @@ static void test_efficiency_never_exceeds_one(void **unused)
         }
 }
 
+/* The cost model on its own: an exact affine fit from bundles of several sizes,
+ * a 40x bundle flagged and not believed, a 2x slowdown believed after two
+ * bundles, and the water-filling split leaving out a device whose latency
+ * alone is longer than the others need. */
+static void test_cost_model(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    static const double sizes[] = {1, 2, 4, 8, 16, 100, 100, 100};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        assert_int_equal(hf_cost_add(&m, sizes[i], 0.5 + sizes[i] * 0.01), 0);
+    hf_cost_refit(&m);
+    assert_true(fabs(m.lat - 0.5) < 1e-9 && fabs(m.inv - 0.01) < 1e-12);
+    assert_int_equal(hf_cost_add(&m, 100, 40 * 1.5), 1); /* a 40x stall */
+    hf_cost_refit(&m);
+    assert_true(fabs(hf_cost_time(&m, 100) - 1.5) < 1e-9);
+    assert_int_equal(hf_cost_add(&m, 100, 1.5), 0);
+    assert_int_equal(hf_cost_add(&m, 100, 3.0), 1); /* slowed down: an outlier, then */
+    assert_int_equal(hf_cost_add(&m, 100, 3.0), 1); /* a second: a drift, believed */
+    hf_cost_refit(&m);
+    assert_true(fabs(hf_cost_time(&m, 100) - 3.0) < 1e-9);
+    assert_int_equal(m.outliers, 3);
+
+    double lat[3] = {0.0, 0.001, 1.0}, inv[3] = {1.0, 0.5, 0.1}, x[3];
+    double T = hf_cost_split(lat, inv, NULL, 3, 1.0, x);
+    /* Devices 0 and 1: T = x0 = 0.001 + 0.5 x1, x0 + x1 = 1: T = 0.334; device 2 is out. */
+    assert_true(fabs(T - (1.0 + 0.002) / 3.0) < 1e-12);
+    assert_true(x[2] == 0.0 && fabs(x[0] + x[1] - 1.0) < 1e-12);
+    int use[3] = {0, 0, 1};
+    assert_true(fabs(hf_cost_split(lat, inv, use, 3, 1.0, x) - 1.1) < 1e-12);
+}
+
 /* The sim trouble keys are checked like any other: a malformed value names the key. */
 static void test_sim_keys_are_checked(void **unused)
 {
@@ -208,6 +241,7 @@ static void test_sim_keys_are_checked(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_stall_costs_at_most_two_rounds),
         cmocka_unit_test(test_slowdown_reopens_the_split),
         cmocka_unit_test(test_small_load_leaves_devices_out),

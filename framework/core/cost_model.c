@@ -224,12 +224,17 @@ int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
     }
     if (m->run > 0 && sign == m->run_sign) {
         /* A second surprise in the same direction: the device changed. Restart
-         * the window from the two bundles: the latency stays as fitted but at
-         * most half the shorter bundle (a latency the device now beats was
-         * wrong), the slope is the mean of what that leaves per unit of work;
-         * the fit holds until a third bundle allows one of its own. */
-        m->lat = fmin(m->lat, 0.5 * fmin(m->pt[0], seconds));
-        m->inv = 0.5 * ((m->pt[0] - m->lat) / m->pw[0] + (seconds - m->lat) / work);
+         * the window from the two bundles, correcting the part of the fit that
+         * dominates their predicted time: the latency for small bundles (the
+         * slope, from pairs of bundles, is the better known part), else the
+         * slope (a device that slowed down or sped up). The fit holds until a
+         * third bundle allows one of its own. */
+        if (m->lat > 0.5 * hf_cost_time(m, work)) {
+            m->lat = fmax(0.0, 0.5 * (m->pt[0] - m->inv * m->pw[0] + seconds - m->inv * work));
+        } else {
+            m->lat = fmin(m->lat, 0.5 * fmin(m->pt[0], seconds));
+            m->inv = 0.5 * ((m->pt[0] - m->lat) / m->pw[0] + (seconds - m->lat) / work);
+        }
         m->n = 0;
         m->run = 0;
         m->restarted = 1;
