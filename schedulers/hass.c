@@ -92,6 +92,7 @@ struct hass {
     double plan_reserve; /* the reserve fraction fixed with the plan */
     int have_ratio;
     double *warm;       /* per device: what a bundle of a new size costs it once (s) */
+    long *fed;          /* per device: spans seen by `finished` */
     size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
     long *left_out;     /* rounds in a row the device got nothing */
 
@@ -121,6 +122,7 @@ static void hass_destroy(void *state)
     free(h->plan_n);
     free(h->left_out);
     free(h->warm);
+    free(h->fed);
     free(h->sizes);
     free(h->buf);
     free(h->committed);
@@ -169,6 +171,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
     h->warm = calloc(n, sizeof *h->warm);
+    h->fed = calloc(n, sizeof *h->fed);
     h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
     h->buf = calloc(n, sizeof *h->buf);
     h->committed = calloc(n, sizeof *h->committed);
@@ -178,7 +181,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
     if (!h->model || !h->rate || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
-        !h->warm || !h->sizes ||
+        !h->warm || !h->fed || !h->sizes ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
@@ -554,9 +557,11 @@ static int cpu_should_leave(const struct hass *h, int c)
     /* The chunk it would start, at its pessimistic time: a CPU whose chunks
      * vary a lot must not become the straggler on a lucky estimate. */
     double chunk_s = w / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
-    /* What the CPU leaves costs the GPUs one more bundle: its latency too. */
-    double take = fmax(Wc / h->rate[c] + chunk_s, (Wg + Rc - w) / G + (Rc > w ? L : 0.0));
-    double leave = fmax(Wc / h->rate[c], (Wg + Rc) / G + L);
+    /* The GPUs pay a latency for their own bundles, and what the CPU leaves
+     * costs them one more bundle: its latency too. */
+    double gpus = Wg / G + L;
+    double take = fmax(Wc / h->rate[c] + chunk_s, gpus + (Rc > w ? L + (Rc - w) / G : 0.0));
+    double leave = fmax(Wc / h->rate[c], gpus + L + Rc / G);
     return take > leave;
 }
 
@@ -656,7 +661,10 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     for (size_t i = span->first; i < span->first + span->count; i++)
         work += h->r->chunks[i].work;
     learn_warm_cost(h, d, span->count, work, seconds);
-    hf_cost_add(&h->model[d], work, seconds);
+    /* A GPU's very first bundle is a warm-up on real hardware (first launch,
+     * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
+    if (!h->dev[d].is_gpu || h->fed[d]++ > 0)
+        hf_cost_add(&h->model[d], work, seconds);
     if (h->split)
         return;
     double rate = work / seconds;
