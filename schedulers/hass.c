@@ -702,7 +702,9 @@ static void save_models(struct hass *h)
 
 /* Whether the plan in force is still worth keeping against `counts`, a fresh
  * plan for n chunks: it is, unless the fresh plan finishes sooner (under the
- * current models) by more than stable_tol of the round and pays back, within
+ * current models) by more than stable_tol of the round and by more than
+ * twice the largest spread measured on the devices at work (a gain inside the
+ * noise is the noise), and pays back, within
  * HASS_AMORTISE rounds, the warm-up its new bundle sizes cost the devices
  * whose counts change. A plan for another chunk count, or one that feeds a
  * retired device, is never kept. */
@@ -711,16 +713,19 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     if (!h->have_ratio || h->plan_chunks != n)
         return 0;
     double w = hf__mean_chunk_work(h->r), old_ms = 0.0, new_ms = 0.0, warm = 0.0;
+    double noise = h->stable_tol;
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;
         old_ms = fmax(old_ms, finish(h, d, h->plan_n[d], w));
         new_ms = fmax(new_ms, finish(h, d, counts[d], w));
+        if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
+            noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
             warm = fmax(warm, h->warm[d]);
     }
     double gain = old_ms - new_ms;
-    return !(gain > h->stable_tol * old_ms && gain * HASS_AMORTISE > warm);
+    return !(gain > noise * old_ms && gain * HASS_AMORTISE > warm);
 }
 
 /* The adaptation phase: refit the models, plan the next round's counts for a
