@@ -15,8 +15,10 @@
  * takes one chunk at a time, `profile_chunks` of them; a GPU takes a profile
  * span of `profile_chunks` chunks and doubles it after every span until its
  * rate rises by less than `growth_stop` - spans of different sizes are exactly
- * what the affine fit needs to tell latency from rate. Then the rest of the pool
- * is split as below. With `warm_start`, the models saved in the profile
+ * what the affine fit needs to tell latency from rate. A GPU's very first
+ * bundle is not fitted: on real hardware it carries the first launch and lazy
+ * kernel loading (40 ms on an H200). Then the rest of the pool is split as
+ * below. With `warm_start`, the models saved in the profile
  * (`hass.model` = lat inv, or an older `hass.rate`) skip profiling.
  *
  * Split (every round). The split makes all devices finish together under the
@@ -38,21 +40,26 @@
  * chunks" soonest, its part of it by rate when there are several GPUs), but
  * not when its latency alone would outlast the CPU's whole buffer, and rounded
  * down to a power of two (sizes that recur: a real GPU pays for the first
- * bundle of every new size); a CPU team
- * with nothing left steals one chunk from another CPU team. A CPU does not
- * start one more chunk when, by the models (its chunk time inflated by its
- * spread), that would end the round later than leaving it to the GPUs. A
+ * bundle of every new size); a CPU team with nothing left steals one chunk
+ * from another CPU team. A CPU does not start one more chunk when, by the
+ * models (its chunk time inflated by its spread, the GPUs' latency paid for
+ * their bundles and for the steal it would cause), that would end the round
+ * later than leaving it to the GPUs. A
  * reserve of each GPU's share is laid at the CPU buffer's tail for noisy GPUs
  * (twice their measured spread when that exceeds 1% and the noise it absorbs
  * outweighs a GPU's latency, or the `reserve` knob), where the GPUs steal it
  * back by rate at the end.
  *
  * Adapt (round_end). The models are refitted and the next round's split is
- * planned from them. A plan that moves no share by `stable_tol` or more keeps
- * the previous chunk counts exactly (a new bundle size costs real GPUs a
- * kernel choice; stealing absorbs the difference), so a settled split stops
- * moving - but it is never frozen for good: when a device's times drift (its
- * model restarts after two surprising bundles), the plan moves and is taken.
+ * planned from them. The plan in force keeps its exact chunk counts unless
+ * the new one finishes sooner, under the models, by more than `stable_tol`
+ * and more than twice the largest spread measured (noise), and pays back the
+ * warm-up its new bundle sizes cost within 4 rounds (each device's one-off
+ * cost of a new size is learned from how far such bundles overshoot its
+ * model; a new size costs real GPUs a kernel choice). So a settled split
+ * stops moving - but it is never frozen for good: when a device's times drift
+ * (its model restarts after two surprising bundles), the plan moves and is
+ * taken.
  * A device left out of the split for `reprobe` rounds gets one chunk to
  * re-measure it where that chunk ends within the planned round (a probe must
  * cost nothing), so a device left out on old evidence can come back.
