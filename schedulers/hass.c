@@ -31,8 +31,10 @@
  * adds twice its spread times its largest single bundle (a GPU's whole share, a
  * CPU's one chunk), so a CPU whose chunks vary by 20% is not handed the one
  * chunk that would make it the straggler. Buffers are laid out contiguously,
- * GPUs first; a GPU gets its buffer as ONE bundle, a CPU drains its buffer one
- * chunk per request.
+ * GPUs first; where chunks do not cost the same (their `work` differs), the
+ * buffers are cuts of the cumulative work, not of the chunk counts (issue 18's
+ * first step; the per-chunk cost is the app's, not yet learned). A GPU gets
+ * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
  * the CPU buffer with the most time left a span sized by the rates (the k that
@@ -379,6 +381,7 @@ static double reserve_for(const struct hass *h, const size_t *counts)
  * plan was made, so a settled plan keeps its bundle sizes exactly). */
 static void lay_out(struct hass *h, size_t *counts, size_t base)
 {
+    hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
     int cpu = -1;
     for (int d = 0; d < h->ndev; d++)
         if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || h->rate[d] > h->rate[cpu]))
@@ -561,13 +564,15 @@ static int cpu_should_leave(const struct hass *h, int c)
     if (!waiting || !(G > 0.0))
         return 0;
     double Rc = w * (double)(h->buf[c].hi - h->buf[c].lo), Wc = h->committed[c];
-    /* The chunk it would start, at its pessimistic time: a CPU whose chunks
-     * vary a lot must not become the straggler on a lucky estimate. */
-    double chunk_s = w / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
+    /* The chunk it would start (its own work: chunks need not cost the same),
+     * at its pessimistic time: a CPU whose chunks vary a lot must not become
+     * the straggler on a lucky estimate. */
+    double wn = r->chunks[h->buf[c].lo].work;
+    double chunk_s = wn / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
     /* The GPUs pay a latency for their own bundles, and what the CPU leaves
      * costs them one more bundle: its latency too. */
     double gpus = Wg / G + L;
-    double take = fmax(Wc / h->rate[c] + chunk_s, gpus + (Rc > w ? L + (Rc - w) / G : 0.0));
+    double take = fmax(Wc / h->rate[c] + chunk_s, gpus + (Rc > wn ? L + (Rc - wn) / G : 0.0));
     double leave = fmax(Wc / h->rate[c], gpus + L + Rc / G);
     return take > leave;
 }
@@ -576,7 +581,8 @@ static int cpu_should_leave(const struct hass *h, int c)
 static int give(struct hass *h, int d, int got, const struct hf_span *out)
 {
     if (got) {
-        h->committed[d] += hf__mean_chunk_work(h->r) * (double)out->count;
+        for (size_t i = out->first; i < out->first + out->count; i++)
+            h->committed[d] += h->r->chunks[i].work;
         h->inflight[d] = 1;
     }
     return got;

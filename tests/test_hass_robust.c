@@ -181,6 +181,28 @@ static void test_efficiency_never_exceeds_one(void **unused)
         }
 }
 
+/* Issue 18's irregular loads (noop cost shapes): HASS cuts the cumulative work,
+ * not the chunk counts, and is at 0.95 or better from round 2 on every shape. */
+static void test_irregular_loads_cut_by_cost(void **unused)
+{
+    (void)unused;
+    static const char *const shapes[] = {"hump", "tail", "hot"};
+    for (size_t k = 0; k < 3; k++) {
+        char ini[512];
+        snprintf(ini, sizeof ini,
+                 "[run]\napp = noop\n[load]\nchunks = 2048\nwork_per_chunk = 1e6\n"
+                 "shape = %s\n[devices]\nsim = host, gpu, gpu\n"
+                 "[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n"
+                 "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\n"
+                 "[hass]\nwarm_start = no\n",
+                 shapes[k]);
+        struct hf_run *run = run_sim("hass", ini, 6, 16);
+        for (int r = 2; r < run->nrounds; r++)
+            assert_true(run->rounds[r].efficiency >= 0.95);
+        hf_run_free(run);
+    }
+}
+
 /* The cost model on its own: an exact affine fit from bundles of several sizes,
  * a 40x bundle flagged and not believed, a 2x slowdown believed after two
  * bundles, and the water-filling split leaving out a device whose latency
@@ -248,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_noisy_cpu_is_not_the_straggler),
         cmocka_unit_test(test_efficiency_never_exceeds_one),
         cmocka_unit_test(test_sim_keys_are_checked),
+        cmocka_unit_test(test_irregular_loads_cut_by_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
