@@ -45,8 +45,8 @@ int hf_profile_set(hf_profile_t p, const char *device, const char *key, const do
  * outliers it records; HASS keeps its own from what `finished` reports. The
  * fit is robust: a Theil-Sen line (median of the slopes between bundles of
  * clearly different sizes, median intercept) over HF_COST_WINDOW accepted
- * bundles, recent ones but of as many sizes as possible. A bundle slower than 1.5x the prediction is an outlier:
- * flagged and kept out of the fit. Two surprises in a row in the same
+ * bundles, recent ones but of as many sizes as possible. A bundle slower than
+ * 1.5x the prediction is an outlier: flagged and kept out of the fit. Two surprises in a row in the same
  * direction (both beyond the noise the fit has seen) are a drift, not bad
  * luck: the window restarts from them, so a device that slowed down or sped
  * up is believed after two bundles. The first bundle of a size the device has

@@ -15,8 +15,10 @@
  * takes one chunk at a time, `profile_chunks` of them; a GPU takes a profile
  * span of `profile_chunks` chunks and doubles it after every span until its
  * rate rises by less than `growth_stop` - spans of different sizes are exactly
- * what the affine fit needs to tell latency from rate. Then the rest of the pool
- * is split as below. With `warm_start`, the models saved in the profile
+ * what the affine fit needs to tell latency from rate. A GPU's very first
+ * bundle is not fitted: on real hardware it carries the first launch and lazy
+ * kernel loading (40 ms on an H200). Then the rest of the pool is split as
+ * below. With `warm_start`, the models saved in the profile
  * (`hass.model` = lat inv, or an older `hass.rate`) skip profiling.
  *
  * Split (every round). The split makes all devices finish together under the
@@ -29,8 +31,10 @@
  * adds twice its spread times its largest single bundle (a GPU's whole share, a
  * CPU's one chunk), so a CPU whose chunks vary by 20% is not handed the one
  * chunk that would make it the straggler. Buffers are laid out contiguously,
- * GPUs first; a GPU gets its buffer as ONE bundle, a CPU drains its buffer one
- * chunk per request.
+ * GPUs first; where chunks do not cost the same (their `work` differs), the
+ * buffers are cuts of the cumulative work, not of the chunk counts (issue 18's
+ * first step; the per-chunk cost is the app's, not yet learned). A GPU gets
+ * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
  * the CPU buffer with the most time left a span sized by the rates (the k that
@@ -38,20 +42,26 @@
  * chunks" soonest, its part of it by rate when there are several GPUs), but
  * not when its latency alone would outlast the CPU's whole buffer, and rounded
  * down to a power of two (sizes that recur: a real GPU pays for the first
- * bundle of every new size); a CPU team
- * with nothing left steals one chunk from another CPU team. A CPU does not
- * start one more chunk when, by the models (its chunk time inflated by its
- * spread), that would end the round later than leaving it to the GPUs. A
+ * bundle of every new size); a CPU team with nothing left steals one chunk
+ * from another CPU team. A CPU does not start one more chunk when, by the
+ * models (its chunk time inflated by its spread, the GPUs' latency paid for
+ * their bundles and for the steal it would cause), that would end the round
+ * later than leaving it to the GPUs. A
  * reserve of each GPU's share is laid at the CPU buffer's tail for noisy GPUs
- * (twice their measured spread when that exceeds 1%, or the `reserve` knob),
- * where the GPUs steal it back by rate at the end.
+ * (twice their measured spread when that exceeds 1% and the noise it absorbs
+ * outweighs a GPU's latency, or the `reserve` knob), where the GPUs steal it
+ * back by rate at the end.
  *
  * Adapt (round_end). The models are refitted and the next round's split is
- * planned from them. A plan that moves no share by `stable_tol` or more keeps
- * the previous chunk counts exactly (a new bundle size costs real GPUs a
- * kernel choice; stealing absorbs the difference), so a settled split stops
- * moving - but it is never frozen for good: when a device's times drift (its
- * model restarts after two surprising bundles), the plan moves and is taken.
+ * planned from them. The plan in force keeps its exact chunk counts unless
+ * the new one finishes sooner, under the models, by more than `stable_tol`
+ * and more than twice the largest spread measured (noise), and pays back the
+ * warm-up its new bundle sizes cost within 4 rounds (each device's one-off
+ * cost of a new size is learned from how far such bundles overshoot its
+ * model; a new size costs real GPUs a kernel choice). So a settled split
+ * stops moving - but it is never frozen for good: when a device's times drift
+ * (its model restarts after two surprising bundles), the plan moves and is
+ * taken.
  * A device left out of the split for `reprobe` rounds gets one chunk to
  * re-measure it where that chunk ends within the planned round (a probe must
  * cost nothing), so a device left out on old evidence can come back.
@@ -64,7 +74,6 @@
  * bundles).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +101,7 @@ struct hass {
     double plan_reserve; /* the reserve fraction fixed with the plan */
     int have_ratio;
     double *warm;       /* per device: what a bundle of a new size costs it once (s) */
+    long *fed;          /* per device: spans seen by `finished` */
     size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
     long *left_out;     /* rounds in a row the device got nothing */
 
@@ -121,6 +131,7 @@ static void hass_destroy(void *state)
     free(h->plan_n);
     free(h->left_out);
     free(h->warm);
+    free(h->fed);
     free(h->sizes);
     free(h->buf);
     free(h->committed);
@@ -169,6 +180,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
     h->warm = calloc(n, sizeof *h->warm);
+    h->fed = calloc(n, sizeof *h->fed);
     h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
     h->buf = calloc(n, sizeof *h->buf);
     h->committed = calloc(n, sizeof *h->committed);
@@ -178,7 +190,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
     if (!h->model || !h->rate || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
-        !h->warm || !h->sizes ||
+        !h->warm || !h->fed || !h->sizes ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
@@ -352,17 +364,24 @@ static void add_probes(struct hass *h, size_t *counts)
  * steady ones (a real H200 varies well under 1%) keep one bundle per round. */
 static double reserve_for(const struct hass *h, const size_t *counts)
 {
-    double spread = 0.0;
-    for (int d = 0; d < h->ndev; d++)
-        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0)
+    double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < h->ndev; d++) {
+        ms = fmax(ms, finish(h, d, counts[d], w));
+        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
-    return fmax(h->reserve, spread > 0.01 ? fmin(0.1, 2.0 * spread) : 0.0);
+            lat = fmin(lat, h->model[d].lat);
+        }
+    }
+    /* Only where the noise it absorbs outweighs the extra bundle it costs. */
+    int pays = spread > 0.01 && lat < 0.5 * spread * ms;
+    return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
 
 /* The buffers themselves; the reserve fraction is the plan's (fixed when the
  * plan was made, so a settled plan keeps its bundle sizes exactly). */
 static void lay_out(struct hass *h, size_t *counts, size_t base)
 {
+    hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
     int cpu = -1;
     for (int d = 0; d < h->ndev; d++)
         if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || h->rate[d] > h->rate[cpu]))
@@ -545,12 +564,16 @@ static int cpu_should_leave(const struct hass *h, int c)
     if (!waiting || !(G > 0.0))
         return 0;
     double Rc = w * (double)(h->buf[c].hi - h->buf[c].lo), Wc = h->committed[c];
-    /* The chunk it would start, at its pessimistic time: a CPU whose chunks
-     * vary a lot must not become the straggler on a lucky estimate. */
-    double chunk_s = w / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
-    /* What the CPU leaves costs the GPUs one more bundle: its latency too. */
-    double take = fmax(Wc / h->rate[c] + chunk_s, (Wg + Rc - w) / G + (Rc > w ? L : 0.0));
-    double leave = fmax(Wc / h->rate[c], (Wg + Rc) / G + L);
+    /* The chunk it would start (its own work: chunks need not cost the same),
+     * at its pessimistic time: a CPU whose chunks vary a lot must not become
+     * the straggler on a lucky estimate. */
+    double wn = r->chunks[h->buf[c].lo].work;
+    double chunk_s = wn / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
+    /* The GPUs pay a latency for their own bundles, and what the CPU leaves
+     * costs them one more bundle: its latency too. */
+    double gpus = Wg / G + L;
+    double take = fmax(Wc / h->rate[c] + chunk_s, gpus + (Rc > wn ? L + (Rc - wn) / G : 0.0));
+    double leave = fmax(Wc / h->rate[c], gpus + L + Rc / G);
     return take > leave;
 }
 
@@ -558,7 +581,8 @@ static int cpu_should_leave(const struct hass *h, int c)
 static int give(struct hass *h, int d, int got, const struct hf_span *out)
 {
     if (got) {
-        h->committed[d] += hf__mean_chunk_work(h->r) * (double)out->count;
+        for (size_t i = out->first; i < out->first + out->count; i++)
+            h->committed[d] += h->r->chunks[i].work;
         h->inflight[d] = 1;
     }
     return got;
@@ -650,7 +674,10 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     for (size_t i = span->first; i < span->first + span->count; i++)
         work += h->r->chunks[i].work;
     learn_warm_cost(h, d, span->count, work, seconds);
-    hf_cost_add(&h->model[d], work, seconds);
+    /* A GPU's very first bundle is a warm-up on real hardware (first launch,
+     * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
+    if (!h->dev[d].is_gpu || h->fed[d]++ > 0)
+        hf_cost_add(&h->model[d], work, seconds);
     if (h->split)
         return;
     double rate = work / seconds;
@@ -688,7 +715,9 @@ static void save_models(struct hass *h)
 
 /* Whether the plan in force is still worth keeping against `counts`, a fresh
  * plan for n chunks: it is, unless the fresh plan finishes sooner (under the
- * current models) by more than stable_tol of the round and pays back, within
+ * current models) by more than stable_tol of the round and by more than
+ * twice the largest spread measured on the devices at work (a gain inside the
+ * noise is the noise), and pays back, within
  * HASS_AMORTISE rounds, the warm-up its new bundle sizes cost the devices
  * whose counts change. A plan for another chunk count, or one that feeds a
  * retired device, is never kept. */
@@ -697,16 +726,19 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     if (!h->have_ratio || h->plan_chunks != n)
         return 0;
     double w = hf__mean_chunk_work(h->r), old_ms = 0.0, new_ms = 0.0, warm = 0.0;
+    double noise = h->stable_tol;
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;
         old_ms = fmax(old_ms, finish(h, d, h->plan_n[d], w));
         new_ms = fmax(new_ms, finish(h, d, counts[d], w));
+        if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
+            noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
             warm = fmax(warm, h->warm[d]);
     }
     double gain = old_ms - new_ms;
-    return !(gain > h->stable_tol * old_ms && gain * HASS_AMORTISE > warm);
+    return !(gain > noise * old_ms && gain * HASS_AMORTISE > warm);
 }
 
 /* The adaptation phase: refit the models, plan the next round's counts for a
@@ -720,10 +752,6 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
         h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + 1;
     refresh_rates(h);
     save_models(h);
-    if (getenv("HASS_DEBUG"))
-        for (int d = 0; d < h->ndev; d++)
-            fprintf(stderr, "r%d d%d lat %.4g inv %.4g spread %.3f n %d rate %.4g\n", rep->round, d,
-                    h->model[d].lat, h->model[d].inv, h->model[d].spread, h->model[d].n, h->rate[d]);
     if (!r || r->nchunks == 0)
         return 0;
     size_t counts[h->ndev];

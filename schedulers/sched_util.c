@@ -125,6 +125,36 @@ int hf__take_orphan(struct hf__buf *buf, const struct hf_device_info *dev, const
     return 0;
 }
 
+void hf__cost_cut(const struct hf_round *r, size_t base, const struct hf_device_info *dev,
+                  int ndev, size_t *counts)
+{
+    const struct hf_chunk *c = r->chunks;
+    size_t end = r->nchunks, at = base;
+    double lo = INFINITY, hi = 0.0, total = 0.0, acc = 0.0, target = 0.0;
+    for (size_t i = base; i < end; i++) {
+        lo = fmin(lo, c[i].work);
+        hi = fmax(hi, c[i].work);
+        total += c[i].work;
+    }
+    if (end <= base || !(hi > 1.01 * lo))
+        return;
+    double mean = total / (double)(end - base);
+    int last = -1;
+    for (int pass = 1; pass >= 0; pass--)
+        for (int d = 0; d < ndev; d++) {
+            if ((dev[d].is_gpu != 0) != (pass == 1) || counts[d] == 0)
+                continue;
+            target += mean * (double)counts[d];
+            size_t start = at;
+            while (at < end && acc + 0.5 * c[at].work <= target)
+                acc += c[at++].work;
+            counts[d] = at - start;
+            last = d;
+        }
+    if (last >= 0)
+        counts[last] += end - at;
+}
+
 void hf__normalise(double *v, int n)
 {
     double sum = 0.0;

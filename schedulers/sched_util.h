@@ -44,6 +44,15 @@ int hf__take_tail(struct hf__buf *buf, int from, size_t count, struct hf_span *o
 int hf__take_orphan(struct hf__buf *buf, const struct hf_device_info *dev, const int *alive,
                     int ndev, int d, struct hf_span *out);
 
+/* Where the chunks [base, r->nchunks) do not cost the same (their `work`
+ * differs: graph slices, irregular loads), turns counts planned with the mean
+ * chunk work into a cut of the cumulative work (issue 18): in hf__layout's
+ * order, each device gets the run of chunks whose work comes nearest its count
+ * times the mean; rounding leftovers go to the layout's last device. Uniform
+ * chunks leave counts as they are. */
+void hf__cost_cut(const struct hf_round *r, size_t base, const struct hf_device_info *dev,
+                  int ndev, size_t *counts);
+
 /* Normalises v[0..n-1] to sum 1 (all zero: equal shares). */
 void hf__normalise(double *v, int n);
 

@@ -181,6 +181,61 @@ static void test_efficiency_never_exceeds_one(void **unused)
         }
 }
 
+/* Issue 18's irregular loads (noop cost shapes): HASS cuts the cumulative work,
+ * not the chunk counts, and is at 0.95 or better from round 2 on every shape. */
+static void test_irregular_loads_cut_by_cost(void **unused)
+{
+    (void)unused;
+    static const char *const shapes[] = {"hump", "tail", "hot"};
+    for (size_t k = 0; k < 3; k++) {
+        char ini[512];
+        snprintf(ini, sizeof ini,
+                 "[run]\napp = noop\n[load]\nchunks = 2048\nwork_per_chunk = 1e6\n"
+                 "shape = %s\n[devices]\nsim = host, gpu, gpu\n"
+                 "[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n"
+                 "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\n"
+                 "[hass]\nwarm_start = no\n",
+                 shapes[k]);
+        struct hf_run *run = run_sim("hass", ini, 6, 16);
+        for (int r = 2; r < run->nrounds; r++)
+            assert_true(run->rounds[r].efficiency >= 0.95);
+        hf_run_free(run);
+    }
+}
+
+/* The cost model on its own: an exact affine fit from bundles of several sizes,
+ * a 40x bundle flagged and not believed, a 2x slowdown believed after two
+ * bundles, and the water-filling split leaving out a device whose latency
+ * alone is longer than the others need. */
+static void test_cost_model(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    static const double sizes[] = {1, 2, 4, 8, 16, 100, 100, 100};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        assert_int_equal(hf_cost_add(&m, sizes[i], 0.5 + sizes[i] * 0.01), 0);
+    hf_cost_refit(&m);
+    assert_true(fabs(m.lat - 0.5) < 1e-9 && fabs(m.inv - 0.01) < 1e-12);
+    assert_int_equal(hf_cost_add(&m, 100, 40 * 1.5), 1); /* a 40x stall */
+    hf_cost_refit(&m);
+    assert_true(fabs(hf_cost_time(&m, 100) - 1.5) < 1e-9);
+    assert_int_equal(hf_cost_add(&m, 100, 1.5), 0);
+    assert_int_equal(hf_cost_add(&m, 100, 3.0), 1); /* slowed down: an outlier, then */
+    assert_int_equal(hf_cost_add(&m, 100, 3.0), 1); /* a second: a drift, believed */
+    hf_cost_refit(&m);
+    assert_true(fabs(hf_cost_time(&m, 100) - 3.0) < 1e-9);
+    assert_int_equal(m.outliers, 3);
+
+    double lat[3] = {0.0, 0.001, 1.0}, inv[3] = {1.0, 0.5, 0.1}, x[3];
+    double T = hf_cost_split(lat, inv, NULL, 3, 1.0, x);
+    /* Devices 0 and 1: T = x0 = 0.001 + 0.5 x1, x0 + x1 = 1: T = 0.334; device 2 is out. */
+    assert_true(fabs(T - (1.0 + 0.002) / 3.0) < 1e-12);
+    assert_true(x[2] == 0.0 && fabs(x[0] + x[1] - 1.0) < 1e-12);
+    int use[3] = {0, 0, 1};
+    assert_true(fabs(hf_cost_split(lat, inv, use, 3, 1.0, x) - 1.1) < 1e-12);
+}
+
 /* The sim trouble keys are checked like any other: a malformed value names the key. */
 static void test_sim_keys_are_checked(void **unused)
 {
@@ -208,12 +263,14 @@ static void test_sim_keys_are_checked(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_stall_costs_at_most_two_rounds),
         cmocka_unit_test(test_slowdown_reopens_the_split),
         cmocka_unit_test(test_small_load_leaves_devices_out),
         cmocka_unit_test(test_noisy_cpu_is_not_the_straggler),
         cmocka_unit_test(test_efficiency_never_exceeds_one),
         cmocka_unit_test(test_sim_keys_are_checked),
+        cmocka_unit_test(test_irregular_loads_cut_by_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -190,6 +192,49 @@ static void test_spin(void **state)
     destroy(&in);
 }
 
+/* [load] shape: the chunks' work follows the shape, the load's total does not
+ * change, the real kernel spins by cost, and a bad shape names the key. */
+static void test_cost_shapes(void **state)
+{
+    (void)state;
+    static const char *const shapes[] = {"hump", "tail", "hot"};
+    for (size_t k = 0; k < 3; k++) {
+        char ini[128];
+        snprintf(ini, sizeof ini, "[load]\nchunks = 1000\nwork_per_chunk = 2\nshape = %s\n",
+                 shapes[k]);
+        struct inst in;
+        assert_int_equal(make(&in, ini, 0), 0);
+        next(&in, 0);
+        struct hf_chunk c[100];
+        assert_int_equal(in.app->partition(in.ctx, &in.load, 10, c, 100), 100);
+        double sum = 0, lo = 1e300, hi = 0;
+        for (size_t i = 0; i < 100; i++) {
+            sum += c[i].work;
+            lo = c[i].work < lo ? c[i].work : lo;
+            hi = c[i].work > hi ? c[i].work : hi;
+        }
+        assert_true(fabs(sum - 2000.0) < 1e-6);
+        assert_true(hi > 3 * lo); /* irregular */
+        if (k == 0) /* the hump: cheap edges, an expensive middle */
+            assert_true(c[0].work < c[50].work / 20);
+        destroy(&in);
+    }
+    struct inst in;
+    assert_int_equal(make(&in, "[load]\nshape = spiky\n", 0), HF_ECONFIG);
+    assert_non_null(strstr(hf_last_error(), "shape"));
+    destroy(&in);
+    /* The real kernel spins spin_ns per unit of cost: the hump's middle is slow. */
+    assert_int_equal(make(&in, "[load]\nchunks = 100\nspin_ns = 100000\nshape = hump\n", 1), 0);
+    next(&in, 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run(&in, 45, 55);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    assert_true(s >= 0.002); /* 10 units of the middle cost well over 10 of the mean */
+    destroy(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_gpu_kernel_counts),
         cmocka_unit_test(test_concurrent_bundles),
         cmocka_unit_test(test_spin),
+        cmocka_unit_test(test_cost_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,11 +18,23 @@
  *
  * The GPU kernel is also a host no-op, so that GPUs (real or modelled) take part
  * and the overhead of their host threads is measured too.
+ *
+ * Units need not cost the same (issue 18): [load] shape gives each unit a cost
+ * factor, normalised to a mean of 1 so a load's total work does not change -
+ * uniform (all 1), hump (a smooth bump in the middle, ~200x its edges, like an
+ * escape-time fractal's rows), tail (heavy-tailed random, Pareto with alpha
+ * 1.5, from shape_seed) and hot (1% of the units, drawn from shape_seed, cost
+ * 50x). The partitioner sets each chunk's work to the sum of its units' costs,
+ * which the sim engine turns into time, and the real kernels spin spin_ns per
+ * unit of cost, so an irregular load runs on real devices without a new app.
  */
 #include "hetfarm.h"
 
+#include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -30,8 +42,55 @@ struct noop {
     size_t chunks;
     double work_per_chunk, bytes_per_chunk;
     long spin_ns;
+    const char *shape;
+    double *cost;            /* per unit cost factor, mean 1; NULL = uniform */
     _Atomic unsigned *count; /* runs per chunk, when executing */
 };
+
+/* A uniform draw in (0, 1) from unit i and the seed (splitmix64 of both). */
+static double unit_random(uint64_t seed, size_t i)
+{
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Fills o->cost for [load] shape (see DESIGN); 0 or an HF_E* code. */
+static int make_shape(struct noop *o, hf_config_t cfg, long seed)
+{
+    if (strcmp(o->shape, "uniform") == 0)
+        return 0;
+    if (strcmp(o->shape, "hump") && strcmp(o->shape, "tail") && strcmp(o->shape, "hot"))
+        return hf_fail(HF_ECONFIG, "%s: [load] shape = %s: expected uniform, hump, tail or hot",
+                       hf_config_where(cfg, "load", "shape"), o->shape);
+    if (!(o->cost = malloc(o->chunks * sizeof *o->cost)))
+        return hf_fail(HF_ENOMEM, "noop: out of memory for %zu unit costs", o->chunks);
+    double sum = 0.0;
+    for (size_t i = 0; i < o->chunks; i++) {
+        double x = ((double)i + 0.5) / (double)o->chunks, u = unit_random((uint64_t)seed, i);
+        double c = o->shape[1] == 'u' ? 0.005 + exp(-(x - 0.5) * (x - 0.5) / (2 * 0.1 * 0.1))
+                   : o->shape[0] == 't' ? pow(u, -1.0 / 1.5)
+                                        : (u < 0.01 ? 50.0 : 1.0);
+        o->cost[i] = c;
+        sum += c;
+    }
+    for (size_t i = 0; i < o->chunks; i++)
+        o->cost[i] *= (double)o->chunks / sum;
+    return 0;
+}
+
+/* The cost of units [b, e) in units of work_per_chunk. */
+static double units_cost(const struct noop *o, size_t b, size_t e)
+{
+    if (!o->cost)
+        return (double)(e - b);
+    double c = 0.0;
+    for (size_t i = b; i < e && i < o->chunks; i++)
+        c += o->cost[i];
+    return c;
+}
 
 static int noop_create(void **ctx, hf_config_t cfg)
 {
@@ -43,9 +102,13 @@ static int noop_create(void **ctx, hf_config_t cfg)
     if (chunks == 0)
         return hf_fail(HF_ECONFIG, "%s: [load] chunks = 0: zero-sized load, need at least 1",
                        hf_config_where(cfg, "load", "chunks"));
+    long seed;
+    const char *shape;
     if ((rc = hf_config_double(cfg, "load", "work_per_chunk", 1.0, 0.0, 1e30, &work)) ||
         (rc = hf_config_double(cfg, "load", "bytes_per_chunk", 0.0, 0.0, 1e30, &bytes)) ||
-        (rc = hf_config_long(cfg, "load", "spin_ns", 0, 0, 1000000000L, &spin)))
+        (rc = hf_config_long(cfg, "load", "spin_ns", 0, 0, 1000000000L, &spin)) ||
+        (rc = hf_config_str(cfg, "load", "shape", "uniform", &shape)) ||
+        (rc = hf_config_long(cfg, "load", "shape_seed", 1, 0, 1L << 62, &seed)))
         return rc;
     struct noop *o = calloc(1, sizeof *o);
     if (!o)
@@ -54,8 +117,24 @@ static int noop_create(void **ctx, hf_config_t cfg)
     o->work_per_chunk = work;
     o->bytes_per_chunk = bytes;
     o->spin_ns = spin;
+    o->shape = shape;
+    if ((rc = make_shape(o, cfg, seed))) {
+        free(o);
+        return rc;
+    }
     *ctx = o;
     return 0;
+}
+
+/* Even ranges of units, each chunk's work the cost of its units. */
+static size_t noop_partition(void *ctx, const struct hf_load *load, size_t grain,
+                             struct hf_chunk *out, size_t cap)
+{
+    const struct noop *o = ctx;
+    size_t n = hf_partition_even(ctx, load, grain, out, cap);
+    for (size_t i = 0; out && o->cost && i < n && i < cap; i++)
+        out[i].work = o->work_per_chunk * units_cost(o, out[i].begin, out[i].end);
+    return n;
 }
 
 static int noop_setup(void *ctx, const struct hf_devices *devs)
@@ -99,7 +178,7 @@ static int noop_run(void *ctx, const struct hf_bundle *b)
         for (size_t i = b->begin; i < b->end && i < o->chunks; i++)
             atomic_fetch_add_explicit(&o->count[i], 1u, memory_order_relaxed);
     if (o->spin_ns > 0)
-        noop_spin(o->spin_ns * (long)(b->end - b->begin));
+        noop_spin((long)((double)o->spin_ns * units_cost(o, b->begin, b->end)));
     return 0;
 }
 
@@ -133,16 +212,18 @@ static int noop_verify(void *ctx, const struct hf_load *load)
 static void noop_teardown(void *ctx)
 {
     struct noop *o = ctx;
-    if (o)
+    if (o) {
         free((void *)o->count);
+        free(o->cost);
+    }
     free(o);
 }
 
 static void noop_signature(void *ctx, char *buf, size_t len)
 {
     const struct noop *o = ctx;
-    snprintf(buf, len, "chunks=%zu work=%g bytes=%g", o->chunks, o->work_per_chunk,
-             o->bytes_per_chunk);
+    snprintf(buf, len, "chunks=%zu work=%g bytes=%g%s%s", o->chunks, o->work_per_chunk,
+             o->bytes_per_chunk, o->cost ? " shape=" : "", o->cost ? o->shape : "");
 }
 
 /* The keys of [load] (hetfarm.h): validation and help read this table. */
@@ -161,7 +242,7 @@ const struct hf_app hf_app_noop = {
     .create = noop_create,
     .setup = noop_setup,
     .next_load = noop_next_load,
-    .partition = hf_partition_even,
+    .partition = noop_partition,
     .bundle = hf_bundle_merge,
     .run_cpu = noop_run_cpu,
     .run_cuda = noop_run_gpu,

@@ -224,12 +224,20 @@ int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
     }
     if (m->run > 0 && sign == m->run_sign) {
         /* A second surprise in the same direction: the device changed. Restart
-         * the window from the two bundles: the latency stays as fitted but at
-         * most half the shorter bundle (a latency the device now beats was
-         * wrong), the slope is the mean of what that leaves per unit of work;
-         * the fit holds until a third bundle allows one of its own. */
-        m->lat = fmin(m->lat, 0.5 * fmin(m->pt[0], seconds));
-        m->inv = 0.5 * ((m->pt[0] - m->lat) / m->pw[0] + (seconds - m->lat) / work);
+         * the window from the two bundles and correct the fit: faster than
+         * predicted corrects the latency first (warm-ups can only have
+         * inflated it; the slope, from pairs of bundles, is the better known
+         * part), and the slope only as far as the latency cannot explain it;
+         * slower corrects the slope (a device slowed down by throttling or
+         * another process is slower per unit of work). The fit holds until a
+         * third bundle allows one of its own. */
+        double lat = 0.5 * (m->pt[0] - m->inv * m->pw[0] + seconds - m->inv * work);
+        if (sign < 0 && lat >= 0.0) {
+            m->lat = lat;
+        } else {
+            m->lat = sign < 0 ? 0.0 : fmin(m->lat, 0.5 * fmin(m->pt[0], seconds));
+            m->inv = 0.5 * ((m->pt[0] - m->lat) / m->pw[0] + (seconds - m->lat) / work);
+        }
         m->n = 0;
         m->run = 0;
         m->restarted = 1;

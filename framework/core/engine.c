@@ -167,10 +167,6 @@ static double round_bound(struct hf__engine *e)
         lat[d] = m->lat;
         inv[d] = m->inv;
         double model = lat[d] + inv[d] * e->stats[d].work;
-        if (getenv("BOUND_DEBUG"))
-            fprintf(stderr, "bound r%d d%d lat %.4g inv %.4g n %d spread %.3f work %.4g busy %.4g model %.4g\n",
-                    e->round.round, d, lat[d], inv[d], m->n, m->spread, e->stats[d].work,
-                    e->stats[d].busy_s, model);
         if (use[d] && e->stats[d].work > 0 && model > e->stats[d].busy_s) {
             double f = e->stats[d].busy_s / model;
             lat[d] *= f;

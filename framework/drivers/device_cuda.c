@@ -15,6 +15,11 @@
  * overlap anything, are an eighth of the transfers), none smaller than
  * `min_piece_bytes` of traffic (small GEMMs are slow), none larger than a slot's
  * half of the arena (so a bundle larger than GPU memory streams through it).
+ * Piece sizes are powers of two of whole chunks, and a bundle's tail runs as
+ * the largest such pieces that fit, so a split that moves by a few chunks
+ * reuses piece sizes (GEMM shapes) the GPU has already run: a new shape is
+ * a kernel choice and a lazy kernel load in cuBLAS (issue 12: 5 ms per changed
+ * split, 40 ms for a first size on an H200).
  * Pieces alternate between the two slots. For each piece the driver waits until
  * the slot's previous piece has finished (its "done" events), adds that piece's
  * phase times to the bundle's, resets the slot's arena half and calls the app's
@@ -523,11 +528,17 @@ static size_t piece_units(const struct hf_cuda *gpu, const struct hf_bundle *b, 
     size_t pu = (units + (size_t)gpu->pieces - 1) / (size_t)gpu->pieces;
     if (bpu > 0 && (double)pu * bpu < (double)gpu->min_piece_bytes)
         pu = (size_t)((double)gpu->min_piece_bytes / bpu);
-    /* Pipelining never cuts a chunk: whole chunks, the nearest count to pu. */
-    if (pu >= units)
+    /* Pipelining never cuts a chunk: whole chunks, and a power of two of them
+     * (the nearest), so that bundles of different sizes are cut into pieces of
+     * the same few sizes (see tail_units). */
+    if (pu >= units) {
         pu = units;
-    else
-        pu = pu < g ? g : (pu + g / 2) / g * g;
+    } else {
+        size_t k = 1, want = pu < g ? 1 : (pu + g / 2) / g;
+        while (k * 2 <= want)
+            k *= 2;
+        pu = (want - k > 2 * k - want ? 2 * k : k) * g;
+    }
     if (bpu > 0) {
         size_t cap = (size_t)((double)gpu->slot[0].cap / bpu);
         if (pu > cap)
@@ -538,6 +549,26 @@ static size_t piece_units(const struct hf_cuda *gpu, const struct hf_bundle *b, 
     if (pu > units)
         pu = units;
     return pu ? pu : 1;
+}
+
+/* The units of the piece that starts at u: pu, or, in the bundle's tail where
+ * fewer than pu units are left, the largest power of two of whole chunks that
+ * fits. A new bundle size then adds no new piece size: the GEMM shapes (and so
+ * the library kernels chosen and loaded for them) of a changed split are ones
+ * the GPU has run before. On the 2x H200 node a changed split cost up to 5 ms
+ * per round and a first bundle size 40 ms while the pieces followed the bundle
+ * size (ceil(units / pieces)): every split change was a set of new SGEMM shapes
+ * for cuBLAS to pick and lazily load kernels for. */
+static size_t tail_units(const struct hf_bundle *b, size_t g, size_t u, size_t pu)
+{
+    /* In chunks: the load's last chunk may be short. */
+    size_t left = (b->end - u + g - 1) / g;
+    if (pu < g || left >= pu / g)
+        return pu;
+    size_t k = 1;
+    while (k * 2 <= left)
+        k *= 2;
+    return k * g;
 }
 
 /* Waits until slot s's piece has finished and adds its phase times to t. */
@@ -645,7 +676,7 @@ static int cuda_run(struct hf_device *dev, const struct hf_app *app, void *app_c
         if ((rc = slot_wait(gpu, s, t)))
             goto fail;
         struct cuda_slot *sl = &gpu->slot[s];
-        make_piece(b, g, u, pu, &sl->piece);
+        make_piece(b, g, u, tail_units(b, g, u, pu), &sl->piece);
         rc = piece_enqueue(gpu, app, app_ctx, s);
         if (rc == HF_EDEVOOM) {
             size_t had = sl->piece.end - sl->piece.begin;
