@@ -5,51 +5,33 @@
  * The CSR and the depths live on the GPU for the whole run (shared data: the
  * framework uploaded them and merges the depths between rounds), so a piece
  * moves only its frontier slice. A push piece copies its frontier vertices and
- * the prefix sums of their degrees in, then gives every thread the same number
- * of EDGES rather than vertices: thread t finds its vertex by binary search in
- * the prefix sums (load balancing by edges, as merge-path / Gunrock's LB
- * advance do), so one vertex of degree 10^6 is spread over the whole GPU
- * instead of one warp. A vertex is claimed with one atomicCAS from unseen to
+ * the prefix sums of their degrees in (frontier_cuda.cu), then gives every
+ * thread the same number of EDGES rather than vertices (frontier_cuda.cuh:
+ * load balancing by edges, as merge-path / Gunrock's LB advance do), so one
+ * vertex of degree 10^6 is spread over the whole GPU instead of one warp. A
+ * vertex is claimed with one atomicCAS from unseen to
  * level + 1 and recorded once for the merge. A pull piece needs no input:
  * one thread per vertex of its range scans the neighbours of an unseen vertex
  * for one at the frontier's depth and stops at the first.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "bfs.h"
+#include "frontier_cuda.cuh"
 #include "hf_cuda.h"
 
-#define EDGES_PER_THREAD 8
-
-/* Each thread expands EDGES_PER_THREAD consecutive edges of the slice. */
+/* Each thread expands its share of the slice's edges (frontier_cuda.cuh). */
 static __global__ void push_kernel(const uint64_t *offsets, const uint32_t *adj, int32_t *depth,
                                    struct hf_cuda_recorder rec, const uint32_t *front,
                                    const uint64_t *pre, uint32_t n, uint64_t pre0,
                                    uint64_t edges, int32_t next)
 {
-    uint64_t first = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * EDGES_PER_THREAD;
-    if (first >= edges)
-        return;
-    uint64_t last = first + EDGES_PER_THREAD < edges ? first + EDGES_PER_THREAD : edges;
-    /* Binary search for the item holding edge `first`: pre[k] - pre0 <= first. */
-    uint32_t k, lo = 0, hi = n;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (pre[mid] - pre0 <= first)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    k = lo;
-    for (uint64_t e = first; e < last; e++) {
-        while (k + 1 < n && pre[k + 1] - pre0 <= e)
-            k++;
-        uint32_t u = front[k];
-        uint32_t v = adj[offsets[u] + (e - (pre[k] - pre0))];
+    hf_frontier_walk(offsets, front, pre, n, pre0, edges, [&](uint32_t u, uint64_t j) {
+        (void)u;
+        uint32_t v = adj[j];
         if (depth[v] == HF_BFS_UNSEEN && atomicCAS(&depth[v], HF_BFS_UNSEEN, next) == HF_BFS_UNSEEN)
             hf_cuda_shared_record(rec, v);
-    }
+    });
 }
 
 /* One thread per vertex of [begin, end): bottom-up. */
@@ -66,39 +48,6 @@ static __global__ void pull_kernel(const uint64_t *offsets, const uint32_t *adj,
             hf_cuda_shared_record(rec, v);
             return;
         }
-}
-
-/* Copies a push piece's frontier slice and prefix sums to the arena through
- * the slot's pinned staging buffer (the frontier is rebuilt every round, so
- * it is not worth pinning). */
-static int copy_slice(struct hf_bfs *b, const struct hf_bundle *p, struct hf_cuda *gpu,
-                      uint32_t **d_front, uint64_t **d_pre)
-{
-    size_t n = p->end - p->begin;
-    size_t fb = n * sizeof(uint32_t), pb = (n + 1) * sizeof(uint64_t);
-    size_t fb_al = (fb + 255) / 256 * 256;
-    *d_front = (uint32_t *)hf_cuda_arena_alloc(gpu, fb);
-    *d_pre = (uint64_t *)hf_cuda_arena_alloc(gpu, pb);
-    if (!*d_front || !*d_pre)
-        return hf_fail(HF_EDEVOOM, "bfs: a frontier slice of %zu vertices does not fit", n);
-    size_t stage_bytes = 0;
-    char *stage = (char *)hf_cuda_staging(gpu, &stage_bytes);
-    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_COPY_IN);
-    if (stage && fb_al + pb <= stage_bytes) {
-        memcpy(stage, b->fr.v + p->begin, fb);
-        memcpy(stage + fb_al, b->fr.pre + p->begin, pb);
-        int rc = hf_cuda_check(gpu, cudaMemcpyAsync(*d_front, stage, fb, cudaMemcpyHostToDevice, s),
-                               "bfs frontier in");
-        return rc ? rc
-                  : hf_cuda_check(gpu, cudaMemcpyAsync(*d_pre, stage + fb_al, pb,
-                                                       cudaMemcpyHostToDevice, s),
-                                  "bfs prefix in");
-    }
-    int rc = hf_cuda_check(gpu, cudaMemcpyAsync(*d_front, b->fr.v + p->begin, fb,
-                                                cudaMemcpyHostToDevice, s), "bfs frontier in");
-    return rc ? rc
-              : hf_cuda_check(gpu, cudaMemcpyAsync(*d_pre, b->fr.pre + p->begin, pb,
-                                                   cudaMemcpyHostToDevice, s), "bfs prefix in");
 }
 
 extern "C" int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *p, struct hf_cuda *gpu)
@@ -118,15 +67,14 @@ extern "C" int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *p, struct 
     }
     uint32_t *d_front;
     uint64_t *d_pre;
-    int rc = copy_slice(b, p, gpu, &d_front, &d_pre);
+    int rc = hf__frontier_to_gpu(&b->fr, p, gpu, &d_front, &d_pre);
     if (rc)
         return rc;
     uint64_t edges = b->fr.pre[p->end] - b->fr.pre[p->begin];
     cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
     if (edges == 0)
         return 0;
-    uint64_t threads = (edges + EDGES_PER_THREAD - 1) / EDGES_PER_THREAD;
-    push_kernel<<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(
+    push_kernel<<<hf_frontier_blocks(edges), 256, 0, s>>>(
         offsets, adj, depth, rec, d_front, d_pre, (uint32_t)(p->end - p->begin),
         b->fr.pre[p->begin], edges, b->level + 1);
     return hf_cuda_check(gpu, cudaGetLastError(), "bfs push kernel");

@@ -84,6 +84,14 @@ int hf__frontier_reserve(struct hf_frontier *f, size_t n);
 uint64_t hf__frontier_prefix(struct hf_frontier *f, const struct hf_graph *g);
 void hf__frontier_free(struct hf_frontier *f);
 
+#ifdef HF_HAVE_CUDA
+struct hf_cuda;
+/* frontier_cuda.cu: copies a push piece's frontier items [p->begin, p->end)
+ * and their prefix sums into the piece's arena on the copy-in phase. */
+int hf__frontier_to_gpu(const struct hf_frontier *f, const struct hf_bundle *p,
+                        struct hf_cuda *gpu, uint32_t **d_front, uint64_t **d_pre);
+#endif
+
 /* Partitioner for loads whose units are frontier items: chunks of `grain`
  * items (the last may be short), each with work = its edges + its items (a
  * vertex costs something even with no edges). `f` is the round's frontier. */
