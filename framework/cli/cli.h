@@ -74,6 +74,11 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
 int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_run **runs,
                           int nruns, hf_config_t cfg);
 void hf__cli_free_runs(struct hf_run **runs, int nruns);
+/* What run, compare and profile share: loads the config (*cfg, destroyed by
+ * the caller), resolves the plan, makes the runs with signals caught; returns
+ * 0 or the exit status (an interrupt included). */
+int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan *p,
+                      struct hf_run ***runs, int *nruns);
 
 /* One function per command (cmd_*.c); each returns the exit status. */
 int hf__cmd_run(const struct hf__cli *c);     /* run and compare */

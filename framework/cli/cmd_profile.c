@@ -13,10 +13,17 @@
 #include "cli.h"
 #include "core/profile.h"
 
-static void print_profile(const struct hf_run *r, const char *dir)
+/* The store is keyed by the load's signature and the grain (core/run.c: a
+ * device's rate depends on the chunk size), so the key is rebuilt the same
+ * way to read back what the run saved. */
+static void print_profile(const struct hf_run *r, const char *dir, size_t grain)
 {
     hf_profile_t p = NULL;
-    int have = hf_profile_open(&p, dir, r->app, r->signature) == 0;
+    const struct hf_app *app = hf_app_find(r->app);
+    char key[192];
+    snprintf(key, sizeof key, "%s grain=%zu", r->signature,
+             grain ? grain : app ? app->default_grain : 0);
+    int have = hf_profile_open(&p, dir, r->app, key) == 0;
     int sim = strcmp(r->engine, "sim") == 0;
     printf("standalone rates for %s (%s)%s:\n", r->app, r->signature,
            sim ? " [SIMULATED: from the device models, not saved]" : "");
@@ -34,23 +41,12 @@ static void print_profile(const struct hf_run *r, const char *dir)
 int hf__cmd_profile(const struct hf__cli *c)
 {
     hf_config_t cfg = NULL;
-    int rc = hf_config_load(&cfg, c->config);
-    if (rc)
-        return hf__cli_fail(rc);
     struct hf__plan p;
-    memset(&p, 0, sizeof p);
     struct hf_run **runs = NULL;
     int nruns = 0;
-    int st = hf__cli_read_plan(c, cfg, &p);
+    int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns);
     if (!st) {
-        p.base.rounds = 1;
-        p.base.reprofile = 1;
-        hf__cli_catch_signals();
-        st = hf__cli_run_plan(&p, cfg, &runs, &nruns);
-    }
-    st = hf__cli_exit_status(st);
-    if (!st) {
-        print_profile(runs[0], p.base.profile_dir);
+        print_profile(runs[0], p.base.profile_dir, p.base.grain);
         fflush(stdout);
         st = hf__cli_write_outputs(c, c->out, runs, nruns, cfg);
     }

@@ -7,7 +7,6 @@
  * first thing one wants to see of a single run), then write results.json, the
  * report (compare) and the trace on request.
  */
-#include <string.h>
 
 #include "cli.h"
 #include "report/report.h"
@@ -47,20 +46,10 @@ static void print_figures(struct hf_run **runs, int nruns)
 int hf__cmd_run(const struct hf__cli *c)
 {
     hf_config_t cfg = NULL;
-    int rc = hf_config_load(&cfg, c->config);
-    if (rc)
-        return hf__cli_fail(rc);
     struct hf__plan p;
-    memset(&p, 0, sizeof p);
     struct hf_run **runs = NULL;
     int nruns = 0;
-    int st = hf__cli_read_plan(c, cfg, &p);
-    if (!st) {
-        hf__cli_catch_signals();
-        st = hf__cli_run_plan(&p, cfg, &runs, &nruns);
-    }
-    /* An interrupt writes nothing, even when it came after the last round. */
-    st = hf__cli_exit_status(st);
+    int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns);
     if (!st) {
         if (c->cmd == CMD_RUN)
             print_rounds(runs[0]);

@@ -9,6 +9,7 @@
  * and if it fails the results are removed again: all or nothing.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -65,6 +66,30 @@ int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_ru
         printf("trace: %s\n", c->trace);
     }
     return 0;
+}
+
+int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan *p,
+                      struct hf_run ***runs, int *nruns)
+{
+    memset(p, 0, sizeof *p);
+    *runs = NULL;
+    *nruns = 0;
+    int rc = hf_config_load(cfg, c->config);
+    if (rc)
+        return hf__cli_fail(rc);
+    int st = hf__cli_read_plan(c, *cfg, p);
+    if (!st && c->cmd == CMD_PROFILE) {
+        /* The standalone rates are measured before round 0: one round is the
+         * least a run does, and reprofile ignores the rates already stored. */
+        p->base.rounds = 1;
+        p->base.reprofile = 1;
+    }
+    if (!st) {
+        hf__cli_catch_signals();
+        st = hf__cli_run_plan(p, *cfg, runs, nruns);
+    }
+    /* An interrupt writes nothing, even when it came after the last round. */
+    return hf__cli_exit_status(st);
 }
 
 void hf__cli_free_runs(struct hf_run **runs, int nruns)
