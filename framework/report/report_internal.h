@@ -63,6 +63,11 @@ int hf__report_parse(const char *file, const char *text, size_t len, struct hf__
 void hf__report_free(struct hf__rp_doc *doc);
 /* Draws a validated document as one HTML page into a malloc'd buffer. */
 int hf__report_render(const struct hf__rp_doc *doc, char **html, size_t *len);
+struct hf__sb; /* svg.h's string builder */
+/* gantt.c: the Gantt chart of run `ri`, its time axis `tspan` seconds long. */
+int hf__report_gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, double tspan);
+/* report.c: the "SIMULATED" badge of a run's heading (nothing for real runs). */
+void hf__report_sim_badge(struct hf__sb *b, const struct hf__rp_run *r);
 
 /* Reads a whole file into a NUL-terminated buffer (at most `max` bytes, 0 =
  * no limit) and sets *len; NULL with errno set on failure. */
