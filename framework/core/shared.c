@@ -4,11 +4,11 @@
  * DESIGN
  * ------
  * The host array is the merged copy and the CPU device works on it directly;
- * every GPU works on a replica its driver keeps (drivers/cuda_shared.c). For
- * a MIN/MAX/OR array each side records which elements it changed: a bit per
- * element says "already recorded this round" and a list holds the indices,
- * so a round's change list has each element once however often it changed,
- * and recording costs one atomic OR (plus an append the first time).
+ * every GPU works on a replica its driver keeps (drivers/shared_cuda.c). For
+ * a MIN/MAX/OR array each side records which elements it changed: the host in
+ * a recorder (recorder.c: a bit per element and a list filled by thread-local
+ * blocks, so each element enters once however often it changed), a GPU in
+ * its own, which its driver drains to host memory after every bundle.
  *
  * At the round's end, after every bundle ran, hf__shared_merge() does three
  * steps:
@@ -30,8 +30,9 @@
  * Per-round traffic is therefore what changed, not the array's size.
  *
  * OWNED arrays need no recording: a GPU copies its bundle's range back when
- * the bundle ends, and step 3 sends the whole array to every GPU that did not
- * compute all of it. READONLY arrays never move after the GPU was opened.
+ * the bundle ends (bundles of a round cover disjoint ranges), and step 3
+ * sends each GPU the ranges the other devices computed. READONLY arrays never
+ * move after the GPU was opened.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -283,7 +284,8 @@ static int push_owned_ranges(struct hf__engine *e, int d, const struct merge_ste
     return 0;
 }
 
-/* Step 3 on device d's thread: the union's host values, or the whole array. */
+/* Step 3 on device d's thread: the union's host values, or for an OWNED
+ * array the ranges the other devices computed. */
 static int push_step(struct hf__engine *e, int d, void *arg)
 {
     struct merge_step *m = arg;
