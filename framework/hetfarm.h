@@ -240,7 +240,7 @@ struct hf_cuda; /* a GPU's streams, staging buffers and arena: framework/hf_cuda
  *                       elements [begin, end) (pull PageRank's new ranks). A
  *                       GPU's bundle range is copied back to the host when
  *                       the bundle ends; at the round's end every GPU gets the
- *                       whole merged vector.
+ *                       ranges the other devices computed.
  *   HF_SHARED_MIN/MAX/OR a state vector any bundle may lower / raise / OR at
  *                       any element (BFS depths, SSSP distances, CC labels).
  *                       A bundle records each element it changed (CPU:
