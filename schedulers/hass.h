@@ -1,0 +1,62 @@
+/* hass.h - HASS's state and the parts of hass.c that plan a split
+ * (hass_plan.c), shared by the two files. Internal to schedulers/.
+ */
+#ifndef HF_HASS_H
+#define HF_HASS_H
+
+#include <stddef.h>
+
+#include "sched.h"
+#include "sched_util.h"
+
+#define HASS_SIZES 64   /* bundle sizes remembered per device */
+#define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
+
+struct hass {
+    int ndev;
+    const struct hf_device_info *dev;
+    hf_profile_t profile;
+
+    long profile_chunks, reprobe, window;
+    double growth_stop, stable_tol, reserve;
+    int steal, warm_start;
+
+    struct hf_cost_model *model; /* per device */
+    double *rate;       /* work/s per device from its model (a CPU's latency per chunk
+                           folded in), 0 = unknown */
+    double *ratio;      /* planned shares of the next round, sum to 1 */
+    size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
+    size_t plan_chunks;
+    double plan_reserve; /* the reserve fraction fixed with the plan */
+    int have_ratio;
+    double *warm;       /* per device: what a bundle of a new size costs it once (s) */
+    long *fed;          /* per device: spans seen by `finished` */
+    size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
+    long *left_out;     /* rounds in a row the device got nothing */
+
+    /* The current round. */
+    const struct hf_round *r;
+    struct hf__buf *buf;
+    int split;          /* buffers laid out (otherwise round 0's shared pool) */
+    size_t pool_next;   /* front of round 0's shared pool */
+    double *committed;  /* work handed to each device this round */
+    int *inflight;      /* a span of the device is running */
+
+    /* Round 0 profiling, per device. */
+    size_t *pspan;      /* a GPU's current profile span */
+    double *prate;      /* a GPU's best measured rate so far */
+    int *profiled;      /* rate known */
+    long *pdone;        /* a CPU's chunks measured */
+};
+
+/* hass_plan.c: the split under the devices' affine models. */
+void hf__hass_refresh_rates(struct hass *h);
+double hf__hass_finish(const struct hass *h, int d, size_t c, double w);
+int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);
+void hf__hass_add_probes(struct hass *h, size_t *counts);
+double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
+void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
+void hf__hass_split_rest(struct hass *h, size_t base);
+int hf__hass_warm_models(struct hass *h);
+
+#endif

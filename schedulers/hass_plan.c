@@ -1,0 +1,253 @@
+/* hass_plan.c - how HASS splits a round under the devices' affine cost models
+ * (hass.c's design paragraph, "Split").
+ *
+ * DESIGN
+ * ------
+ * Every device's time for w work is lat + w * inv (core/cost_model.c); a CPU
+ * runs one chunk per bundle, so its latency folds into its cost per unit. The
+ * split gives each device a whole number of chunks: floors of the continuous
+ * "all finish together" split, then each leftover chunk to whoever finishes
+ * it first, every finish time padded by twice the device's measured spread
+ * times its largest bundle. Devices are then left out one at a time while
+ * that finishes sooner (a latency that outweighs the help), and a device left
+ * out for `reprobe` rounds gets one chunk back where that costs nothing by the
+ * model. A reserve of the GPUs' share sits at the tail of the fastest CPU's
+ * buffer when the GPUs are noisy. Warm-started rounds take the models the
+ * profile saved.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hass.h"
+
+/* A device's model as the split uses it, for chunks of work w: a GPU pays lat
+ * once per bundle; a CPU runs one chunk per bundle, so its latency is paid per
+ * chunk and folds into its cost per unit of work. */
+static void split_model(const struct hass *h, int d, double w, double *lat, double *inv)
+{
+    const struct hf_cost_model *m = &h->model[d];
+    *lat = h->dev[d].is_gpu ? m->lat : 0.0;
+    *inv = h->dev[d].is_gpu || !(w > 0.0) ? m->inv : m->inv + m->lat / w;
+}
+
+/* Refits every model and sets rate[] from it. */
+void hf__hass_refresh_rates(struct hass *h)
+{
+    double w = h->r ? hf__mean_chunk_work(h->r) : 0.0;
+    for (int d = 0; d < h->ndev; d++) {
+        hf_cost_refit(&h->model[d]);
+        double lat, inv;
+        split_model(h, d, w, &lat, &inv);
+        if (h->model[d].fitted && inv > 0.0)
+            h->rate[d] = 1.0 / inv;
+    }
+}
+
+/* When device d finishes c chunks of work w each, by its model, plus twice its
+ * spread times its largest single bundle (see DESIGN). */
+double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
+{
+    if (c == 0)
+        return 0.0;
+    double lat, inv;
+    split_model(h, d, w, &lat, &inv);
+    double t = lat + (double)c * w * inv;
+    double one = h->dev[d].is_gpu ? t : lat + w * inv;
+    return t + 2.0 * h->model[d].spread * one;
+}
+
+/* Whole chunk counts for n chunks of work w over the devices in use[]: floors
+ * of the continuous split, then each leftover chunk to whoever finishes it
+ * first. Returns the planned makespan. */
+static double counts_for(const struct hass *h, const int *use, size_t n, double w, size_t *counts)
+{
+    int nd = h->ndev;
+    double *lat = calloc(3 * (size_t)nd + 1, sizeof *lat), *inv = lat + nd, *x = inv + nd;
+    if (!lat)
+        return INFINITY; /* no plan: the caller keeps the shared pool */
+    for (int d = 0; d < nd; d++)
+        split_model(h, d, w, &lat[d], &inv[d]);
+    double T = hf_cost_split(lat, inv, use, nd, (double)n * w, x);
+    size_t given = 0;
+    for (int d = 0; d < nd; d++) {
+        counts[d] = isfinite(T) && w > 0.0 ? (size_t)fmin(floor(x[d] / w), (double)n) : 0;
+        given += counts[d];
+    }
+    free(lat);
+    while (given > n) /* rounding noise: take back from the latest finisher */
+        for (int d = 0, worst = -1; d <= nd; d++) {
+            if (d == nd) {
+                counts[worst]--;
+                given--;
+            } else if (counts[d] && (worst < 0 || hf__hass_finish(h, d, counts[d], w) >
+                                                      hf__hass_finish(h, worst, counts[worst], w)))
+                worst = d;
+        }
+    while (given < n) {
+        int best = -1;
+        for (int d = 0; d < nd; d++)
+            if (use[d] && (best < 0 || hf__hass_finish(h, d, counts[d] + 1, w) <
+                                           hf__hass_finish(h, best, counts[best] + 1, w)))
+                best = d;
+        if (best < 0)
+            return INFINITY;
+        counts[best]++;
+        given++;
+    }
+    double ms = 0.0;
+    for (int d = 0; d < nd; d++)
+        ms = fmax(ms, hf__hass_finish(h, d, counts[d], w));
+    return ms;
+}
+
+/* Plans chunk counts for n chunks: every alive, measured device first, then
+ * leaving out one device at a time while that finishes sooner. A device with
+ * no model yet is planned as the slowest measured device of its kind would be,
+ * so that it gets measured. Returns 0 when no device can be planned. */
+int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
+{
+    int nd = h->ndev, use[nd], any = 0;
+    double w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < nd; d++) {
+        use[d] = h->r->alive[d] && h->model[d].fitted;
+        any |= use[d];
+    }
+    if (!any || n == 0)
+        return 0;
+    for (int d = 0; d < nd; d++)
+        if (h->r->alive[d] && !h->model[d].fitted)
+            for (int k = 0; k < nd; k++)
+                if (use[k] && h->dev[k].is_gpu == h->dev[d].is_gpu &&
+                    h->model[k].inv > h->model[d].inv) {
+                    h->model[d].lat = h->model[k].lat;
+                    h->model[d].inv = h->model[k].inv;
+                    h->model[d].fitted = 1; /* a guess, replaced by its first bundle */
+                }
+    for (int d = 0; d < nd; d++)
+        use[d] = h->r->alive[d] && h->model[d].fitted;
+    size_t trial[nd];
+    double best = counts_for(h, use, n, w, counts);
+    for (;;) {
+        int drop = -1;
+        double drop_ms = best;
+        for (int d = 0; d < nd; d++) {
+            if (!use[d] || counts[d] == 0)
+                continue;
+            use[d] = 0;
+            double ms = counts_for(h, use, n, w, trial);
+            use[d] = 1;
+            if (ms < drop_ms * (1.0 - 1e-3)) {
+                drop = d;
+                drop_ms = ms;
+            }
+        }
+        if (drop < 0)
+            break;
+        use[drop] = 0;
+        best = counts_for(h, use, n, w, counts);
+    }
+    return 1;
+}
+
+/* Gives one chunk to each alive device that was left out for `reprobe` rounds
+ * in a row (taken from the device with the most chunks), so that its model is
+ * measured again - but only where that chunk, by the model, ends before the
+ * planned round does: a probe must cost nothing. A device left out for its
+ * latency at a small load comes back when the load grows. */
+void hf__hass_add_probes(struct hass *h, size_t *counts)
+{
+    double w = hf__mean_chunk_work(h->r), ms = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        ms = fmax(ms, hf__hass_finish(h, d, counts[d], w));
+    for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
+        if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
+            !h->model[d].fitted || hf__hass_finish(h, d, 1, w) > ms)
+            continue;
+        int most = 0;
+        for (int k = 1; k < h->ndev; k++)
+            most = counts[k] > counts[most] ? k : most;
+        if (counts[most] < 2)
+            return;
+        counts[most]--;
+        counts[d] = 1;
+        h->left_out[d] = 0;
+    }
+}
+
+/* The reserve of each GPU's share that goes to the fastest CPU buffer's tail,
+ * where the GPUs steal it back at the end when the plan was right: the
+ * `reserve` knob, or twice the largest spread the GPUs' models measured (at
+ * most 10%) when that is larger than 1%: noisy GPUs get a tail to balance on,
+ * steady ones (a real H200 varies well under 1%) keep one bundle per round. */
+double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
+{
+    double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < h->ndev; d++) {
+        ms = fmax(ms, hf__hass_finish(h, d, counts[d], w));
+        if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
+            spread = fmax(spread, h->model[d].spread);
+            lat = fmin(lat, h->model[d].lat);
+        }
+    }
+    /* Only where the noise it absorbs outweighs the extra bundle it costs. */
+    int pays = spread > 0.01 && lat < 0.5 * spread * ms;
+    return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
+}
+
+/* The buffers themselves; the reserve fraction is the plan's (fixed when the
+ * plan was made, so a settled plan keeps its bundle sizes exactly). */
+void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
+{
+    hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
+    int cpu = -1;
+    for (int d = 0; d < h->ndev; d++)
+        if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || h->rate[d] > h->rate[cpu]))
+            cpu = d;
+    double reserve = h->plan_reserve;
+    for (int d = 0; h->steal && cpu >= 0 && d < h->ndev; d++) {
+        if (!h->dev[d].is_gpu || counts[d] < 2)
+            continue;
+        size_t k = (size_t)floor(reserve * (double)counts[d]);
+        counts[d] -= k;
+        counts[cpu] += k;
+    }
+    hf__layout(h->buf, counts, h->dev, h->ndev, base);
+    h->split = 1;
+    h->pool_next = h->r->nchunks;
+}
+
+/* Splits chunks [base, nchunks) by a fresh plan (round 0 after profiling, or a
+ * round whose chunk count differs from the plan's). */
+void hf__hass_split_rest(struct hass *h, size_t base)
+{
+    size_t counts[h->ndev];
+    hf__hass_refresh_rates(h);
+    if (!hf__hass_plan_counts(h, h->r->nchunks - base, counts))
+        return; /* nobody is measured: keep serving the shared pool */
+    h->plan_reserve = hf__hass_reserve_for(h, counts);
+    hf__hass_lay_out(h, counts, base);
+}
+
+/* Loads a model for every device from the profile; 1 when all were there. */
+int hf__hass_warm_models(struct hass *h)
+{
+    double v[h->ndev][2];
+    for (int d = 0; d < h->ndev; d++) {
+        if (hf_profile_get(h->profile, h->dev[d].name, "hass.model", v[d], 2) == 2 &&
+            v[d][1] > 0 && v[d][0] >= 0)
+            continue;
+        double rate = 0;
+        if (hf_profile_get(h->profile, h->dev[d].name, "hass.rate", &rate, 1) < 1 || !(rate > 0))
+            return 0;
+        v[d][0] = 0.0;
+        v[d][1] = 1.0 / rate;
+    }
+    for (int d = 0; d < h->ndev; d++) {
+        h->model[d].lat = v[d][0];
+        h->model[d].inv = v[d][1];
+        h->model[d].fitted = 1;
+    }
+    return 1;
+}
+
