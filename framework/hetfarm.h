@@ -222,6 +222,29 @@ struct hf_devices {
     int executes; /* 1 when bundles really run (real engine, or sim with execute = yes) */
 };
 
+/* ------------------------------------------------------------------------ */
+/* Host memory for arrays that GPUs copy to and from, without CUDA calls.     */
+
+/* Allocates `bytes` (0 is allowed) of uninitialised, page-aligned host memory
+ * for arrays whose pieces run_cuda copies to or from a GPU. When `devs` (the
+ * list setup receives) has a real GPU and the build has CUDA, the memory is
+ * page-locked (pinned, for every GPU of the run), so those copies are
+ * asynchronous and overlap kernels; otherwise (CPU-only runs or builds,
+ * simulated devices, devs NULL, or the system refusing to pin) it is plain
+ * memory, which is correct but copies synchronously. Pinning places every
+ * page at once, on the NUMA node of the calling thread, before the app's
+ * first touch. Returns NULL with hf_fail details (HF_ENOMEM) on failure.
+ * Thread-safe; usually called from setup. */
+void *hf_host_alloc(const struct hf_devices *devs, size_t bytes);
+/* Frees memory from hf_host_alloc (NULL: does nothing), unpinning it first:
+ * every pin is undone exactly once, so whatever reuses the addresses later
+ * (the next scheduler of a comparison) starts with no stale registration.
+ * It takes no device list because the allocation remembers whether it was
+ * pinned, and teardown, which frees, has none. */
+void hf_host_free(void *p);
+/* 1 when p lies inside memory from hf_host_alloc that is pinned, else 0. */
+int hf_host_pinned(const void *p);
+
 struct hf__shared_set; /* the engine's view of an app's shared data (core/shared.c) */
 struct hf_cuda; /* a GPU's streams, staging buffers and arena: framework/hf_cuda.h */
 

@@ -35,8 +35,8 @@
  * piece i+1 runs while the kernel of piece i computes and the copy-out of piece
  * i-1 drains: the classic three-stage pipeline. The driver times each phase with
  * CUDA events and reports the sums in struct hf_bundle_times. Host pointers given
- * to cudaMemcpyAsync must be pinned (cudaHostRegister'd user arrays, or the
- * slot's staging buffer) for the copies to be asynchronous.
+ * to cudaMemcpyAsync must be pinned (arrays from hf_host_alloc, see hetfarm.h,
+ * or the slot's staging buffer) for the copies to be asynchronous.
  *
  * Errors: run_cuda returns 0 or an HF_E* code. HF_EDEVOOM (from a full arena, or
  * cudaErrorMemoryAllocation mapped by hf_cuda_check) makes the driver wait for

@@ -10,7 +10,9 @@
  * NaN it was poisoned with: odd sizes, both dtypes, pipelined against single
  * pieces, a tiny arena that forces OOM splits, a real CUDA error, and the arena
  * allocator itself; then whole runs through the real engine (CPU + GPU, GPU
- * alone, and an injected fault that retires the GPU while the run completes).
+ * alone, and an injected fault that retires the GPU while the run completes);
+ * then hf_host_alloc's pinned memory, and the vscale template (which uses it)
+ * run under several schedulers in a row, as `compare` does.
  */
 #ifndef HF_HAVE_CUDA
 /* A build without nvcc (NVCC=, or the sanitizer builds) has no CUDA driver. */
@@ -452,6 +454,82 @@ static void test_cuda_error(void **state)
     hf_driver_cuda.close(&d);
 }
 
+/* hf_host_alloc with a real GPU in the list: pinned (the CUDA runtime says
+ * so), copies to and from it work, and hf_host_free unpins what it pinned:
+ * after a free, nothing at those addresses is still registered, so the next
+ * allocation (the next run of a comparison) pins afresh. */
+static void test_host_alloc_pinned(void **state)
+{
+    (void)state;
+    struct hf_device_info gpu = {.index = 0, .kind = HF_DEV_CUDA, .is_gpu = 1,
+                                 .cuda_ordinal = 0, .host_core = -1};
+    const struct hf_devices devs = {.count = 1, .dev = &gpu, .executes = 1};
+    for (int pass = 0; pass < 3; pass++) {
+        size_t n = ((size_t)1 << 20) + 3 * (size_t)pass;
+        float *h = hf_host_alloc(&devs, n * sizeof *h);
+        assert_non_null(h);
+        assert_int_equal(hf_host_pinned(h), 1);
+        assert_int_equal(hf_host_pinned(h + n - 1), 1);
+        struct cudaPointerAttributes at;
+        assert_int_equal(cudaPointerGetAttributes(&at, h), cudaSuccess);
+        assert_int_equal(at.type, cudaMemoryTypeHost);
+        for (size_t i = 0; i < n; i++)
+            h[i] = (float)i;
+        float *d_x = NULL;
+        cudaStream_t s;
+        assert_int_equal(cudaSetDevice(0), cudaSuccess);
+        assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+        assert_int_equal(cudaMalloc((void **)&d_x, n * sizeof *h), cudaSuccess);
+        assert_int_equal(cudaMemcpyAsync(d_x, h, n * sizeof *h, cudaMemcpyHostToDevice, s),
+                         cudaSuccess);
+        assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+        for (size_t i = 0; i < n; i++)
+            h[i] = NAN;
+        assert_int_equal(cudaMemcpyAsync(h, d_x, n * sizeof *h, cudaMemcpyDeviceToHost, s),
+                         cudaSuccess);
+        assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+        for (size_t i = 0; i < n; i += 4099)
+            assert_true(h[i] == (float)i);
+        (void)cudaFree(d_x);
+        (void)cudaStreamDestroy(s);
+        hf_host_free(h);
+        assert_int_equal(hf_host_pinned(h), 0);
+    }
+    /* Without a GPU in the list the same call gives plain memory. */
+    void *p = hf_host_alloc(NULL, 4096);
+    assert_non_null(p);
+    assert_int_equal(hf_host_pinned(p), 0);
+    hf_host_free(p);
+}
+
+/* vscale (the template, on hf_host_alloc) on the CPU and GPU 0 through the
+ * real engine, once per scheduler in a row like `compare`: every run
+ * verifies, so a stale registration of the previous run would fail here. */
+static void test_vscale_runs_back_to_back(void **state)
+{
+    (void)state;
+    static const char *const scheds[] = {"hass", "greedy", "static"};
+    const char *ini = "[load]\nn = 3000017\n[devices]\ncpu = 1\ncuda = 0\n";
+    for (size_t k = 0; k < sizeof scheds / sizeof *scheds; k++) {
+        hf_config_t cfg;
+        assert_int_equal(hf_config_parse(&cfg, "vscale.ini", ini), 0);
+        struct hf_run_options o = {.app = hf_app_find("vscale"), .sched = hf_sched_find(scheds[k]),
+                                   .cfg = cfg, .engine = HF_ENGINE_REAL, .rounds = 3, .seed = 1,
+                                   .verify = 1, .grain = 1 << 18};
+        assert_non_null(o.app);
+        assert_non_null(o.sched);
+        struct hf_run *run = NULL;
+        hf_clear_error();
+        int rc = hf_run(&o, &run);
+        if (rc)
+            fprintf(stderr, "vscale under %s: %s\n", scheds[k], hf_last_error());
+        assert_int_equal(rc, 0);
+        assert_true(chunks_of(run, "cuda0") > 0 || k == 2);
+        hf_run_free(run);
+        hf_config_destroy(cfg);
+    }
+}
+
 int main(void)
 {
     if (hf_cuda_device_count() == 0) {
@@ -470,6 +548,8 @@ int main(void)
         cmocka_unit_test(test_engine_gpu_only),
         cmocka_unit_test(test_engine_injected_fault),
         cmocka_unit_test(test_cuda_error),
+        cmocka_unit_test(test_host_alloc_pinned),
+        cmocka_unit_test(test_vscale_runs_back_to_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,9 @@
  * 50x). The partitioner sets each chunk's work to the sum of its units' costs,
  * which the sim engine turns into time, and the real kernels spin spin_ns per
  * unit of cost, so an irregular load runs on real devices without a new app.
+ * With cost_known = no the chunks' work stays even over units while the real
+ * kernels still spin by cost: an app that cannot tell what its units cost (an
+ * escape-time fractal's rows), for the framework's estimates to cope with.
  */
 #include "hetfarm.h"
 
@@ -43,6 +46,7 @@ struct noop {
     double work_per_chunk, bytes_per_chunk;
     long spin_ns;
     const char *shape;
+    int cost_known;          /* chunks' work follows the cost (else: even over units) */
     double *cost;            /* per unit cost factor, mean 1; NULL = uniform */
     _Atomic unsigned *count; /* runs per chunk, when executing */
 };
@@ -110,6 +114,9 @@ static int noop_create(void **ctx, hf_config_t cfg)
         (rc = hf_config_str(cfg, "load", "shape", "uniform", &shape)) ||
         (rc = hf_config_long(cfg, "load", "shape_seed", 1, 0, 1L << 62, &seed)))
         return rc;
+    int known;
+    if ((rc = hf_config_bool(cfg, "load", "cost_known", 1, &known)))
+        return rc;
     struct noop *o = calloc(1, sizeof *o);
     if (!o)
         return hf_fail(HF_ENOMEM, "noop: out of memory for the context");
@@ -118,6 +125,7 @@ static int noop_create(void **ctx, hf_config_t cfg)
     o->bytes_per_chunk = bytes;
     o->spin_ns = spin;
     o->shape = shape;
+    o->cost_known = known;
     if ((rc = make_shape(o, cfg, seed))) {
         free(o);
         return rc;
@@ -126,13 +134,13 @@ static int noop_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
-/* Even ranges of units, each chunk's work the cost of its units. */
+/* Even ranges of units, each chunk's work the cost of its units (when known). */
 static size_t noop_partition(void *ctx, const struct hf_load *load, size_t grain,
                              struct hf_chunk *out, size_t cap)
 {
     const struct noop *o = ctx;
     size_t n = hf_partition_even(ctx, load, grain, out, cap);
-    for (size_t i = 0; out && o->cost && i < n && i < cap; i++)
+    for (size_t i = 0; out && o->cost && o->cost_known && i < n && i < cap; i++)
         out[i].work = o->work_per_chunk * units_cost(o, out[i].begin, out[i].end);
     return n;
 }
@@ -222,8 +230,9 @@ static void noop_teardown(void *ctx)
 static void noop_signature(void *ctx, char *buf, size_t len)
 {
     const struct noop *o = ctx;
-    snprintf(buf, len, "chunks=%zu work=%g bytes=%g%s%s", o->chunks, o->work_per_chunk,
-             o->bytes_per_chunk, o->cost ? " shape=" : "", o->cost ? o->shape : "");
+    snprintf(buf, len, "chunks=%zu work=%g bytes=%g%s%s%s", o->chunks, o->work_per_chunk,
+             o->bytes_per_chunk, o->cost ? " shape=" : "", o->cost ? o->shape : "",
+             o->cost && !o->cost_known ? " cost=unknown" : "");
 }
 
 /* The keys of [load] (hetfarm.h): validation and help read this table. */
@@ -232,6 +241,12 @@ static const struct hf_config_key noop_keys[] = {
     {NULL, "work_per_chunk", HF_KEY_NUM, 0, 1e30, 0, NULL, "1", "work units of a chunk"},
     {NULL, "bytes_per_chunk", HF_KEY_NUM, 0, 1e30, 0, NULL, "0", "bytes a GPU moves per chunk"},
     {NULL, "spin_ns", HF_KEY_INT, 0, 1e9, 0, NULL, "0", "busy-wait per chunk, nanoseconds"},
+    {NULL, "shape", HF_KEY_STR, 0, 0, 0, "uniform|hump|tail|hot", "uniform",
+     "what units cost: all alike, a smooth hump, heavy-tailed random, 1% hot"},
+    {NULL, "shape_seed", HF_KEY_INT, 0, 4611686018427387904.0, 0, NULL, "1",
+     "the seed of tail and hot"},
+    {NULL, "cost_known", HF_KEY_BOOL, 0, 0, 0, NULL, "yes",
+     "chunks' work follows the shape (no: even over units, the kernels still spin by cost)"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 

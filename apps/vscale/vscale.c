@@ -11,7 +11,7 @@
 struct vscale {
     size_t n;     /* [load] n: elements */
     float a;      /* [load] a: the scale */
-    float *x, *y; /* the data, allocated by setup (one block of 2n floats) */
+    float *x, *y; /* the data, allocated by setup (one block of 2n floats, hf_host_alloc) */
 };
 
 float hf__vscale_ref(float a, float x); /* vscale_ref.c: the plain reference */
@@ -31,11 +31,13 @@ static int vscale_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
-/* Allocates and fills the input once, before round 0, when bundles really run. */
+/* Allocates and fills the input once, before round 0, when bundles really run.
+ * hf_host_alloc pins the block when the run has a GPU, so that run_cuda's
+ * copies overlap its kernels; hf_host_free in teardown unpins it again. */
 static int vscale_setup(void *ctx, const struct hf_devices *devs)
 {
     struct vscale *v = ctx;
-    if (!(v->x = malloc(2 * v->n * sizeof(float))))
+    if (!(v->x = hf_host_alloc(devs, 2 * v->n * sizeof(float))))
         return hf_fail(HF_ENOMEM, "vscale: cannot allocate n=%zu (%d devices)", v->n, devs->count);
     v->y = v->x + v->n;
     for (size_t i = 0; i < v->n; i++)
@@ -86,7 +88,7 @@ static int vscale_run_cuda(void *ctx, const struct hf_bundle *b, struct hf_cuda 
 
 static void vscale_teardown(void *ctx)
 {
-    free(((struct vscale *)ctx)->x);
+    hf_host_free(((struct vscale *)ctx)->x);
     free(ctx);
 }
 

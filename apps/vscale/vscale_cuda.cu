@@ -11,9 +11,9 @@
  * with hf_cuda_check, which maps it to HF_EDEVICE or HF_EDEVOOM (the driver then
  * halves the piece and calls again).
  *
- * The template copies from pageable memory, which is correct but not
- * asynchronous; an app that wants copies to overlap kernels pins its host
- * arrays in setup (cudaHostRegister), as matmul does.
+ * The host arrays come from hf_host_alloc (vscale.c's setup), which pins them
+ * when the run has a GPU, so these copies are asynchronous and overlap the
+ * kernels of the other slot; the app writes no cudaHostRegister of its own.
  */
 #include "hetfarm.h"
 #include "hf_cuda.h"

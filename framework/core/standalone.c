@@ -12,10 +12,20 @@
  * Real measurements need care. A cold first pass (threads starting, pages
  * touched for the first time, libraries loading) understates a device, so
  * short loads are run again and the best pass is kept. A CPU runs chunk by
- * chunk at a steady rate, so a sample of about two seconds of its chunks gives
- * the rate of the whole load: a 30-core CPU would otherwise spend minutes on a
- * whole n = 32768 GEMM before every comparison. Real rates go to the profile
- * store and are reused until `hetfarm profile`; simulated ones are recomputed.
+ * chunk, so a sample of about two seconds of its chunks gives the rate of the
+ * whole load: a 30-core CPU would otherwise spend minutes on a whole
+ * n = 32768 GEMM before every comparison. The sample is spread evenly over the
+ * load (chunk floor((k + 1/2) n / m) for k < m, one chunk at a time), never
+ * its first chunks: on an irregular load (an escape-time image's rows, a
+ * graph's skewed slices) the first chunks are the cheapest or the dearest
+ * part, and a rate taken there is off by the ratio of their cost to the mean,
+ * whenever the chunks' `work` does not capture their cost exactly. The rate
+ * stays work per second over the sampled chunks' own `work`. The first pass of
+ * a sample is only four chunks, to size the next one; it is a rate of its own
+ * only when no later pass runs, because four chunks of an irregular load may
+ * all miss its dear part and the best-pass rule would then keep their luck.
+ * Real rates go to the profile store and are reused until `hetfarm profile`;
+ * simulated ones are recomputed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,8 +41,9 @@
 
 struct solo {
     int target, is_gpu;
-    size_t next, n;
-    size_t limit; /* chunks to hand out (a CPU's sample); 0 = the whole load */
+    size_t next, n;  /* spans handed out, of n */
+    size_t nchunks;  /* the round's chunks */
+    size_t limit;    /* chunks to hand out (a CPU's sample); 0 = the whole load */
 };
 
 static int solo_create(void **state, const struct hf_sched_env *env)
@@ -46,17 +57,27 @@ static int solo_round_begin(void *state, const struct hf_round *r)
 {
     struct solo *s = state;
     s->next = 0;
+    s->nchunks = r->nchunks;
     s->n = s->limit && s->limit < r->nchunks ? s->limit : r->nchunks;
     return 0;
 }
 
+/* A GPU gets the whole load as one bundle; a CPU one chunk at a time, the
+ * k-th of its n sampled chunks being floor((k + 1/2) * nchunks / n): evenly
+ * spread, distinct (their spacing is at least one chunk), and every chunk in
+ * order when the sample is the whole load. */
 static int solo_next(void *state, int dev, struct hf_span *out)
 {
     struct solo *s = state;
     if (dev != s->target || s->next == s->n)
         return 0;
-    out->first = s->next;
-    out->count = s->is_gpu ? s->n - s->next : 1;
+    if (s->is_gpu) {
+        out->first = s->next;
+        out->count = s->n - s->next;
+    } else {
+        out->first = (size_t)(((double)s->next + 0.5) * (double)s->nchunks / (double)s->n);
+        out->count = 1;
+    }
     s->next += out->count;
     return 1;
 }
@@ -108,9 +129,11 @@ int hf__measure_standalone(struct hf__engine *e)
          * A CPU runs a load chunk by chunk at a steady rate, so on a real CPU
          * a sample of about HF_SOLO_ENOUGH_S seconds of chunks measures the
          * rate of the whole load (a 30-core CPU needs minutes for a whole
-         * n = 32768 GEMM); a GPU always runs the whole load as one bundle. */
+         * n = 32768 GEMM), provided it is spread over the load (solo_next);
+         * a GPU always runs the whole load as one bundle. */
         double spent = 0;
         solo->limit = simulated || dev->info.is_gpu ? 0 : HF_SOLO_SAMPLE;
+        int probe = solo->limit > 0; /* the first pass only sizes the sample */
         for (int pass = 0; rc == 0 && pass < (simulated ? 1 : HF_SOLO_PASSES); pass++) {
             if (pass > 0 && spent > HF_SOLO_ENOUGH_S)
                 break;
@@ -132,7 +155,8 @@ int hf__measure_standalone(struct hf__engine *e)
                 work += e->stats[k].work;
             double s = e->round_end - t0, rate = s > 0 ? work / s : 0;
             spent += s;
-            if (rc == 0 && rate > e->standalone[d])
+            /* A later pass replaces the sizing probe's rate outright. */
+            if (rc == 0 && (rate > e->standalone[d] || (pass == 1 && probe)))
                 e->standalone[d] = rate;
             /* Size the next sample to about HF_SOLO_ENOUGH_S seconds. */
             if (rc == 0 && solo->limit && s > 0)
