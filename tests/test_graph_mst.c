@@ -19,6 +19,14 @@
 #include <cmocka.h>
 
 #include "../apps/graph/mst.h"
+#include "mst_expected.h"
+#include "test_files.h"
+
+/* test_files.h writes bytes; these inputs are text. */
+static void write_text(const char *path, const char *text)
+{
+    write_file(path, text, strlen(text));
+}
 #include "core/engine.h"
 #include "sched.h"
 
@@ -72,45 +80,6 @@ static int run_mst(const char *load, const char *devices, const char *sched,
     return run_mst_ex(load, devices, sched, engine, 1);
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* Kruskal's forest of g as the app writes it: `u<TAB>v<TAB>w`, sorted. */
-static char *kruskal_text(const struct hf_graph *g, size_t *edges)
-{
-    uint32_t *e;
-    double w;
-    assert_int_equal(hf__mst_ref(g, &e, edges, &w), 0);
-    size_t cap = *edges * 48 + 1, len = 0;
-    char *s = malloc(cap);
-    assert_non_null(s);
-    s[0] = '\0';
-    uint64_t base = (uint64_t)g->base;
-    for (size_t i = 0; i < *edges; i++) {
-        uint32_t j = e[i];
-        unsigned long long u = hf__mst_arc_source(g, j) + base, v = g->adj[j] + base;
-        if (g->weights)
-            len += (size_t)snprintf(s + len, cap - len, "%llu\t%llu\t%.9g\n", u, v,
-                                    (double)g->weights[j]);
-        else
-            len += (size_t)snprintf(s + len, cap - len, "%llu\t%llu\t1\n", u, v);
-    }
-    free(e);
-    return s;
-}
-
 /* Runs `load` under greedy and hass on two CPU teams; the output must equal
  * Kruskal's forest of `g`. */
 static void check_graph(const struct hf_graph *g, const char *load)
@@ -121,7 +90,7 @@ static void check_graph(const struct hf_graph *g, const char *load)
     static const char *const scheds[] = {"greedy", "hass"};
     for (int i = 0; i < 2; i++) {
         assert_int_equal(run_mst(load, two_cpus, scheds[i], HF_ENGINE_REAL), 0);
-        char *got = read_all(out_path);
+        char *got = read_text(out_path);
         assert_string_equal(got, want);
         free(got);
     }
@@ -161,14 +130,6 @@ static void grid_weighted(void **state)
     hf_graph_free(&g);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* A disconnected graph with equal weights, checked against a forest worked out
  * by hand: the 4-cycle 0-1-2-3 (all weight 1) keeps its three edges of lowest
  * arc id (0-1, 0-3, 1-2), the pair 4-5 its lighter parallel edge, and 6 (a
@@ -176,7 +137,7 @@ static void write_file(const char *path, const char *text)
 static void ties_and_forest(void **state)
 {
     (void)state;
-    write_file(in_path, "# a cycle of equal weights\n2 3 1\n1 2 1\n0 3 1\n0 1 1\n"
+    write_text(in_path, "# a cycle of equal weights\n2 3 1\n1 2 1\n0 3 1\n0 1 1\n"
                         "4 5 2\n5 4 3\n6 6 5\n");
     char load[256];
     snprintf(load, sizeof load, "graph = %s\nformat = edgelist\n", in_path);
@@ -184,13 +145,13 @@ static void ties_and_forest(void **state)
     static const char *const scheds[] = {"greedy", "hass", "static", "minmin", "qilin"};
     for (int i = 0; i < 5; i++) {
         assert_int_equal(run_mst(load, two_cpus, scheds[i], HF_ENGINE_REAL), 0);
-        char *got = read_all(out_path);
+        char *got = read_text(out_path);
         assert_string_equal(got, want);
         free(got);
     }
     /* The same through the simulated engine, executing every bundle. */
     assert_int_equal(run_mst(load, sim_node, "hass", HF_ENGINE_SIM), 0);
-    char *got = read_all(out_path);
+    char *got = read_text(out_path);
     assert_string_equal(got, want);
     free(got);
 }
@@ -208,17 +169,17 @@ static void every_scheduler(void **state)
     static const char *const scheds[] = {"static", "minmin", "qilin"};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(run_mst(load, two_cpus, scheds[i], HF_ENGINE_REAL), 0);
-        char *got = read_all(out_path);
+        char *got = read_text(out_path);
         assert_string_equal(got, want);
         free(got);
     }
     assert_int_equal(run_mst(load, sim_node, "hass", HF_ENGINE_SIM), 0);
-    char *got = read_all(out_path);
+    char *got = read_text(out_path);
     assert_string_equal(got, want);
     free(got);
     /* A simulation that runs no bundle: the host does the rounds' work. */
     assert_int_equal(run_mst_ex(load, sim_node, "hass", HF_ENGINE_SIM, 0), 0);
-    got = read_all(out_path);
+    got = read_text(out_path);
     assert_string_equal(got, want);
     free(got);
     free(want);
@@ -229,7 +190,7 @@ static void every_scheduler(void **state)
  * holding `msg`, and no output file. */
 static void expect_failure(const char *text, const char *extra, int code, const char *msg)
 {
-    write_file(in_path, text);
+    write_file(in_path, text, strlen(text));
     char load[512];
     snprintf(load, sizeof load, "graph = %s\nformat = edgelist\n%s", in_path, extra);
     assert_int_equal(run_mst(load, two_cpus, "hass", HF_ENGINE_REAL), code);

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "../apps/graph/mst.h"
+#include "mst_expected.h"
+#include "test_files.h"
 #include "core/engine.h"
 #include "sched.h"
 #ifdef HF_HAVE_CUDA
@@ -32,45 +34,6 @@ extern const struct hf_app hf_app_mst;
 #define FOURELT "/work/shared/data/graphs/4elt.graph"
 
 static char dir[64], out_path[128];
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* Kruskal's forest of g as the app writes it: `u<TAB>v<TAB>w`, sorted. */
-static char *kruskal_text(const struct hf_graph *g)
-{
-    uint32_t *e;
-    size_t n;
-    double w;
-    assert_int_equal(hf__mst_ref(g, &e, &n, &w), 0);
-    size_t cap = n * 48 + 1, len = 0;
-    char *s = malloc(cap);
-    assert_non_null(s);
-    s[0] = '\0';
-    uint64_t base = (uint64_t)g->base;
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long u = hf__mst_arc_source(g, e[i]) + base, v = g->adj[e[i]] + base;
-        if (g->weights)
-            len += (size_t)snprintf(s + len, cap - len, "%llu\t%llu\t%.9g\n", u, v,
-                                    (double)g->weights[e[i]]);
-        else
-            len += (size_t)snprintf(s + len, cap - len, "%llu\t%llu\t1\n", u, v);
-    }
-    free(e);
-    return s;
-}
 
 /* Runs `load` on `devices` under `sched` and compares the forest with `want`. */
 static void run_and_compare(const char *load, const char *devices, const char *sched,
@@ -98,7 +61,7 @@ static void run_and_compare(const char *load, const char *devices, const char *s
     assert_int_equal(rc, 0);
     hf_run_free(run);
     hf_config_destroy(cfg);
-    char *got = read_all(out_path);
+    char *got = read_text(out_path);
     assert_string_equal(got, want);
     free(got);
 }
@@ -106,7 +69,7 @@ static void run_and_compare(const char *load, const char *devices, const char *s
 /* Every device mix and scheduler on one graph. */
 static void check_graph(const struct hf_graph *g, const char *load)
 {
-    char *want = kruskal_text(g);
+    char *want = kruskal_text(g, NULL);
     run_and_compare(load, "cpu = all\ncuda = all", "hass", want);
     run_and_compare(load, "cpu = all\ncuda = all", "greedy", want);
     run_and_compare(load, "cpu = 0\ncuda = all", "hass", want);
@@ -141,7 +104,7 @@ static void fourelt_unweighted(void **state)
     struct hf_graph g;
     struct hf_graph_opts o = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1, .cache_dir = ""};
     assert_int_equal(hf_graph_load(&g, FOURELT, &o), 0);
-    char *want = kruskal_text(&g);
+    char *want = kruskal_text(&g, NULL);
     run_and_compare("graph = " FOURELT "\n", "cpu = 0\ncuda = all", "hass", want);
     run_and_compare("graph = " FOURELT "\n", "cpu = all\ncuda = all", "greedy", want);
     free(want);
