@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 /* Kruskal's forest of g as text; *edges (may be NULL) receives its size. */
-static char *kruskal_text(const struct hf_graph *g, size_t *edges)
+static inline char *kruskal_text(const struct hf_graph *g, size_t *edges)
 {
     uint32_t *e;
     size_t n;
