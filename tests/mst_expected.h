@@ -1,7 +1,8 @@
 /* mst_expected.h - what the MST tests (test_graph_mst.c, test_graph_mst_cuda.c)
  * compare the app's output with: Kruskal's forest (apps/graph/mst_ref.c)
- * written the way the app writes it, `u<TAB>v<TAB>w` per edge, sorted. Include
- * after cmocka.h and apps/graph/mst.h.
+ * written the way the app writes it, `u<TAB>v<TAB>w` per edge, sorted, and the
+ * check of an output file against it. Include after cmocka.h,
+ * apps/graph/mst.h and test_files.h.
  */
 #ifndef HF_TEST_MST_EXPECTED_H
 #define HF_TEST_MST_EXPECTED_H
@@ -33,6 +34,14 @@ static inline char *kruskal_text(const struct hf_graph *g, size_t *edges)
     if (edges)
         *edges = n;
     return s;
+}
+
+/* The forest the app wrote to `path` must be exactly `want`. */
+static inline void expect_forest(const char *path, const char *want)
+{
+    char *got = read_text(path);
+    assert_string_equal(got, want);
+    free(got);
 }
 
 #endif

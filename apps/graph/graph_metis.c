@@ -231,10 +231,8 @@ static void mtx_chunk(struct hf__text *t, struct hf__chunk *c, const struct mtx 
     while (p < e) {
         const char *ls = p, *q = hf__skip_blank(p, e);
         if (hf__at_eol(q, e) || *q == '%') {
-            const char *nx = hf__next_line(q, e);
-            if (hf__line_too_long(c, t, ls, nx > ls && nx[-1] == '\n' ? nx - 1 : nx))
+            if (hf__skip_line(c, t, ls, q, e, &p))
                 return;
-            p = nx;
             continue;
         }
         hf_vid_t u, v;

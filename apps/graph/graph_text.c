@@ -281,10 +281,8 @@ static void edgelist_chunk(struct hf__text *t, struct hf__chunk *c, int weighted
     while (p < e) {
         const char *ls = p, *q = hf__skip_blank(p, e);
         if (hf__at_eol(q, e) || *q == '#' || *q == '%') {
-            const char *nx = hf__next_line(q, e);
-            if (hf__line_too_long(c, t, ls, nx > ls && nx[-1] == '\n' ? nx - 1 : nx))
+            if (hf__skip_line(c, t, ls, q, e, &p))
                 return;
-            p = nx;
             continue;
         }
         hf_vid_t u, v;
@@ -375,10 +373,8 @@ static void dimacs_chunk(struct hf__text *t, struct hf__chunk *c, const struct d
     while (p < e) {
         const char *ls = p, *q = hf__skip_blank(p, e);
         if (hf__at_eol(q, e) || (*q == 'c' && hf__is_delim(q + 1, e))) {
-            const char *nx = hf__next_line(q, e);
-            if (hf__line_too_long(c, t, ls, nx > ls && nx[-1] == '\n' ? nx - 1 : nx))
+            if (hf__skip_line(c, t, ls, q, e, &p))
                 return;
-            p = nx;
             continue;
         }
         char b[48];

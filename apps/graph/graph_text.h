@@ -148,6 +148,19 @@ static inline const char *hf__next_line(const char *p, const char *e)
 /* The line [ls, le) is longer than HF_GRAPH_MAX_LINE. */
 int hf__line_too_long(struct hf__chunk *c, const struct hf__text *t, const char *ls,
                       const char *le);
+/* Steps over a line the parser skips (blank or comment) that starts at ls (q:
+ * its first non-blank byte): *next gets the start of the following line.
+ * Returns 1 when the line is longer than allowed (the chunk's error is set),
+ * else 0. */
+static inline int hf__skip_line(struct hf__chunk *c, const struct hf__text *t, const char *ls,
+                                const char *q, const char *e, const char **next)
+{
+    const char *nx = hf__next_line(q, e);
+    if (hf__line_too_long(c, t, ls, nx > ls && nx[-1] == '\n' ? nx - 1 : nx))
+        return 1;
+    *next = nx;
+    return 0;
+}
 /* Reports a bad id: tok from the tokenizer, else x out of range. */
 void hf__id_fail(struct hf__chunk *c, const struct hf__text *t, const char *p, int tok, uint64_t x,
                  int base, uint64_t limit, const char *what);

@@ -1,5 +1,11 @@
-/* cmd_devices.c - `hetfarm devices`: what hwloc, CUDA and OpenBLAS see
- * (drivers/topo.c and drivers/blas_env.c describe it).
+/* cmd_devices.c - `hetfarm devices`: what hwloc, CUDA and OpenBLAS see.
+ *
+ * DESIGN
+ * ------
+ * The command only prints: the machine is described by the drivers that own
+ * each part of it (drivers/topo.c for the CPU, cores, NUMA nodes and GPUs,
+ * drivers/blas_env.c for the BLAS kernel in use), through device.h, so that
+ * `hetfarm devices` and results.json's "machine" never disagree.
  */
 #include "cli.h"
 

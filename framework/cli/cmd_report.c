@@ -1,5 +1,11 @@
 /* cmd_report.c - `hetfarm report RESULTS [-o FILE]`: the HTML report of a
- * results file, by default report.html next to it (report/report.c draws it).
+ * results file.
+ *
+ * DESIGN
+ * ------
+ * The report is drawn from results.json alone (report/report.c), never from a
+ * live run, so a report can be redrawn from any committed results file. The
+ * default output is report.html next to it, the same place `compare` writes.
  */
 #include "cli.h"
 #include "report/report.h"
