@@ -10,7 +10,8 @@
 # Dependencies come from Debian's packages; `make deps` installs the missing ones
 # (as root) or prints the apt-get command (otherwise): the build's libraries, and
 # for the tests Chromium (the report's browser test) and clang with libFuzzer
-# (the fuzz harnesses' smoke run). CUDA is used when nvcc is
+# (the fuzz harnesses' smoke run), METIS and Scotch (the partitioner's anchors) and Open
+# MPI (multi-node runs). CUDA is used when nvcc is
 # found (NVCC= disables it); without it the build is CPU-only.
 
 BUILD   ?= build
@@ -21,7 +22,8 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 DEB_PKGS := libhwloc-dev libopenblas-dev libstarpu-dev libinih-dev libcjson-dev \
             libcmocka-dev libhyperscan-dev pkg-config python3 \
-            chromium clang libclang-rt-dev libomp-dev python3-networkx
+            chromium clang libclang-rt-dev libomp-dev python3-networkx \
+            metis libmetis-dev scotch libscotch-dev openmpi-bin libopenmpi-dev
 PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
