@@ -122,8 +122,20 @@ int hf_topo_cores(void);              /* physical cores the process may use */
 int hf_topo_numa_nodes(void);
 /* Pins the calling thread to cores [first, first + count) (logical core indices). */
 int hf_topo_pin_cores(int first, int count);
-/* The first core close to a PCI device (bus id "0000:3b:00.0"), or -1. */
-int hf_topo_core_near_pci(const char *busid);
+/* The first core close to a PCI device (bus id "0000:3b:00.0") that `taken`
+ * (indexed by core, NULL: none) does not mark, or -1. */
+int hf_topo_core_near_pci(const char *busid, const unsigned char *taken);
+/* Moves every thread the process has now off the cores marked in reserved[0..ncores)
+ * (the GPU host threads' own cores), remembering where each was allowed to run;
+ * threads it creates later inherit the creator's binding. *out is NULL when
+ * nothing was moved (nothing reserved, no topology). Returns 0 or HF_ENOMEM. */
+typedef struct hf_topo_confinement *hf_topo_confinement_t;
+int hf_topo_confine_threads(const unsigned char *reserved, int ncores,
+                            hf_topo_confinement_t *out);
+/* Gives the threads moved by hf_topo_confine_threads their old bindings back. */
+void hf_topo_release_threads(hf_topo_confinement_t c);
+/* The most cores the device list tracks when it gives GPU host threads a core each. */
+#define HF_MAX_CORES 4096
 /* Writes a human description of the machine (CPU model, cores, NUMA, GPUs). */
 void hf_topo_describe(void *file /* FILE* */);
 /* The CPU model string (from /proc/cpuinfo), never NULL. */

@@ -29,6 +29,7 @@ struct hf__real {
     int round_active;   /* devices may take work */
     int inflight;       /* bundles running outside the lock */
     int opened;         /* threads that finished open() */
+    hf_topo_confinement_t confined; /* other threads kept off the GPU host cores */
     int open_error;
     char open_msg[512];
     /* A task for every device thread (hf__real_each_device). */
@@ -174,6 +175,18 @@ int hf__real_start(struct hf__engine *e)
     pthread_mutex_init(&R->lock, NULL);
     pthread_cond_init(&R->cond, NULL);
     e->real = R;
+    /* A GPU host thread's core is its own while the run lasts (topo.c says why). */
+    unsigned char reserved[HF_MAX_CORES] = {0};
+    int any = 0;
+    for (int d = 0; d < e->ndev; d++) {
+        const struct hf_device *dev = hf_devlist_get(e->devs, d);
+        if (dev->info.is_gpu && dev->core_first >= 0 && dev->core_first < HF_MAX_CORES)
+            any = reserved[dev->core_first] = 1;
+    }
+    if (any && hf_topo_confine_threads(reserved, HF_MAX_CORES, &R->confined)) {
+        hf__real_stop(e);
+        return HF_ENOMEM;
+    }
     for (int d = 0; d < e->ndev; d++) {
         struct thread_arg *a = malloc(sizeof *a);
         if (a)
@@ -261,6 +274,7 @@ void hf__real_stop(struct hf__engine *e)
     pthread_mutex_unlock(&R->lock);
     for (int i = 0; i < R->nthreads; i++)
         pthread_join(R->threads[i], NULL);
+    hf_topo_release_threads(R->confined);
     pthread_mutex_destroy(&R->lock);
     pthread_cond_destroy(&R->cond);
     free(R->threads);

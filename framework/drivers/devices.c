@@ -281,21 +281,33 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
             snprintf(d->info.name, sizeof d->info.name, "cpu%ld", t);
     }
     /* GPUs come after the CPU team(s), in the order the config lists them, so
-     * device indices mean the same thing in every run of a comparison. */
+     * device indices mean the same thing in every run of a comparison. Each
+     * GPU host thread gets a core of its own: the first free core near its
+     * GPU, else the first free core (two GPUs on one socket must not share
+     * one core, which would delay each other's launches). */
+    unsigned char taken[HF_MAX_CORES] = {0};
+    for (int c = 0; c < next_core && c < HF_MAX_CORES; c++)
+        taken[c] = 1;
     for (int g = 0; g < ngpu; g++) {
         struct hf_device *d = add_device(l, HF_DEV_CUDA, 1);
         if (!d)
             return hf_fail(HF_ERANGE, "[devices]: more than %d devices", HF_MAX_DEVICES);
+        int core = -1;
 #ifdef HF_HAVE_CUDA
         d->ops = &hf_driver_cuda;
         char model[64] = "", busid[32] = "";
         size_t mem = 0;
         hf_cuda_describe(ordinals[g], model, sizeof model, busid, sizeof busid, &mem);
-        int near = busid[0] ? hf_topo_core_near_pci(busid) : -1;
-        /* The closest core if the team does not own it, else the next free one. */
-        d->core_first = near >= (int)threads ? near : next_core;
+        core = busid[0] ? hf_topo_core_near_pci(busid, taken) : -1;
 #endif
-        next_core++;
+        for (int c = 0; core < 0 && c < cores && c < HF_MAX_CORES; c++)
+            if (!taken[c])
+                core = c;
+        if (core < 0 || core >= HF_MAX_CORES)
+            return hf_fail(HF_ENODEV, "[devices]: no free core for the host thread of GPU %d",
+                           ordinals[g]);
+        taken[core] = 1;
+        d->core_first = core;
         d->core_count = 1;
         d->info.host_core = d->core_first;
         d->info.cuda_ordinal = ordinals[g];

@@ -12,16 +12,25 @@
  * or `taskset` may allow fewer than the machine has), numbered 0..n-1 in
  * hwloc's logical order; the CPU team and the GPU host threads divide that
  * range between them, so pinning by core index never oversubscribes a core.
+ * A GPU host thread must start its next launch within microseconds of being
+ * woken, so its core is its own: hf_topo_confine_threads moves every other
+ * thread of the process (the main thread, OpenMP pools, OpenBLAS's workers,
+ * which spin for milliseconds after each parallel region) off those cores
+ * while a run lasts. On the 2x H200 node, threads spinning there delayed a
+ * GPU's first bundle of a round by 2-8 ms, a whole round at n = 2048.
  * Without a usable topology every query degrades gracefully: the core count
  * falls back to the online CPUs and pinning reports HF_ENOTSUP, which callers
  * treat as "run unpinned".
  */
 #include "device.h"
 
+#include <dirent.h>
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 
@@ -141,13 +150,14 @@ int hf_topo_pin_cores(int first, int count)
     return 0;
 }
 
-/* The logical index of the first allowed core inside `set`, or -1. */
-static int first_core_in(hwloc_const_cpuset_t set)
+/* The logical index of the first allowed core inside `set` that `taken`
+ * (NULL: none) does not mark, or -1. */
+static int first_free_core_in(hwloc_const_cpuset_t set, const unsigned char *taken)
 {
     int n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, allowed, HWLOC_OBJ_CORE);
     for (int i = 0; i < n; i++) {
         hwloc_obj_t core = nth_core(i);
-        if (core && hwloc_bitmap_intersects(core->cpuset, set))
+        if (core && hwloc_bitmap_intersects(core->cpuset, set) && !(taken && taken[i]))
             return i;
     }
     return -1;
@@ -155,7 +165,7 @@ static int first_core_in(hwloc_const_cpuset_t set)
 
 /* The GPU's nearest non-I/O ancestor (usually its NUMA node or package)
  * gives the cores whose memory traffic to the GPU crosses no socket link. */
-int hf_topo_core_near_pci(const char *busid)
+int hf_topo_core_near_pci(const char *busid, const unsigned char *taken)
 {
     hwloc_topology_t t = get_topo();
     if (!t || !busid)
@@ -166,7 +176,89 @@ int hf_topo_core_near_pci(const char *busid)
     hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, pci);
     if (!anc || !anc->cpuset)
         return -1;
-    return first_core_in(anc->cpuset);
+    return first_free_core_in(anc->cpuset, taken);
+}
+
+struct hf_topo_confinement {
+    int n;
+    pid_t *tid;              /* threads moved, with ... */
+    hwloc_bitmap_t *before;  /* ... the binding each had */
+};
+
+/* Appends thread `tid` and its current binding to c; 0 or -1. */
+static int remember(struct hf_topo_confinement *c, pid_t tid)
+{
+    pid_t *t = realloc(c->tid, (size_t)(c->n + 1) * sizeof *t);
+    if (t)
+        c->tid = t;
+    hwloc_bitmap_t *b = realloc(c->before, (size_t)(c->n + 1) * sizeof *b);
+    if (b)
+        c->before = b;
+    hwloc_bitmap_t mask = t && b ? hwloc_bitmap_alloc() : NULL;
+    if (!mask || hwloc_get_proc_cpubind(topo, tid, mask, HWLOC_CPUBIND_THREAD) != 0) {
+        hwloc_bitmap_free(mask);
+        return -1;
+    }
+    c->tid[c->n] = tid;
+    c->before[c->n++] = mask;
+    return 0;
+}
+
+int hf_topo_confine_threads(const unsigned char *reserved, int ncores,
+                            hf_topo_confinement_t *out)
+{
+    *out = NULL;
+    hwloc_topology_t t = get_topo();
+    if (!t)
+        return 0;
+    hwloc_bitmap_t keep = hwloc_bitmap_dup(allowed);
+    if (!keep)
+        return hf_fail(HF_ENOMEM, "confining threads: out of memory");
+    int any = 0;
+    for (int i = 0; i < ncores; i++) {
+        hwloc_obj_t core = reserved[i] ? nth_core(i) : NULL;
+        if (core) {
+            hwloc_bitmap_andnot(keep, keep, core->cpuset);
+            any = 1;
+        }
+    }
+    /* Nothing reserved, or nothing left for the others: leave every binding. */
+    if (!any || hwloc_bitmap_iszero(keep)) {
+        hwloc_bitmap_free(keep);
+        return 0;
+    }
+    struct hf_topo_confinement *c = calloc(1, sizeof *c);
+    DIR *dir = c ? opendir("/proc/self/task") : NULL;
+    if (!dir) {
+        free(c);
+        hwloc_bitmap_free(keep);
+        return 0; /* no /proc: best effort, like pinning itself */
+    }
+    struct dirent *ent;
+    while ((ent = readdir(dir))) {
+        pid_t tid = (pid_t)atol(ent->d_name);
+        /* A thread that ended meanwhile, or refuses, keeps what it had. */
+        if (tid > 0 && remember(c, tid) == 0 &&
+            hwloc_set_proc_cpubind(t, tid, keep, HWLOC_CPUBIND_THREAD) != 0)
+            hwloc_bitmap_free(c->before[--c->n]);
+    }
+    closedir(dir);
+    hwloc_bitmap_free(keep);
+    *out = c;
+    return 0;
+}
+
+void hf_topo_release_threads(hf_topo_confinement_t c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n; i++) {
+        hwloc_set_proc_cpubind(topo, c->tid[i], c->before[i], HWLOC_CPUBIND_THREAD);
+        hwloc_bitmap_free(c->before[i]);
+    }
+    free(c->tid);
+    free(c->before);
+    free(c);
 }
 
 const char *hf_topo_cpu_model(void)
@@ -192,7 +284,7 @@ static void describe_gpus(FILE *f)
             fprintf(f, "  cuda%d      (cannot query: %s)\n", i, hf_last_error());
             continue;
         }
-        int core = busid[0] ? hf_topo_core_near_pci(busid) : -1;
+        int core = busid[0] ? hf_topo_core_near_pci(busid, NULL) : -1;
         fprintf(f, "  cuda%-2d     %s, %.1f GiB, PCI %s", i, name, (double)mem / (1 << 30),
                 busid[0] ? busid : "?");
         if (core >= 0)
