@@ -94,7 +94,12 @@ static int recorded(enum hf_shared_kind k)
     return k == HF_SHARED_MIN || k == HF_SHARED_MAX || k == HF_SHARED_OR;
 }
 
-/* Allocates and fills one replica. */
+static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n);
+
+/* Allocates and fills one replica. A recorded array's pinned pull buffers are
+ * sized for every element at once, like its device list: growing them inside
+ * a round (cudaHostAlloc) cost 11-14 ms in the round where a Kronecker BFS
+ * discovers 2M vertices (bench/NOTES.md). */
 static int replica_open(struct hf_cuda *gpu, const struct hf_shared *a, struct replica *r)
 {
     r->count = a->count;
@@ -124,7 +129,7 @@ static int replica_open(struct hf_cuda *gpu, const struct hf_shared *a, struct r
         rc = hf_cuda_check(gpu, cudaMemset(r->d_bits, 0, words * 4), "clearing a recorder");
     if (!rc)
         rc = hf_cuda_check(gpu, cudaMemset(r->d_count, 0, sizeof *r->d_count), "a count");
-    return rc;
+    return rc ? rc : pull_room(gpu, r, r->count);
 }
 
 int hf__cuda_shared_open(struct hf_cuda *gpu, const struct hf_shared *arr, int n,
