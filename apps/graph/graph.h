@@ -122,6 +122,12 @@ int hf_graph_grid(struct hf_graph *g, uint32_t rows, uint32_t cols, double keep,
  * directory, then renamed, so readers see the old file or the whole new one. */
 int hf_graph_write_bin(const struct hf_graph *g, const char *path);
 
+/* Writes `g` as a METIS .graph file (1-based; fmt 1/10/11 when edge/vertex
+ * weights are present) for gpmetis and Scotch. HF_EINVAL when METIS could not
+ * read it the same way: an arc without its reverse, a self-loop, an edge
+ * weight that is not an integer >= 1. Written to a temporary name, renamed. */
+int hf_graph_write_metis(const struct hf_graph *g, const char *path);
+
 /* Reads a .hfg file and checks it with hf_graph_check (a corrupt cache must not
  * crash an app). HF_EIO when unreadable, HF_ECONFIG when not a valid .hfg. */
 int hf_graph_read_bin(struct hf_graph *g, const char *path);
