@@ -13,6 +13,7 @@
  *   build/graph_export OUT graph=PATH [format=auto]
  *   build/graph_export OUT generate=kron [scale=16] [edge_factor=16] [seed=1] [weighted=1]
  *   build/graph_export OUT generate=grid [rows=256] [cols=256] [keep=0.6] [seed=1] [weighted=1]
+ *   build/graph_export OUT generate=rgg [vertices=65536] [degree=6] [seed=1] [weighted=1]
  *
  * The file goes through hf_graph_write_metis (written to a temporary name and
  * renamed; refuses what METIS would read differently), and one JSON line
@@ -34,7 +35,7 @@ static const char *arg(int argc, char **argv, const char *key, const char *def)
 }
 
 static const char *known[] = {"graph", "format", "generate", "scale", "edge_factor", "seed",
-                              "weighted", "rows", "cols", "keep", NULL};
+                              "weighted", "rows", "cols", "keep", "vertices", "degree", NULL};
 
 static int num(int argc, char **argv, const char *key, double def, double lo, double hi,
                double *out)
@@ -53,8 +54,9 @@ static int num(int argc, char **argv, const char *key, double def, double lo, do
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: graph_export OUT.graph graph=PATH [format=F] | generate=kron|grid "
-                        "[scale= edge_factor= rows= cols= keep= seed= weighted=]\n");
+        fprintf(stderr, "usage: graph_export OUT.graph graph=PATH [format=F] | generate=kron|grid|rgg "
+                        "[scale= edge_factor= rows= cols= keep= vertices= degree= seed= "
+                        "weighted=]\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -63,19 +65,21 @@ int main(int argc, char **argv)
             ok = strncmp(argv[i], *k, strlen(*k)) == 0 && argv[i][strlen(*k)] == '=';
         if (!ok) {
             fprintf(stderr, "graph_export: %s: unknown argument (keys: graph format generate "
-                            "scale edge_factor seed weighted rows cols keep)\n", argv[i]);
+                            "scale edge_factor seed weighted rows cols keep vertices degree)\n", argv[i]);
             return 2;
         }
     }
     const char *out = argv[1], *path = arg(argc, argv, "graph", NULL),
                *gen = arg(argc, argv, "generate", NULL);
-    double scale, ef, seed, weighted, rows, cols, keep;
+    double scale, ef, seed, weighted, rows, cols, keep, nv, degree;
     if (num(argc, argv, "scale", 16, 1, 31, &scale) ||
         num(argc, argv, "edge_factor", 16, 1, 1024, &ef) ||
         num(argc, argv, "seed", 1, 0, 9e15, &seed) || num(argc, argv, "weighted", 0, 0, 1, &weighted) ||
         num(argc, argv, "rows", 256, 1, 4294967295.0, &rows) ||
         num(argc, argv, "cols", 256, 1, 4294967295.0, &cols) ||
-        num(argc, argv, "keep", HF_GRAPH_GRID_KEEP, 0, 1, &keep))
+        num(argc, argv, "keep", HF_GRAPH_GRID_KEEP, 0, 1, &keep) ||
+        num(argc, argv, "vertices", 65536, 1, 4294967295.0, &nv) ||
+        num(argc, argv, "degree", 6, 0, 1000, &degree))
         return 2;
     struct hf_graph g = {0};
     int rc;
@@ -87,8 +91,10 @@ int main(int argc, char **argv)
         rc = hf_graph_kronecker(&g, (int)scale, (int)ef, (uint64_t)seed, weighted != 0);
     } else if (gen && !path && strcmp(gen, "grid") == 0) {
         rc = hf_graph_grid(&g, (uint32_t)rows, (uint32_t)cols, keep, (uint64_t)seed, weighted != 0);
+    } else if (gen && !path && strcmp(gen, "rgg") == 0) {
+        rc = hf_graph_rgg(&g, (uint64_t)nv, degree, (uint64_t)seed, weighted != 0);
     } else {
-        fprintf(stderr, "graph_export: give exactly one of graph=PATH or generate=kron|grid "
+        fprintf(stderr, "graph_export: give exactly one of graph=PATH or generate=kron|grid|rgg "
                         "(got generate=%s)\n", gen ? gen : "(none)");
         return 2;
     }
