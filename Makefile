@@ -123,6 +123,11 @@ $(BUILD)/bench/gpu-probe: bench/gpu/probe.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $< -lcublas -Xlinker -rpath,$(CUDA_HOME)/lib64
 
+# bench/graph_export.c: any loadable or generated graph as METIS .graph (bench/graph/partition.sh)
+graph-export: $(BUILD)/graph_export
+$(BUILD)/graph_export: bench/graph_export.c $(LIB)
+	$(CC) $(CFLAGS) -iquote apps/graph $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka

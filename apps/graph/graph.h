@@ -118,9 +118,23 @@ int hf_graph_kronecker(struct hf_graph *g, int scale, int edge_factor, uint64_t 
 int hf_graph_grid(struct hf_graph *g, uint32_t rows, uint32_t cols, double keep, uint64_t seed,
                   int weighted);
 
+/* Random geometric graph (graph_rgg.c): nv points uniform in the unit
+ * square, joined within the radius that gives `degree` neighbours on average
+ * away from the border (Delaunay-like at 6: planar, mesh-like, mostly
+ * connected). Symmetric, no self-loops; weights integers 1..1000 when
+ * weighted. Vertex ids carry no locality. Deterministic for a seed whatever
+ * the thread count. nv 1..2^32-1, 0 < degree <= 1000. */
+int hf_graph_rgg(struct hf_graph *g, uint64_t nv, double degree, uint64_t seed, int weighted);
+
 /* Writes `g` as a .hfg file: written to a temporary name in the same
  * directory, then renamed, so readers see the old file or the whole new one. */
 int hf_graph_write_bin(const struct hf_graph *g, const char *path);
+
+/* Writes `g` as a METIS .graph file (1-based; fmt 1/10/11 when edge/vertex
+ * weights are present) for gpmetis and Scotch. HF_EINVAL when METIS could not
+ * read it the same way: an arc without its reverse, a self-loop, an edge
+ * weight that is not an integer >= 1. Written to a temporary name, renamed. */
+int hf_graph_write_metis(const struct hf_graph *g, const char *path);
 
 /* Reads a .hfg file and checks it with hf_graph_check (a corrupt cache must not
  * crash an app). HF_EIO when unreadable, HF_ECONFIG when not a valid .hfg. */

@@ -80,7 +80,16 @@ static int generate(hf_config_t cfg, const char *kind, int weighted, struct hf_g
                            cols);
         return hf_graph_grid(g, (uint32_t)rows, (uint32_t)cols, keep, (uint64_t)seed, weighted);
     }
-    return hf_fail(HF_ECONFIG, "%s: [load] generate = %s: expected kron or grid",
+    if (strcmp(kind, "rgg") == 0) {
+        long nv;
+        double degree;
+        if ((rc = hf_config_long(cfg, "load", "vertices", 1L << 16, 1, (long)HF_GRAPH_MAX_NV,
+                                 &nv)) ||
+            (rc = hf_config_double(cfg, "load", "degree", 6.0, 0.0, 1000.0, &degree)))
+            return rc;
+        return hf_graph_rgg(g, (uint64_t)nv, degree, (uint64_t)seed, weighted);
+    }
+    return hf_fail(HF_ECONFIG, "%s: [load] generate = %s: expected kron, grid or rgg",
                    hf_config_where(cfg, "load", "generate"), kind);
 }
 
@@ -106,10 +115,19 @@ static int generate_cached(hf_config_t cfg, const char *kind, int weighted, cons
         rc = hf_config_long(cfg, "load", "cols", 256, 1, 1L << 20, &cols);
     if (!rc)
         rc = hf_config_double(cfg, "load", "keep", HF_GRAPH_GRID_KEEP, 0.0, 1.0, &keep);
+    long nv = 0;
+    double degree = 0;
+    if (!rc)
+        rc = hf_config_long(cfg, "load", "vertices", 1L << 16, 1, (long)HF_GRAPH_MAX_NV, &nv);
+    if (!rc)
+        rc = hf_config_double(cfg, "load", "degree", 6.0, 0.0, 1000.0, &degree);
     if (rc)
         return rc;
     char path[4096];
-    if (strcmp(kind, "kron") == 0)
+    if (strcmp(kind, "rgg") == 0)
+        snprintf(path, sizeof path, "%s/rgg-%ld-deg%g-seed%ld-w%d.hfg", dir, nv, degree, seed,
+                 weighted);
+    else if (strcmp(kind, "kron") == 0)
         snprintf(path, sizeof path, "%s/kron-s%ld-ef%ld-seed%ld-w%d.hfg", dir, scale, ef, seed,
                  weighted);
     else
@@ -182,7 +200,7 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
         return hf_fail(HF_ECONFIG, "%s: [load] has both graph and generate: name one",
                        hf_config_where(cfg, "load", "generate"));
     if (!path && !gen)
-        return hf_fail(HF_ECONFIG, "%s: [load] needs graph = PATH or generate = kron|grid",
+        return hf_fail(HF_ECONFIG, "%s: [load] needs graph = PATH or generate = kron|grid|rgg",
                        hf_config_path(cfg));
     rc = path ? hf_graph_load(&ga->g, path, &o) : generate_cached(cfg, gen, w, o.cache_dir, &ga->g);
     if (rc)

@@ -29,8 +29,8 @@ struct hf_gapp {
  *   graph = PATH, format = auto|metis|mtx|dimacs|edgelist|bin, cache_dir = DIR,
  *   symmetrise = yes, drop_self_loops = yes, dedupe = yes
  * or, with no graph,
- *   generate = kron|grid, scale = 16, edge_factor = 16, rows = 256, cols = 256,
- *   keep = 0.6, seed = 1
+ *   generate = kron|grid|rgg, scale = 16, edge_factor = 16, rows = 256, cols = 256,
+ *   keep = 0.6, vertices = 65536, degree = 6, seed = 1
  * and weighted = yes|no (generators; files have weights or not), out = FILE,
  * source = ID|first|maxdegree (when `wants_source`). Graph apps load the graph in create,
  * also in simulation: what a round holds (its frontier) depends on it. */
@@ -49,7 +49,7 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
     {NULL, "dedupe", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "one arc per (u,v): the lightest"},   \
     {NULL, "cache_dir", HF_KEY_STR, 0, 0, 0, NULL, "next to the input",                       \
      ".hfg cache of loaded and generated graphs (\"\": none)"},                                \
-    {NULL, "generate", HF_KEY_STR, 0, 0, 0, "kron|grid", NULL,                                \
+    {NULL, "generate", HF_KEY_STR, 0, 0, 0, "kron|grid|rgg", NULL,                            \
      "a generated graph instead of a file"},                                                  \
     {NULL, "scale", HF_KEY_INT, 1, 31, 0, NULL, "16", "kron: 2^scale vertices"},              \
     {NULL, "edge_factor", HF_KEY_INT, 1, 1024, 0, NULL, "16", "kron: edges per vertex"},      \
@@ -57,6 +57,9 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
     {NULL, "cols", HF_KEY_INT, 1, 1048576, 0, NULL, "256", "grid: columns"},                  \
     {NULL, "keep", HF_KEY_NUM, 0, 1, HF_KEY_MIN_OPEN, NULL, "0.6",                            \
      "grid: probability that a lattice edge exists"},                                         \
+    {NULL, "vertices", HF_KEY_INT, 1, 4294967295.0, 0, NULL, "65536", "rgg: vertices"},       \
+    {NULL, "degree", HF_KEY_NUM, 0, 1000, HF_KEY_MIN_OPEN, NULL, "6",                         \
+     "rgg: average degree away from the border"},                                             \
     {NULL, "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1", "generators' seed"},   \
     {NULL, "weighted", HF_KEY_BOOL, 0, 0, 0, NULL, "the app's", "generators: draw weights"},  \
     {NULL, "out", HF_KEY_STR, 0, 0, 0, NULL, NULL, "output: id<TAB>value per vertex"}
