@@ -93,10 +93,15 @@ static void test_learned_cost_of_ranges(void **unused)
     }
 }
 
-/* One device alone reads efficiency >= 0.95 from round 1, any shape, any
- * scheduler; but greedy on a GPU, which hands out many small bundles that
- * each pay the GPU's latency (0.556 on the uniform load before chunk costs
- * were learned, too): the bound counts the latency once. */
+/* One device alone from round 1, any shape, any scheduler: a CPU reads
+ * efficiency >= 0.95. A GPU alone makes ideal_s / makespan >= 0.95 (its
+ * standalone time, a whole-load bundle, is achievable), but greedy's many
+ * small bundles each pay the GPU's latency (0.556 on the uniform load before
+ * chunk costs were learned, too). Its efficiency is not checked: a GPU alone
+ * never learns (its standalone pass is one span, and its pieces in scheduled
+ * rounds do not judge the declared work, see chunk_cost.c), and HASS's
+ * profile of round 0 on the hump's cheap first chunks leaves a weak bound
+ * (efficiency 0.081 while the makespan is the standalone time). */
 static void test_one_device_any_shape(void **unused)
 {
     (void)unused;
@@ -117,10 +122,12 @@ static void test_one_device_any_shape(void **unused)
                          shapes[k], devs[d]);
                 struct hf_run *run = run_sim((*s)->name, ini, 3);
                 for (int r = 1; r < run->nrounds; r++) {
-                    if (run->rounds[r].efficiency < 0.95)
+                    const struct hf_round_stats *st = &run->rounds[r];
+                    double got = d == 0 ? st->efficiency : st->ideal_s / st->makespan_s;
+                    if (got < 0.95)
                         print_error("%s %s dev %zu round %d: %.3f\n", (*s)->name, shapes[k], d,
-                                    r, run->rounds[r].efficiency);
-                    assert_true(run->rounds[r].efficiency >= 0.95);
+                                    r, got);
+                    assert_true(got >= 0.95);
                 }
                 hf_run_free(run);
             }

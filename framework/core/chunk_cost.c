@@ -7,7 +7,13 @@
  * slice's edges) declares it; one that does not (an escape-time image's rows)
  * declares units, and a split by units then gives a device the dear rows by
  * luck. When a load repeats - the same chunk count and the same declared work
- * per chunk as the round before - the engine learns instead: every span that
+ * per chunk as the round before - and its spans' times disagree with the
+ * declared work by more than noise could (RMS 25% over a round, weighted by
+ * work: a regular load whose costs are declared keeps them, rather than
+ * learning its devices' noise; judged on the standalone passes and the CPUs'
+ * chunks, not on a GPU's pieces in a scheduled round, whose times hold the
+ * one-off costs of new kernel shapes; in issue 12's matrix, letting them
+ * judge cost HASS 24 of its 30 `gpu` cells), the engine learns instead: every span that
  * ran is an observation of its chunks' cost. Its seconds, less the device's
  * per-bundle latency (the intercept of the device's spans of the round, time
  * over estimated work: a CPU's single chunks would otherwise make a cheap
@@ -44,6 +50,7 @@
 
 #define WEIGHT_CAP 3.0  /* an estimate follows new observations by at least 1/4 */
 #define FLOOR 1e-4      /* no estimate below this share of the mean: it could never grow */
+#define IRREGULAR 0.25  /* spans this far off their declared work (RMS): costs are learned */
 
 static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chunks, size_t n)
 {
@@ -126,6 +133,33 @@ static double span_latency(const struct hf__chunk_cost *c, int d)
     return slope > 0.0 ? fmin(fmax(lat, 0.0), 0.95 * ymin) : 0.0;
 }
 
+/* How far the round's judging spans disagree with the estimates: the RMS
+ * over them, weighted by their work, of (measured work / estimate - 1), each device's
+ * seconds (less its latency) turned into work at its rate in the round. */
+static double disagree(const struct hf__chunk_cost *c, int ndev)
+{
+    double sum = 0.0, weight = 0.0;
+    for (int d = 0; d < ndev; d++) {
+        double lat = span_latency(c, d), est = 0.0, sec = 0.0;
+        for (size_t k = 0; k < c->nspans; k++)
+            if (c->spans[k].dev == d) {
+                est += span_est(c, &c->spans[k]);
+                sec += c->spans[k].seconds - lat;
+            }
+        if (!(est > 0.0) || !(sec > 0.0))
+            continue;
+        for (size_t k = 0; k < c->nspans; k++) {
+            double span = span_est(c, &c->spans[k]);
+            if (c->spans[k].dev != d || !c->spans[k].judge || !(span > 0.0))
+                continue;
+            double q = (c->spans[k].seconds - lat) * est / sec / span;
+            sum += span * (q - 1.0) * (q - 1.0);
+            weight += span;
+        }
+    }
+    return weight > 0.0 ? sqrt(sum / weight) : 0.0;
+}
+
 /* Folds the round's spans into the estimates (see DESIGN). */
 static void fold(struct hf__chunk_cost *c, int ndev)
 {
@@ -165,7 +199,10 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
     *moved = 0.0;
     if (same_load(c, chunks, n)) {
         int had_view = !c->loaded || c->nspans > 0;
-        fold(c, ndev);
+        if (!c->learning)
+            c->learning = disagree(c, ndev) > IRREGULAR;
+        if (c->learning)
+            fold(c, ndev);
         normalise(c);
         for (size_t i = 0; had_view && c->total > 0.0 && i < n; i++)
             *moved += fabs(c->est[i] - c->view[i].work) / c->total;
@@ -175,6 +212,7 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
         c->n = n;
         c->total = 0.0;
         c->loaded = 0;
+        c->learning = 0;
         for (size_t i = 0; i < n; i++) {
             c->decl[i] = c->est[i] = chunks[i].work;
             c->weight[i] = 0.0;
@@ -190,7 +228,7 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
 }
 
 void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count, int dev,
-                            double seconds)
+                            int judge, double seconds)
 {
     if (first + count > c->n || count == 0 || !(seconds > 0.0) || !isfinite(seconds))
         return;
@@ -202,7 +240,7 @@ void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count
         c->spans = v;
         c->spans_cap = cap;
     }
-    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, seconds};
+    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, judge, seconds};
 }
 
 void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struct hf_chunk *chunks,
@@ -248,6 +286,7 @@ void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struc
     c->n = n;
     c->total = total;
     c->loaded = 1;
+    c->learning = 1;
     normalise(c);
     c->nspans = 0;
 }

@@ -205,7 +205,9 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
      * of its latency). */
     int outlier = hf_cost_add(&e->cost[dev], work, end - start);
     if (!outlier || !e->recording)
-        hf__chunk_cost_observe(&e->chunk_cost, span->first, span->count, dev, end - start);
+        hf__chunk_cost_observe(&e->chunk_cost, span->first, span->count, dev,
+                               !e->recording || !hf_devlist_get(e->devs, dev)->info.is_gpu,
+                               end - start);
     s->outliers += (size_t)outlier;
     if (e->recording)
         record_event(e, dev, span, work, start, end, t, outlier);
