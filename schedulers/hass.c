@@ -32,14 +32,15 @@
  * CPU's one chunk), so a CPU whose chunks vary by 20% is not handed the one
  * chunk that would make it the straggler. Buffers are laid out contiguously,
  * GPUs first; where chunks do not cost the same (their `work` differs), the
- * buffers are cuts of the cumulative work, not of the chunk counts (issue 18's
- * first step; the per-chunk cost is the app's, not yet learned). A GPU gets
+ * buffers are cuts of the cumulative work, not of the chunk counts (issue 18;
+ * on a repeating load a chunk's work is the engine's learned estimate). A GPU gets
  * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
- * the CPU buffer with the most time left a span sized by the rates (the k that
- * makes the later of "the CPU finishes the rest" and "the GPUs finish k
- * chunks" soonest, its part of it by rate when there are several GPUs), but
+ * the CPU buffer with the most work left per its rate a span sized by the
+ * rates in work, not chunks (the tail work that makes the later of "the CPU
+ * finishes the rest" and "the GPUs finish it" soonest, its part of it by rate
+ * when there are several GPUs, as the whole tail chunks nearest it), but
  * not when its latency alone would outlast the CPU's whole buffer, and rounded
  * down to a power of two (sizes that recur: a real GPU pays for the first
  * bundle of every new size); a CPU team with nothing left steals one chunk
@@ -195,6 +196,15 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     return 0;
 }
 
+/* The work of a buffer's chunks. */
+static double buf_work(const struct hf_round *r, const struct hf__buf *b)
+{
+    double w = 0.0;
+    for (size_t i = b->lo; i < b->hi; i++)
+        w += r->chunks[i].work;
+    return w;
+}
+
 /* The CPU buffer an idle device should steal from: the one that needs the most
  * time to drain at its owner's rate; -1 if none has chunks left. */
 static int steal_victim(const struct hass *h, int thief)
@@ -204,7 +214,7 @@ static int steal_victim(const struct hass *h, int thief)
     for (int c = 0; c < h->ndev; c++) {
         if (c == thief || h->dev[c].is_gpu || h->buf[c].hi <= h->buf[c].lo)
             continue;
-        double left = (double)(h->buf[c].hi - h->buf[c].lo);
+        double left = buf_work(h->r, &h->buf[c]);
         double t = h->rate[c] > 0.0 ? left / h->rate[c] : INFINITY;
         if (best < 0 || t > best_t) {
             best = c;
@@ -223,44 +233,38 @@ static int steal(struct hass *h, int d, struct hf_span *out)
         return 0;
     if (!h->dev[d].is_gpu)
         return hf__take_tail(h->buf, c, 1, out);
-    size_t left = h->buf[c].hi - h->buf[c].lo;
+    const struct hf_chunk *ch = h->r->chunks;
+    size_t lo = h->buf[c].lo, hi = h->buf[c].hi;
+    double left = buf_work(h->r, &h->buf[c]);
     double g = h->rate[d], cr = h->rate[c], gsum = 0.0;
     for (int k = 0; k < h->ndev; k++)
         if (h->dev[k].is_gpu && h->r->alive[k])
             gsum += h->rate[k];
     if (!(g > 0.0) || !(cr > 0.0) || !(gsum > 0.0))
         return hf__take_tail(h->buf, c, 1, out);
-    /* Chunks are whole: the CPU ends its part one chunk at a time, after the
-     * chunk it is running (assumed just started: the scheduler has no clock).
-     * Take the k that makes the later of the two finish soonest. With several
-     * GPUs this one takes only its part of the GPUs' share, by rate, and comes
-     * back for more, so that no GPU walks off with a tail the others need. */
-    double w = hf__mean_chunk_work(h->r), tc = w / cr, tg = w / gsum;
-    double busy = h->inflight[c] ? tc : 0.0;
-    /* The two finish times cross at k* = (busy + left*tc) / (tc + tg); the best
-     * whole k is one of its neighbours. */
-    double kstar = (busy + (double)left * tc) / (tc + tg);
-    size_t best = left;
-    double best_t = INFINITY;
-    for (double k = floor(kstar); k <= floor(kstar) + 1.0; k += 1.0) {
-        double kk = fmin(fmax(k, 0.0), (double)left);
-        double t = fmax(busy + ((double)left - kk) * tc, kk * tg);
-        if (t < best_t) {
-            best = (size_t)kk;
-            best_t = t;
-        }
-    }
-    if (best == 0 && h->inflight[c])
+    /* In work, not chunks (chunks need not cost the same): the CPU ends its
+     * part one chunk at a time, after the chunk it is running (assumed just
+     * started: the scheduler has no clock, and its cost the mean's). The GPUs
+     * take the tail work x that makes the later of the two finish soonest,
+     * busy + (left - x) / cr = x / gsum. With several GPUs this one takes
+     * only its part of it, by rate, and comes back for more, so that no GPU
+     * walks off with a tail the others need. */
+    double busy = h->inflight[c] ? hf__mean_chunk_work(h->r) / cr : 0.0;
+    double x = fmin((busy + left / cr) / (1.0 / cr + 1.0 / gsum), left);
+    double last = ch[hi - 1].work; /* the tail chunk: the least a steal takes */
+    if (x < 0.5 * last && h->inflight[c])
         return 0; /* the running CPU finishes its buffer sooner than any steal would */
-    if (h->inflight[c] && h->model[d].lat >= busy + (double)left * tc)
+    if (h->inflight[c] && h->model[d].lat >= busy + left / cr)
         return 0; /* this GPU's latency alone outlasts the CPU's whole buffer */
-    if (best == 0)
-        best = 1; /* an idle CPU left this chunk to the GPUs: someone must take it */
-    size_t mine = (size_t)llround((double)best * g / gsum);
+    /* This GPU's part, as whole tail chunks: the count whose work is nearest. */
+    double mine = x * g / gsum, acc = 0.0;
+    size_t count = 0;
+    while (lo + count < hi && acc + 0.5 * ch[hi - 1 - count].work <= mine)
+        acc += ch[hi - 1 - count++].work;
     /* Steal sizes are powers of two: a real GPU pays for the first bundle of
      * every new size (a cuBLAS kernel choice), and powers of two recur. */
     size_t pow2 = 1;
-    while (pow2 * 2 <= mine)
+    while (pow2 * 2 <= count)
         pow2 *= 2;
     return hf__take_tail(h->buf, c, pow2, out);
 }

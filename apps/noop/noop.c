@@ -28,7 +28,8 @@
  * which the sim engine turns into time, and the real kernels spin spin_ns per
  * unit of cost, so an irregular load runs on real devices without a new app.
  * With cost_known = no the chunks' work stays even over units while the real
- * kernels still spin by cost: an app that cannot tell what its units cost (an
+ * kernels still spin by cost and a bundle's work (what the sim engine times)
+ * is its units' cost: an app that cannot tell what its units cost (an
  * escape-time fractal's rows), for the framework's estimates to cope with.
  */
 #include "hetfarm.h"
@@ -145,6 +146,17 @@ static size_t noop_partition(void *ctx, const struct hf_load *load, size_t grain
     return n;
 }
 
+/* A bundle carries what its units really cost, declared or not: the sim
+ * engine times a bundle by its work, as a real device would by its spinning. */
+static int noop_bundle(void *ctx, const struct hf_chunk *c, size_t n, struct hf_bundle *b)
+{
+    const struct noop *o = ctx;
+    int rc = hf_bundle_merge(ctx, c, n, b);
+    if (rc == 0 && o->cost)
+        b->work = o->work_per_chunk * units_cost(o, b->begin, b->end);
+    return rc;
+}
+
 static int noop_setup(void *ctx, const struct hf_devices *devs)
 {
     struct noop *o = ctx;
@@ -258,7 +270,7 @@ const struct hf_app hf_app_noop = {
     .setup = noop_setup,
     .next_load = noop_next_load,
     .partition = noop_partition,
-    .bundle = hf_bundle_merge,
+    .bundle = noop_bundle,
     .run_cpu = noop_run_cpu,
     .run_cuda = noop_run_gpu,
     .verify = noop_verify,

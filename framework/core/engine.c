@@ -27,9 +27,33 @@
 
 #include "engine_internal.h"
 #include "io/progress.h"
+#include "profile.h"
 #include "shared.h"
 
 /* ---- the round loop ------------------------------------------------------------ */
+
+/* The round's chunks with their learned cost (chunk_cost.c); the saved
+ * estimates are looked for once, at the run's first load. */
+static const struct hf_chunk *learned_chunks(struct hf__engine *e)
+{
+    const char *path = hf_profile_path(e->profile);
+    if (!e->chunk_cost_read && *path) {
+        char cost[4096];
+        snprintf(cost, sizeof cost, "%.*s.cost", (int)(strlen(path) - 5), path);
+        hf__chunk_cost_load(&e->chunk_cost, cost, e->chunks, e->nchunks);
+        e->chunk_cost_loaded = e->chunk_cost.loaded;
+    }
+    e->chunk_cost_read = 1;
+    double moved = 0;
+    const struct hf_chunk *seen =
+        hf__chunk_cost_round(&e->chunk_cost, e->chunks, e->nchunks, e->ndev, &moved);
+    /* The devices' cost models (bound_s) hold bundles measured in the old
+     * estimates: when those moved, start the models over in the new unit. */
+    if (moved > 0.02)
+        for (int d = 0; d < e->ndev; d++)
+            hf_cost_init(&e->cost[d]);
+    return seen;
+}
 
 /* Draws the next load and cuts it into chunks. Returns 1, 0 (no more loads) or an error. */
 int hf__engine_prepare_round(struct hf__engine *e, int round)
@@ -82,11 +106,18 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
         e->chunks_cap = n;
     }
     e->nchunks = part(e->app_ctx, &e->load, grain, e->chunks, n);
-    double total = 0;
-    for (size_t i = 0; i < e->nchunks; i++) {
+    for (size_t i = 0; i < e->nchunks; i++)
         e->chunks[i].index = i;
-        total += e->chunks[i].work;
+    /* Schedulers see each chunk's learned cost (chunk_cost.c), not the
+     * declared work; bundles are still built from the app's own chunks. */
+    const struct hf_chunk *seen = learned_chunks(e);
+    if (!seen) {
+        hf__engine_error(e, HF_ENOMEM, "cannot hold the costs of %zu chunks", e->nchunks);
+        return HF_ENOMEM;
     }
+    double total = 0;
+    for (size_t i = 0; i < e->nchunks; i++)
+        total += seen[i].work;
     /* A round ends when every chunk is done (standalone.c lowers the target
      * for a CPU's sample); the pool starts with every chunk free. */
     e->round_target = e->nchunks;
@@ -95,7 +126,7 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
         return rc;
     }
     e->round = (struct hf_round){
-        .round = round, .nchunks = e->nchunks, .chunks = e->chunks, .total_work = total,
+        .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
         .alive = e->alive, .standalone_rate = e->standalone,
     };
     /* Per-round bookkeeping: statistics, fault counters, the stall detector's

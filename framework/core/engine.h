@@ -76,6 +76,9 @@ struct hf_run {
     struct hf_device_info *devs;
     double *standalone_rate;    /* work/s per device running a whole load alone */
     double total_work;          /* of one load */
+    size_t nchunk_cost;         /* the last load's chunks, when their costs were learned ... */
+    double *chunk_cost;         /* ... and each chunk's learned cost (core/chunk_cost.c), or NULL */
+    int chunk_cost_loaded;      /* the run started from estimates saved by an earlier run */
     int nrounds;
     struct hf_round_stats *rounds;
     size_t nevents;

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include "chunk_cost.h"
 #include "engine.h"
 #include "pool.h"
 
@@ -40,6 +41,9 @@ struct hf__engine {
     int *alive;
     double *standalone;            /* per device work/s, NULL while measuring */
     struct hf_cost_model *cost;    /* per device: affine model of its bundles (bound_s) */
+    struct hf__chunk_cost chunk_cost; /* learned per-chunk cost (chunk_cost.c): round.chunks */
+    int chunk_cost_read;           /* the saved estimates were looked for ... */
+    int chunk_cost_loaded;         /* ... and the run started from them */
     struct hf_round_device *stats; /* per device, this round */
     double round_start, round_end; /* seconds since the run started */
     struct hf__span_queue orphans;

@@ -188,7 +188,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     struct hf_round_device *s = &e->stats[dev];
     double work = 0;
     for (size_t i = span->first; i < span->first + span->count; i++)
-        work += e->chunks[i].work;
+        work += e->round.chunks[i].work;
     s->chunks += span->count;
     s->bundles++;
     s->stolen += span->stolen ? span->count : 0;
@@ -196,9 +196,18 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     s->busy_s += end - start;
     if (end > e->round_end)
         e->round_end = end;
-    /* Every bundle feeds the device's cost model, the standalone passes too
-     * (a GPU's whole-load bundle is the best view of its latency). */
+    /* Every bundle is an observation of its chunks' cost (chunk_cost.c)
+     * unless, in a scheduled round, the cost model flags it as an
+     * outlier (a stall says nothing about the chunks; in a standalone pass,
+     * where no trouble is modelled, a chunk far dearer than the declared
+     * work is just what there is to learn), and feeds the device's cost model,
+     * the standalone passes too (a GPU's whole-load bundle is the best view
+     * of its latency). */
     int outlier = hf_cost_add(&e->cost[dev], work, end - start);
+    if (!outlier || !e->recording)
+        hf__chunk_cost_observe(&e->chunk_cost, span->first, span->count, dev,
+                               !e->recording || !hf_devlist_get(e->devs, dev)->info.is_gpu,
+                               end - start);
     s->outliers += (size_t)outlier;
     if (e->recording)
         record_event(e, dev, span, work, start, end, t, outlier);

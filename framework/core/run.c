@@ -17,6 +17,7 @@
 
 #include "engine_internal.h"
 #include "io/progress.h"
+#include "io/files.h"
 #include "profile.h"
 #include "shared.h"
 
@@ -146,6 +147,7 @@ static void teardown(struct hf__engine *e)
     free(e->cost);
     free(e->sim_sizes);
     free(e->chunks);
+    hf__chunk_cost_free(&e->chunk_cost);
     free(e->orphans.v);
     free(e->events);
 }
@@ -201,6 +203,32 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
     return rc < 0 ? rc : 0;
 }
 
+/* Hands the run the learned per-chunk costs of its last load and saves them
+ * beside the profile (real runs; simulated profiles live in memory). */
+static int keep_chunk_cost(struct hf__engine *e, struct hf_run *run)
+{
+    const struct hf__chunk_cost *c = &e->chunk_cost;
+    if (c->n == 0 || c->n != e->nchunks)
+        return 0;
+    if (!(run->chunk_cost = malloc(c->n * sizeof *run->chunk_cost)))
+        return hf_fail(HF_ENOMEM, "engine: out of memory");
+    memcpy(run->chunk_cost, c->est, c->n * sizeof *run->chunk_cost);
+    run->nchunk_cost = c->n;
+    run->chunk_cost_loaded = e->chunk_cost_loaded;
+    const char *path = hf_profile_path(e->profile);
+    if (!*path)
+        return 0;
+    char cost[4096];
+    snprintf(cost, sizeof cost, "%.*s.cost", (int)(strlen(path) - 5), path);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", cost);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int rc = slash ? hf__mkdir_p(dir) : 0;
+    return rc ? rc : hf__chunk_cost_save(c, cost);
+}
+
 /* Asks the app for its own figures of the run (struct hf_app.figures). */
 static void record_figures(struct hf__engine *e, struct hf_run *run)
 {
@@ -248,6 +276,8 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
         run->nevents = e.nevents;
         e.events = NULL;
         rc = hf_profile_save(e.profile);
+        if (rc == 0)
+            rc = keep_chunk_cost(&e, run);
     }
     if (e.error) {
         hf_clear_error();
@@ -274,6 +304,7 @@ void hf_run_free(struct hf_run *run)
     free(run->rounds);
     free(run->devs);
     free(run->standalone_rate);
+    free(run->chunk_cost);
     free(run->events);
     free(run);
 }

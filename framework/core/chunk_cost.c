@@ -1,0 +1,320 @@
+/* chunk_cost.c - per-chunk cost of a repeating load, learned from the bundles that ran.
+ *
+ * DESIGN
+ * ------
+ * Schedulers split a round by the cumulative `work` of its chunks, so that
+ * figure must say what a chunk really costs. An app that knows (a graph
+ * slice's edges) declares it; one that does not (an escape-time image's rows)
+ * declares units, and a split by units then gives a device the dear rows by
+ * luck. When a load repeats - the same chunk count and the same declared work
+ * per chunk as the round before - and its spans' times disagree with the
+ * declared work by more than noise could (RMS 25% over a round, weighted by
+ * work: a regular load whose costs are declared keeps them, rather than
+ * learning its devices' noise; judged on the standalone passes and the CPUs'
+ * chunks, not on a GPU's pieces in a scheduled round, whose times hold the
+ * one-off costs of new kernel shapes; in issue 12's matrix, letting them
+ * judge cost HASS 24 of its 30 `gpu` cells), the engine learns instead: every span that
+ * ran is an observation of its chunks' cost. Its seconds, less the device's
+ * per-bundle latency (the intercept of the device's spans of the round, time
+ * over estimated work: a CPU's single chunks would otherwise make a cheap
+ * chunk look as dear as the latency), are shared over its chunks in proportion to their current
+ * estimates (so a big GPU piece only rescales its region, while a CPU's
+ * single chunks and bundle boundaries that move between rounds refine the
+ * shape), and at the next round's start they become work by the device's
+ * rate in that round: the current estimates of the chunks it ran over their
+ * seconds. So a device that slowed down (or was stalled: bundles the cost
+ * model flags as outliers are not observed) does not make its chunks look
+ * dear; what is learned is how a device's time divides among its chunks,
+ * and the standalone passes (one device runs every chunk, or a CPU a sample
+ * spread over the load) and bundle boundaries that move between rounds carry
+ * that across the regions different devices ran. A span's total is
+ * observed whole: its chunks are scaled towards it by 1 / (1 + the evidence
+ * they hold on average), and each chunk gains 1 / (chunks in the span) of
+ * evidence, capped so that estimates keep following the load. After folding, the estimates are scaled to sum to the declared total
+ * work: the unit stays the app's, device independent, and rates, bound_s and
+ * every scheduler's plan keep their meaning. A load that does not repeat (a
+ * graph frontier) keeps its declared work. The estimates of the last round
+ * are saved beside the profile (<profile>.cost, atomically) by real runs and
+ * read back by the next run of the same load; a file that does not match the
+ * load, or does not parse, is ignored with a warning.
+ */
+#include "chunk_cost.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/files.h"
+
+#define WEIGHT_CAP 3.0  /* an estimate follows new observations by at least 1/4 */
+#define FLOOR 1e-4      /* no estimate below this share of the mean: it could never grow */
+#define IRREGULAR 0.25  /* spans this far off their declared work (RMS): costs are learned */
+
+static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chunks, size_t n)
+{
+    if (c->n != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(c->decl[i] - chunks[i].work) > 1e-9 * fmax(fabs(chunks[i].work), 1e-300))
+            return 0;
+    return 1;
+}
+
+static int resize(struct hf__chunk_cost *c, size_t n)
+{
+    double **arrays[] = {&c->decl, &c->est, &c->weight};
+    for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) {
+        double *v = realloc(*arrays[k], (n ? n : 1) * sizeof *v);
+        if (!v)
+            return HF_ENOMEM;
+        *arrays[k] = v;
+    }
+    struct hf_chunk *view = realloc(c->view, (n ? n : 1) * sizeof *view);
+    if (!view)
+        return HF_ENOMEM;
+    c->view = view;
+    return 0;
+}
+
+/* Scales the estimates to sum to the declared total, none below the floor. */
+static void normalise(struct hf__chunk_cost *c)
+{
+    if (!(c->total > 0.0) || c->n == 0)
+        return;
+    double floor = FLOOR * c->total / (double)c->n;
+    for (int pass = 0; pass < 2; pass++) {
+        double sum = 0.0;
+        for (size_t i = 0; i < c->n; i++)
+            sum += c->est[i];
+        if (!(sum > 0.0) || !isfinite(sum)) {
+            memcpy(c->est, c->decl, c->n * sizeof *c->est);
+            return;
+        }
+        for (size_t i = 0; i < c->n; i++)
+            c->est[i] = fmax(c->est[i] * c->total / sum, c->decl[i] > 0.0 ? floor : 0.0);
+    }
+}
+
+static double span_est(const struct hf__chunk_cost *c, const struct hf__cost_span *sp)
+{
+    double w = 0.0;
+    for (size_t i = sp->first; i < sp->first + sp->count; i++)
+        w += c->est[i];
+    return w;
+}
+
+/* Device d's per-bundle latency over its spans of the round: the intercept of
+ * the least-squares line of seconds over estimated work, when the spans'
+ * estimates differ enough to tell it (else 0), kept within [0, 0.95 x the
+ * shortest span] so that no span's net time is ever negative. */
+static double span_latency(const struct hf__chunk_cost *c, int d)
+{
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, ymin = INFINITY;
+    for (size_t k = 0; k < c->nspans; k++) {
+        const struct hf__cost_span *sp = &c->spans[k];
+        if (sp->dev != d)
+            continue;
+        double x = span_est(c, sp), y = sp->seconds;
+        n++;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        ymin = fmin(ymin, y);
+    }
+    if (n < 3)
+        return 0.0;
+    double mx = sx / n, var = sxx / n - mx * mx;
+    if (!(var > 0.01 * mx * mx))
+        return 0.0;
+    double slope = (sxy / n - mx * sy / n) / var, lat = sy / n - slope * mx;
+    return slope > 0.0 ? fmin(fmax(lat, 0.0), 0.95 * ymin) : 0.0;
+}
+
+/* How far the round's judging spans disagree with the estimates: the RMS
+ * over them, weighted by their work, of (measured work / estimate - 1), each device's
+ * seconds (less its latency) turned into work at its rate in the round. */
+static double disagree(const struct hf__chunk_cost *c, int ndev)
+{
+    double sum = 0.0, weight = 0.0;
+    for (int d = 0; d < ndev; d++) {
+        double lat = span_latency(c, d), est = 0.0, sec = 0.0;
+        for (size_t k = 0; k < c->nspans; k++)
+            if (c->spans[k].dev == d) {
+                est += span_est(c, &c->spans[k]);
+                sec += c->spans[k].seconds - lat;
+            }
+        if (!(est > 0.0) || !(sec > 0.0))
+            continue;
+        for (size_t k = 0; k < c->nspans; k++) {
+            double span = span_est(c, &c->spans[k]);
+            if (c->spans[k].dev != d || !c->spans[k].judge || !(span > 0.0))
+                continue;
+            double q = (c->spans[k].seconds - lat) * est / sec / span;
+            sum += span * (q - 1.0) * (q - 1.0);
+            weight += span;
+        }
+    }
+    return weight > 0.0 ? sqrt(sum / weight) : 0.0;
+}
+
+/* Folds the round's spans into the estimates (see DESIGN). */
+static void fold(struct hf__chunk_cost *c, int ndev)
+{
+    for (int d = 0; d < ndev; d++) {
+        double lat = span_latency(c, d), est = 0.0, sec = 0.0;
+        for (size_t k = 0; k < c->nspans; k++)
+            if (c->spans[k].dev == d) {
+                est += span_est(c, &c->spans[k]);
+                sec += c->spans[k].seconds - lat;
+            }
+        if (!(est > 0.0) || !(sec > 0.0))
+            continue;
+        double rate = est / sec; /* work per second of the device in the round */
+        for (size_t k = 0; k < c->nspans; k++) {
+            const struct hf__cost_span *sp = &c->spans[k];
+            double span = span_est(c, sp), net = sp->seconds - lat;
+            if (sp->dev != d || !(span > 0.0))
+                continue;
+            /* The span's total is observed whole: it moves by the weight of
+             * one observation against the evidence its chunks hold on
+             * average; each chunk gains 1 / count of evidence. */
+            double w = 1.0 / (double)sp->count, q = net * rate / span, held = 0.0;
+            for (size_t i = sp->first; i < sp->first + sp->count; i++)
+                held += c->weight[i] * w;
+            double step = (q - 1.0) / (held + 1.0);
+            for (size_t i = sp->first; i < sp->first + sp->count; i++) {
+                c->est[i] *= 1.0 + step;
+                c->weight[i] = fmin(c->weight[i] + w, WEIGHT_CAP);
+            }
+        }
+    }
+}
+
+const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,
+                                            size_t n, int ndev, double *moved)
+{
+    *moved = 0.0;
+    if (same_load(c, chunks, n)) {
+        int had_view = !c->loaded || c->nspans > 0;
+        if (!c->learning)
+            c->learning = disagree(c, ndev) > IRREGULAR;
+        if (c->learning)
+            fold(c, ndev);
+        normalise(c);
+        for (size_t i = 0; had_view && c->total > 0.0 && i < n; i++)
+            *moved += fabs(c->est[i] - c->view[i].work) / c->total;
+    } else {
+        if (resize(c, n))
+            return NULL;
+        c->n = n;
+        c->total = 0.0;
+        c->loaded = 0;
+        c->learning = 0;
+        for (size_t i = 0; i < n; i++) {
+            c->decl[i] = c->est[i] = chunks[i].work;
+            c->weight[i] = 0.0;
+            c->total += chunks[i].work;
+        }
+    }
+    c->nspans = 0;
+    for (size_t i = 0; i < n; i++) {
+        c->view[i] = chunks[i];
+        c->view[i].work = c->est[i];
+    }
+    return c->view;
+}
+
+void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count, int dev,
+                            int judge, double seconds)
+{
+    if (first + count > c->n || count == 0 || !(seconds > 0.0) || !isfinite(seconds))
+        return;
+    if (c->nspans == c->spans_cap) {
+        size_t cap = c->spans_cap ? 2 * c->spans_cap : 64;
+        struct hf__cost_span *v = realloc(c->spans, cap * sizeof *v);
+        if (!v)
+            return; /* one observation fewer; the estimates stay what they were */
+        c->spans = v;
+        c->spans_cap = cap;
+    }
+    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, judge, seconds};
+}
+
+void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struct hf_chunk *chunks,
+                         size_t n)
+{
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    if (!f) {
+        if (path && *path && errno != ENOENT)
+            fprintf(stderr, "hetfarm: warning: ignoring chunk costs %s: %s\n", path,
+                    strerror(errno));
+        return;
+    }
+    char head[64];
+    size_t saved = 0;
+    const char *why = NULL;
+    if (!fgets(head, sizeof head, f) || strcmp(head, "# hetfarm chunk costs\n") != 0)
+        why = "not a chunk cost file";
+    else if (fscanf(f, " chunks %zu", &saved) != 1)
+        why = "no chunk count";
+    else if (saved != n)
+        why = "saved for another chunk count (the load changed)";
+    else if (resize(c, n))
+        why = "out of memory";
+    double total = 0.0;
+    for (size_t i = 0; !why && i < n; i++) {
+        if (fscanf(f, " %lf %lf %lf", &c->decl[i], &c->est[i], &c->weight[i]) != 3)
+            why = "truncated or malformed";
+        else if (fabs(c->decl[i] - chunks[i].work) > 1e-9 * fmax(fabs(chunks[i].work), 1e-300))
+            why = "saved for another load (declared work differs)";
+        else if (!isfinite(c->est[i]) || c->est[i] < 0.0 || !isfinite(c->weight[i]) ||
+                 c->weight[i] < 0.0 || c->weight[i] > WEIGHT_CAP)
+            why = "an estimate out of range";
+        total += chunks[i].work;
+    }
+    if (!why && fscanf(f, " %*s") != EOF)
+        why = "trailing data";
+    fclose(f);
+    if (why) {
+        fprintf(stderr, "hetfarm: warning: ignoring chunk costs %s: %s\n", path, why);
+        c->n = 0; /* the next round starts over from the declared work */
+        return;
+    }
+    c->n = n;
+    c->total = total;
+    c->loaded = 1;
+    c->learning = 1;
+    normalise(c);
+    c->nspans = 0;
+}
+
+int hf__chunk_cost_save(const struct hf__chunk_cost *c, const char *path)
+{
+    if (!path || !*path || c->n == 0)
+        return 0;
+    size_t cap = 64 + c->n * 80, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return hf_fail(HF_ENOMEM, "out of memory saving chunk costs");
+    len += (size_t)snprintf(buf, cap, "# hetfarm chunk costs\nchunks %zu\n", c->n);
+    for (size_t i = 0; i < c->n && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%.17g %.17g %.17g\n", c->decl[i], c->est[i],
+                                c->weight[i]);
+    int rc = len < cap ? hf__write_atomic(path, buf, len, "chunk costs")
+                       : hf_fail(HF_EIO, "chunk costs for %s do not fit the buffer", path);
+    free(buf);
+    return rc;
+}
+
+void hf__chunk_cost_free(struct hf__chunk_cost *c)
+{
+    free(c->decl);
+    free(c->est);
+    free(c->weight);
+    free(c->spans);
+    free(c->view);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,51 @@
+/* chunk_cost.h - what each chunk of a repeating load costs, learned from the
+ * bundles that ran (core/chunk_cost.c). Internal to core/.
+ */
+#ifndef HF_CHUNK_COST_H
+#define HF_CHUNK_COST_H
+
+#include <stddef.h>
+
+#include "hetfarm.h"
+
+struct hf__chunk_cost {
+    size_t n;            /* chunks of the load being learned; 0 = none yet */
+    double total;        /* the load's declared work (the estimates sum to it) */
+    double *decl;        /* the app's declared work per chunk: the load repeats when it matches */
+    double *est;         /* per chunk: the estimate, in the load's work units */
+    double *weight;      /* per chunk: evidence behind the estimate (capped) */
+    struct hf__cost_span { size_t first, count; int dev, judge; double seconds; } *spans;
+    size_t nspans, spans_cap; /* the spans that ran since the last round began */
+    struct hf_chunk *view; /* the round's chunks with work = est: what schedulers see */
+    int loaded;          /* estimates came from a saved file */
+    int learning;        /* the spans disagreed with the declared work: costs are learned */
+};
+
+/* Starts a round of `n` chunks whose declared work is chunks[i].work: when
+ * the load repeats (same count, same declared work per chunk), folds the last
+ * round's spans in (each device's seconds, less its per-bundle latency fitted
+ * from those spans, turned into work at the device's rate in that round and
+ * shared over a span's chunks in proportion to their estimates; devices
+ * 0..ndev-1), once they disagree with the declared work by more than noise and scales the estimates to
+ * sum to the declared total; otherwise starts over from the declared work.
+ * *moved is the share of the total work the estimates moved since the last
+ * round. Returns the chunks as schedulers see them (valid until the next call), or
+ * NULL when out of memory. */
+const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,
+                                            size_t n, int ndev, double *moved);
+/* A span [first, first + count) ran on `dev` in `seconds`: remembered for the
+ * next round's fold. `judge`: the span may also decide whether the declared
+ * work is wrong (not a GPU's in a scheduled round, whose time may hold a
+ * device's one-off costs: a new kernel shape, a stall). */
+void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count, int dev,
+                            int judge, double seconds);
+/* Reads saved estimates from `path` for the next round of a load that
+ * matches them; a missing file is nothing, a bad or stale one is ignored
+ * with a warning on stderr. */
+void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struct hf_chunk *chunks,
+                         size_t n);
+/* Writes the estimates to `path` atomically; 0 or an HF_E* code. */
+int hf__chunk_cost_save(const struct hf__chunk_cost *c, const char *path);
+void hf__chunk_cost_free(struct hf__chunk_cost *c);
+
+#endif

@@ -1,0 +1,227 @@
+/* test_chunk_cost.c - issue 18: per-chunk cost learned from the bundles that ran.
+ *
+ * DESIGN
+ * ------
+ * The noop app with [load] shape and cost_known = no declares even work per
+ * chunk while its bundles really cost what the shape says (the sim engine
+ * times a bundle by its units' cost, a real CPU spins by it). The engine must
+ * learn the shape: checked against the same load with cost_known = yes, whose
+ * declared work is the truth. Sim runs are deterministic for a seed, so these
+ * are exact checks; the persistence checks run a real CPU on a tiny load.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/engine.h"
+
+#define DEVS3 "[devices]\nsim = host, gpu, gpu\n" \
+    "[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n" \
+    "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\n"
+
+static struct hf_run *run_opts(const char *sched, const char *ini, int rounds,
+                               enum hf_engine_kind engine, const char *profile_dir)
+{
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "chunk_cost.ini", ini), 0);
+    struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find(sched),
+                               .cfg = cfg, .engine = engine, .rounds = rounds, .seed = 5,
+                               .grain = 1, .verify = 1, .profile_dir = profile_dir};
+    assert_non_null(o.sched);
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    int rc = hf_run(&o, &run);
+    if (rc)
+        print_error("%s: %s: %s\n", sched, hf_strerror(rc), hf_last_error());
+    assert_int_equal(rc, 0);
+    hf_config_destroy(cfg);
+    return run;
+}
+
+static struct hf_run *run_sim(const char *sched, const char *ini, int rounds)
+{
+    return run_opts(sched, ini, rounds, HF_ENGINE_SIM, NULL);
+}
+
+/* The learned cost of every 16-chunk range of the load is within 10% of
+ * its measured time after 3 rounds, on a CPU alone. The measured time of a
+ * chunk on the sim CPU is its latency plus its cost over the rate (5 us +
+ * c / 2e9 s), so in work units c + 1e4: a CPU that runs chunks one at a time
+ * cannot tell its per-chunk latency from the chunk's cost, and the learned
+ * cost includes it (the cheapest 64 chunks of the hump cost 1.30e6 and are
+ * learned as 1.92e6, which is their measured time). */
+static void test_learned_cost_of_ranges(void **unused)
+{
+    (void)unused;
+    static const char *const shapes[] = {"hump", "tail", "hot"};
+    const char *cpu = "[devices]\nsim = host\n[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n";
+    for (size_t k = 0; k < 3; k++) {
+        char ini[1024];
+        const char *fmt = "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1e6\n"
+                          "shape = %s\ncost_known = %s\n%s";
+        snprintf(ini, sizeof ini, fmt, shapes[k], "yes", cpu);
+        struct hf_run *truth = run_sim("hass", ini, 1); /* declared: the true costs */
+        snprintf(ini, sizeof ini, fmt, shapes[k], "no", cpu);
+        struct hf_run *run = run_sim("hass", ini, 3);
+        assert_int_equal(truth->nchunk_cost, 512);
+        assert_int_equal(run->nchunk_cost, 512);
+        double all_t = 0, all_l = 0;
+        for (size_t i = 0; i < 512; i++) {
+            all_t += truth->chunk_cost[i] + 1e4;
+            all_l += run->chunk_cost[i];
+        }
+        for (size_t a = 0; a < 512; a += 16) {
+            double want = 0, got = 0;
+            for (size_t i = a; i < a + 16; i++) {
+                want += (truth->chunk_cost[i] + 1e4) / all_t;
+                got += run->chunk_cost[i] / all_l;
+            }
+            if (fabs(got / want - 1) > 0.10)
+                print_error("%s [%zu, %zu): learned %g, measured %g\n", shapes[k], a, a + 16,
+                            got, want);
+            assert_true(fabs(got / want - 1) <= 0.10);
+        }
+        hf_run_free(truth);
+        hf_run_free(run);
+    }
+}
+
+/* One device alone from round 1, any shape, any scheduler: a CPU reads
+ * efficiency >= 0.95. A GPU alone makes ideal_s / makespan >= 0.95 (its
+ * standalone time, a whole-load bundle, is achievable), but greedy's many
+ * small bundles each pay the GPU's latency (0.556 on the uniform load before
+ * chunk costs were learned, too). Its efficiency is not checked: a GPU alone
+ * never learns (its standalone pass is one span, and its pieces in scheduled
+ * rounds do not judge the declared work, see chunk_cost.c), and HASS's
+ * profile of round 0 on the hump's cheap first chunks leaves a weak bound
+ * (efficiency 0.081 while the makespan is the standalone time). */
+static void test_one_device_any_shape(void **unused)
+{
+    (void)unused;
+    static const char *const shapes[] = {"uniform", "hump", "tail", "hot"};
+    static const char *const devs[] = {
+        "[devices]\nsim = host\n[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n",
+        "[devices]\nsim = gpu\n[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\n",
+    };
+    for (size_t k = 0; k < 4; k++)
+        for (size_t d = 0; d < 2; d++)
+            for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++) {
+                if (d == 1 && !strcmp((*s)->name, "greedy"))
+                    continue;
+                char ini[1024];
+                snprintf(ini, sizeof ini,
+                         "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1e6\n"
+                         "shape = %s\ncost_known = no\n%s",
+                         shapes[k], devs[d]);
+                struct hf_run *run = run_sim((*s)->name, ini, 3);
+                for (int r = 1; r < run->nrounds; r++) {
+                    const struct hf_round_stats *st = &run->rounds[r];
+                    double got = d == 0 ? st->efficiency : st->ideal_s / st->makespan_s;
+                    if (got < 0.95)
+                        print_error("%s %s dev %zu round %d: %.3f\n", (*s)->name, shapes[k], d,
+                                    r, got);
+                    assert_true(got >= 0.95);
+                }
+                hf_run_free(run);
+            }
+}
+
+/* An iterative irregular load on CPU + 2 GPUs: HASS's split is stable by
+ * round 4 (no device's share moves more than 5% of the work between rounds
+ * after it) and its mean makespan from round 2 is the best or within 2% of
+ * the best scheduler's; its mean efficiency from round 2 is >= 0.9 on the
+ * tail and hot shapes. Not on the hump: there the learned cost of the
+ * cheapest chunks holds the CPU's per-chunk latency (see above), GPUs that
+ * steal them look faster than they are, and the bound is weak (HASS reads
+ * 0.65 while ideal_s / makespan is 0.99), see README. */
+static void test_iterative_irregular_load(void **unused)
+{
+    (void)unused;
+    static const char *const shapes[] = {"hump", "tail", "hot"};
+    for (size_t k = 0; k < 3; k++) {
+        char ini[1024];
+        snprintf(ini, sizeof ini,
+                 "[run]\napp = noop\n[load]\nchunks = 2048\nwork_per_chunk = 1e6\n"
+                 "shape = %s\ncost_known = no\n" DEVS3,
+                 shapes[k]);
+        double best = INFINITY, hass = 0;
+        for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++) {
+            struct hf_run *run = run_sim((*s)->name, ini, 8);
+            double mean = 0, eff = 0;
+            for (int r = 2; r < run->nrounds; r++) {
+                mean += run->rounds[r].makespan_s / (run->nrounds - 2);
+                eff += run->rounds[r].efficiency / (run->nrounds - 2);
+            }
+            print_message("%s %s: mean makespan from round 2 %.4g, efficiency %.3f\n", shapes[k],
+                          (*s)->name, mean, eff);
+            best = fmin(best, mean);
+            if (!strcmp((*s)->name, "hass")) {
+                hass = mean;
+                if (strcmp(shapes[k], "hump"))
+                    assert_true(eff >= 0.9);
+                for (int r = 4; r < run->nrounds; r++)
+                    for (int d = 0; d < run->ndevices; d++) {
+                        double swing = fabs(run->rounds[r].dev[d].share -
+                                            run->rounds[r - 1].dev[d].share);
+                        if (swing > 0.05)
+                            print_error("%s round %d device %d: share swings %.3f\n", shapes[k],
+                                        r, d, swing);
+                        assert_true(swing <= 0.05);
+                    }
+            }
+            hf_run_free(run);
+        }
+        assert_true(hass <= 1.02 * best);
+    }
+}
+
+/* A real run saves its estimates beside the profile and the next run of the
+ * same load starts from them; a bad file or one for another load is ignored. */
+static void test_estimates_persist(void **unused)
+{
+    (void)unused;
+    char dir[] = "/tmp/hf_chunk_cost_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *ini = "[run]\napp = noop\n[load]\nchunks = 64\nspin_ns = 20000\nshape = hump\n"
+                      "cost_known = no\n[devices]\ncpu = 1\ncuda = none\n";
+    struct hf_run *first = run_opts("greedy", ini, 3, HF_ENGINE_REAL, dir);
+    assert_int_equal(first->chunk_cost_loaded, 0);
+    assert_int_equal(first->nchunk_cost, 64);
+    /* The hump's middle is dearer than its edges, learned on a real CPU. */
+    assert_true(first->chunk_cost[32] > 5 * first->chunk_cost[0]);
+    struct hf_run *second = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
+    assert_int_equal(second->chunk_cost_loaded, 1);
+    assert_true(second->chunk_cost[32] > 5 * second->chunk_cost[0]);
+    /* Spoil the file: the run warns, starts over from the declared work and rewrites it. */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "for f in %s/*/*.cost; do echo 'chunks 64' > \"$f\"; done", dir);
+    assert_int_equal(system(cmd), 0);
+    struct hf_run *third = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
+    assert_int_equal(third->chunk_cost_loaded, 0);
+    struct hf_run *fourth = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
+    assert_int_equal(fourth->chunk_cost_loaded, 1);
+    hf_run_free(first);
+    hf_run_free(second);
+    hf_run_free(third);
+    hf_run_free(fourth);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_learned_cost_of_ranges),
+        cmocka_unit_test(test_one_device_any_shape),
+        cmocka_unit_test(test_iterative_irregular_load),
+        cmocka_unit_test(test_estimates_persist),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
