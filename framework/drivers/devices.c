@@ -238,7 +238,7 @@ static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
 /* Builds the real devices: GPUs' host threads get a core each, the CPU team(s) the rest. */
 static int build_real(struct hf_devlist *l, hf_config_t cfg)
 {
-    int ordinals[HF_MAX_DEVICES / 2];
+    int ordinals[HF_MAX_DEVICES / 2] = {0};
     int ngpu = parse_cuda(cfg, ordinals, HF_MAX_DEVICES / 2);
     if (ngpu < 0)
         return ngpu;
