@@ -100,17 +100,20 @@ cell_ini() {
 
 : >"$tmp/jobs"
 : >"$tmp/cells"
+# Registers one cell (its config, its row in cells, one job per seed).
+add_cell() { # cell n mix noise trouble shape seeds
+    cell_ini "$2" "$3" "$4" "$5" "$tmp/$1.ini" "${6#-}"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" \
+        "$(echo $7 | tr ' ' ,)" >>"$tmp/cells"
+    for seed in $7; do
+        echo "$1 $seed" >>"$tmp/jobs"
+    done
+}
 for n in $SIZES; do
     for mix in $MIXES; do
         for noise in $NOISES; do
             for trouble in $TROUBLE; do
-                cell="n$n-$mix-j$noise-$trouble"
-                cell_ini "$n" "$mix" "$noise" "$trouble" "$tmp/$cell.ini"
-                printf '%s\t%s\t%s\t%s\t%s\t-\t%s\n' "$cell" "$n" "$mix" "$noise" "$trouble" \
-                    "$(echo $SEEDS | tr ' ' ,)" >>"$tmp/cells"
-                for seed in $SEEDS; do
-                    echo "$cell $seed" >>"$tmp/jobs"
-                done
+                add_cell "n$n-$mix-j$noise-$trouble" "$n" "$mix" "$noise" "$trouble" - "$SEEDS"
             done
         done
     done
@@ -119,13 +122,8 @@ for shape in $SHAPES; do
     for mix in $SHAPE_MIXES; do
         for noise in $SHAPE_NOISES; do
             for trouble in $SHAPE_TROUBLE; do
-                cell="$shape-$mix-j$noise-$trouble"
-                cell_ini 0 "$mix" "$noise" "$trouble" "$tmp/$cell.ini" "$shape"
-                printf '%s\t0\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$mix" "$noise" "$trouble" "$shape" \
-                    "$(echo $SHAPE_SEEDS | tr ' ' ,)" >>"$tmp/cells"
-                for seed in $SHAPE_SEEDS; do
-                    echo "$cell $seed" >>"$tmp/jobs"
-                done
+                add_cell "$shape-$mix-j$noise-$trouble" 0 "$mix" "$noise" "$trouble" "$shape" \
+                    "$SHAPE_SEEDS"
             done
         done
     done

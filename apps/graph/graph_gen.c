@@ -18,6 +18,7 @@
  * order are up, left, right, down, so its CSR is written directly, in parallel.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +188,15 @@ int hf_graph_grid(struct hf_graph *g, uint32_t rows, uint32_t cols, double keep,
                     p++;
                 }
         }
+    hf__graph_adopt_generated(g, nv, ne, off, adj, w, "grid:rows=%u,cols=%u,keep=%g,seed=%llu%s",
+                              rows, cols, keep, (unsigned long long)seed,
+                              weighted ? ",weighted" : "");
+    return 0;
+}
+
+void hf__graph_adopt_generated(struct hf_graph *g, uint64_t nv, uint64_t ne, uint64_t *off,
+                               hf_vid_t *adj, float *w, const char *fmt, ...)
+{
     g->nv = nv;
     g->ne = ne;
     g->offsets = off;
@@ -194,7 +204,8 @@ int hf_graph_grid(struct hf_graph *g, uint32_t rows, uint32_t cols, double keep,
     g->weights = w;
     g->base = 0;
     g->symmetric = 1;
-    snprintf(g->source_desc, sizeof g->source_desc, "grid:rows=%u,cols=%u,keep=%g,seed=%llu%s",
-             rows, cols, keep, (unsigned long long)seed, weighted ? ",weighted" : "");
-    return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->source_desc, sizeof g->source_desc, fmt, ap);
+    va_end(ap);
 }

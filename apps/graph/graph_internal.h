@@ -56,6 +56,11 @@ int hf__csr_build(struct hf_graph *g, uint64_t nv, struct hf__arcs *blocks, int 
                   const struct hf__build *b);
 
 /* hf_graph_check without recording a message: the reason goes to msg. */
+/* Hands a generator's symmetric, 0-based CSR to g (which then owns the arrays)
+ * and names its source from the printf-style description. */
+void hf__graph_adopt_generated(struct hf_graph *g, uint64_t nv, uint64_t ne, uint64_t *off,
+                               hf_vid_t *adj, float *w, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 int hf__graph_check_msg(const struct hf_graph *g, char *msg, size_t msglen);
 
 /* Whether every arc u->v has a v->u of equal weight (parallel binary searches). */

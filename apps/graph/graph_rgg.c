@@ -142,14 +142,8 @@ int hf_graph_rgg(struct hf_graph *g, uint64_t nv, double degree, uint64_t seed, 
         }
     }
     free(xy), free(cl.start), free(cl.pt);
-    g->nv = nv;
-    g->ne = ne;
-    g->offsets = off;
-    g->adj = adj;
-    g->weights = w;
-    g->base = 0;
-    g->symmetric = 1;
-    snprintf(g->source_desc, sizeof g->source_desc, "rgg:vertices=%llu,degree=%g,seed=%llu%s",
-             (unsigned long long)nv, degree, (unsigned long long)seed, weighted ? ",weighted" : "");
+    hf__graph_adopt_generated(g, nv, ne, off, adj, w, "rgg:vertices=%llu,degree=%g,seed=%llu%s",
+                              (unsigned long long)nv, degree, (unsigned long long)seed,
+                              weighted ? ",weighted" : "");
     return 0;
 }

@@ -133,6 +133,20 @@ static double span_latency(const struct hf__chunk_cost *c, int d)
     return slope > 0.0 ? fmin(fmax(lat, 0.0), 0.95 * ymin) : 0.0;
 }
 
+/* Device d's rate in the round, in estimated work per second of its spans
+ * less its per-span latency (*lat); 0 when it ran nothing to go by. */
+static double device_rate(const struct hf__chunk_cost *c, int d, double *lat)
+{
+    double est = 0.0, sec = 0.0;
+    *lat = span_latency(c, d);
+    for (size_t k = 0; k < c->nspans; k++)
+        if (c->spans[k].dev == d) {
+            est += span_est(c, &c->spans[k]);
+            sec += c->spans[k].seconds - *lat;
+        }
+    return est > 0.0 && sec > 0.0 ? est / sec : 0.0;
+}
+
 /* How far the round's judging spans disagree with the estimates: the RMS
  * over them, weighted by their work, of (measured work / estimate - 1), each device's
  * seconds (less its latency) turned into work at its rate in the round. */
@@ -140,19 +154,14 @@ static double disagree(const struct hf__chunk_cost *c, int ndev)
 {
     double sum = 0.0, weight = 0.0;
     for (int d = 0; d < ndev; d++) {
-        double lat = span_latency(c, d), est = 0.0, sec = 0.0;
-        for (size_t k = 0; k < c->nspans; k++)
-            if (c->spans[k].dev == d) {
-                est += span_est(c, &c->spans[k]);
-                sec += c->spans[k].seconds - lat;
-            }
-        if (!(est > 0.0) || !(sec > 0.0))
+        double lat, rate = device_rate(c, d, &lat);
+        if (!(rate > 0.0))
             continue;
         for (size_t k = 0; k < c->nspans; k++) {
             double span = span_est(c, &c->spans[k]);
             if (c->spans[k].dev != d || !c->spans[k].judge || !(span > 0.0))
                 continue;
-            double q = (c->spans[k].seconds - lat) * est / sec / span;
+            double q = (c->spans[k].seconds - lat) * rate / span;
             sum += span * (q - 1.0) * (q - 1.0);
             weight += span;
         }
@@ -164,15 +173,9 @@ static double disagree(const struct hf__chunk_cost *c, int ndev)
 static void fold(struct hf__chunk_cost *c, int ndev)
 {
     for (int d = 0; d < ndev; d++) {
-        double lat = span_latency(c, d), est = 0.0, sec = 0.0;
-        for (size_t k = 0; k < c->nspans; k++)
-            if (c->spans[k].dev == d) {
-                est += span_est(c, &c->spans[k]);
-                sec += c->spans[k].seconds - lat;
-            }
-        if (!(est > 0.0) || !(sec > 0.0))
+        double lat, rate = device_rate(c, d, &lat);
+        if (!(rate > 0.0))
             continue;
-        double rate = est / sec; /* work per second of the device in the round */
         for (size_t k = 0; k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
             double span = span_est(c, sp), net = sp->seconds - lat;
