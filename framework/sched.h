@@ -115,6 +115,12 @@ struct hf_round {
     const double *standalone_rate; /* per device work/s running a whole load alone (the
                                       ideal's rates); NULL when unknown. Only schedulers that
                                       model a static mapping from a profile (minmin) read it. */
+    double cost_moved;             /* how far the chunks' estimated costs moved since the round
+                                      before, as a share of the total work (sum of |change| /
+                                      total_work; 0 for a new load or unchanged costs). When it
+                                      is above a few percent, work a scheduler measured in
+                                      earlier rounds is in an older unit: re-express it from the
+                                      spans (the load repeats, so the chunks are the same). */
 };
 
 /* What each device did in the round just ended. */

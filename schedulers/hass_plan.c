@@ -199,7 +199,6 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
  * plan was made, so a settled plan keeps its bundle sizes exactly). */
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
 {
-    hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
     int cpu = -1;
     for (int d = 0; d < h->ndev; d++)
         if (!h->dev[d].is_gpu && h->r->alive[d] && (cpu < 0 || h->rate[d] > h->rate[cpu]))
@@ -212,6 +211,9 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
         counts[d] -= k;
         counts[cpu] += k;
     }
+    /* Counts are in chunks of the mean work until here (the reserve too); the
+     * cut turns them into runs of the cumulative work. */
+    hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
     hf__layout(h->buf, counts, h->dev, h->ndev, base);
     h->split = 1;
     h->pool_next = h->r->nchunks;

@@ -59,6 +59,7 @@ struct qilin {
     struct qdev *q;
     double *share;
     int have_fit, mapped, training;
+    size_t train_chunks; /* chunk count of the load trained on in this run (0: none) */
     struct hf__buf *buf;
     const struct hf_round *r;
 };
@@ -204,6 +205,7 @@ static void map_rest(struct qilin *s, size_t base)
     solve_split(s, work);
     size_t counts[s->ndev];
     hf__split_counts(r->nchunks - base, s->share, r->alive, s->ndev, counts);
+    hf__cost_cut(r, base, s->dev, s->ndev, counts); /* the shares are of work */
     hf__layout(s->buf, counts, s->dev, s->ndev, base);
     s->mapped = 1;
 }
@@ -273,6 +275,29 @@ static void plan_training(struct qilin *s)
     }
 }
 
+/* The training points were measured on chunks of this same load when it
+ * repeats; when the chunks' estimated costs moved (hf_round.cost_moved), each
+ * point's work is counted again in the new estimates and the line refitted, so
+ * the mapping stays Qilin's, in the current unit. */
+static void refit_in_new_unit(struct qilin *s, const struct hf_round *r)
+{
+    if (s->train_chunks != r->nchunks || !(r->cost_moved > 0.02))
+        return;
+    for (int d = 0; d < s->ndev; d++) {
+        struct qdev *q = &s->q[d];
+        if (!q->trained || q->done == 0)
+            continue;
+        size_t at = q->start;
+        for (int i = 0; i < q->done; i++) {
+            q->x[i] = 0.0;
+            for (size_t k = at; k < at + q->size[i] && k < r->nchunks; k++)
+                q->x[i] += r->chunks[k].work;
+            at += q->size[i];
+        }
+        fit_line(q);
+    }
+}
+
 static int qilin_round_begin(void *state, const struct hf_round *r)
 {
     struct qilin *s = state;
@@ -284,6 +309,7 @@ static int qilin_round_begin(void *state, const struct hf_round *r)
         return 0;
     if (!s->have_fit && s->reuse && load_fits(s))
         s->have_fit = 1;
+    refit_in_new_unit(s, r);
     if (s->have_fit)
         map_rest(s, 0);
     else
@@ -363,6 +389,7 @@ static void qilin_finished(void *state, int d, const struct hf_span *span, doubl
         return;
     s->training = 0;
     s->have_fit = 1;
+    s->train_chunks = s->r->nchunks;
     for (int k = 0; k < s->ndev; k++)
         if (s->r->alive[k] && !s->q[k].trained)
             s->q[k].b = 0.0; /* never trained (no chunk for it): leave it out */

@@ -112,6 +112,7 @@ static int static_round_begin(void *state, const struct hf_round *r)
             eq[d] = 1.0;
         hf__split_counts(r->nchunks, eq, r->alive, s->ndev, counts);
     }
+    hf__cost_cut(r, 0, s->dev, s->ndev, counts); /* ratios are shares of work */
     hf__layout(s->buf, counts, s->dev, s->ndev, 0);
     return 0;
 }

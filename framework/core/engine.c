@@ -34,7 +34,7 @@
 
 /* The round's chunks with their learned cost (chunk_cost.c); the saved
  * estimates are looked for once, at the run's first load. */
-static const struct hf_chunk *learned_chunks(struct hf__engine *e)
+static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved_out)
 {
     const char *path = hf_profile_path(e->profile);
     if (!e->chunk_cost_read && *path) {
@@ -52,6 +52,7 @@ static const struct hf_chunk *learned_chunks(struct hf__engine *e)
     if (moved > 0.02)
         for (int d = 0; d < e->ndev; d++)
             hf_cost_init(&e->cost[d]);
+    *moved_out = moved;
     return seen;
 }
 
@@ -110,7 +111,8 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
         e->chunks[i].index = i;
     /* Schedulers see each chunk's learned cost (chunk_cost.c), not the
      * declared work; bundles are still built from the app's own chunks. */
-    const struct hf_chunk *seen = learned_chunks(e);
+    double moved = 0.0;
+    const struct hf_chunk *seen = learned_chunks(e, &moved);
     if (!seen) {
         hf__engine_error(e, HF_ENOMEM, "cannot hold the costs of %zu chunks", e->nchunks);
         return HF_ENOMEM;
@@ -127,7 +129,7 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
     }
     e->round = (struct hf_round){
         .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
-        .alive = e->alive, .standalone_rate = e->standalone,
+        .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
     };
     /* Per-round bookkeeping: statistics, fault counters, the stall detector's
      * generations (-1 = has not asked yet) and the event merge cursor. */
