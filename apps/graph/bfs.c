@@ -22,6 +22,21 @@
  * on road graphs with thousands of levels. The run ends when a round
  * discovers nothing (next_load returns 0).
  *
+ * Fused levels. A road graph's search has ~10^4 levels of a few thousand
+ * vertices, and a round costs ~150-250 us of host work and synchronisation
+ * however small it is, far more than its kernel. So when one GPU is given a
+ * whole push round (the scheduler did not split it: small rounds go whole to
+ * the device it predicts fastest), it goes on by itself: a cooperative kernel
+ * expands level after level on the GPU, the next frontier being the vertices
+ * the level recorded, until a level has more than [load] fuse_edges edges
+ * (then the round ends and the host takes over: the scheduler may split it
+ * and Beamer's rule may pull) or nothing new is found. Every depth it sets is
+ * recorded, so the merge and the other devices see all of them; next_load
+ * takes the next frontier as the deepest level among the changes. One round is
+ * then several levels; the scheduler's models see a GPU slower than its
+ * declared work says on such rounds (the levels after the first are work it
+ * was not told of). fuse_edges = 0 keeps one level per round.
+ *
  * Symmetric graphs only for pull rounds (a vertex's parents are among its
  * neighbours there); on a directed graph the search stays push-only.
  *
@@ -54,6 +69,8 @@ static int bfs_create(void **ctx, hf_config_t cfg)
     if (!rc)
         rc = hf_config_long(cfg, "load", "verify_full", 1L << 21, 0, __LONG_MAX__,
                             &b->verify_full);
+    if (!rc)
+        rc = hf_config_long(cfg, "load", "fuse_edges", 1L << 16, 0, 1L << 40, &b->fuse_edges);
     if (rc)
         return rc;
     if (strcmp(dir, "auto") == 0)
@@ -99,6 +116,30 @@ static int choose_pull(const struct hf_bfs *b, uint64_t frontier_edges, size_t f
     return (double)frontier_n >= (double)b->ga.g.nv / b->beta;
 }
 
+/* The next frontier: the deepest level among the round's changes (one level
+ * deeper than the last, or several when a GPU fused levels, whose expanded
+ * vertices' edges are then counted as traversed here). */
+static void next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t n)
+{
+    int32_t deepest = b->level + 1;
+    for (size_t i = 0; i < n; i++)
+        deepest = b->depth[changed[i]] > deepest ? b->depth[changed[i]] : deepest;
+    uint64_t fused = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        hf_vid_t v = changed[i];
+        if (b->depth[v] == deepest)
+            b->fr.v[k++] = v;
+        else
+            fused += hf_graph_degree(&b->ga.g, v);
+    }
+    b->fr.n = k;
+    b->fused_levels += deepest - (b->level + 1);
+    b->edges_traversed += fused;
+    b->unexplored_edges -= fused < b->unexplored_edges ? fused : b->unexplored_edges;
+    b->level = deepest;
+}
+
 static int bfs_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_bfs *b = ctx;
@@ -115,6 +156,8 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
         b->finished = 0;
         b->edges_traversed = 0;
         b->unexplored_edges = g->ne;
+        b->fused_levels = 0;
+        b->level = 0;
     } else {
         size_t n;
         const uint32_t *changed = hf_shared_last_changes(load, BFS_DEPTH, &n);
@@ -122,10 +165,8 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
             b->finished = 1;
             return 0;
         }
-        memcpy(b->fr.v, changed, n * sizeof *changed);
-        b->fr.n = n;
+        next_frontier(b, changed, n);
     }
-    b->level = load->round;
     uint64_t m_f = hf__frontier_prefix(&b->fr, g);
     b->pull = load->round > 0 && choose_pull(b, m_f, b->fr.n);
     b->unexplored_edges -= m_f < b->unexplored_edges ? m_f : b->unexplored_edges;
@@ -276,6 +317,7 @@ static int bfs_figures(void *ctx, double seconds, struct hf_figure *out, int cap
     struct hf_figure f[] = {
         {"levels", levels, ""},
         {"pull_rounds", b->rounds_pull, ""},
+        {"fused_levels", (double)b->fused_levels, "levels a GPU ran within a round"},
         {"reached", (double)reached, "vertices"},
         {"edges", edges, "undirected, reached"},
         {"traversed", (double)b->edges_traversed, "arcs (at most)"},
@@ -311,6 +353,8 @@ static const struct hf_config_key bfs_keys[] = {
     {NULL, "beta", HF_KEY_NUM, 1e-3, 1e9, 0, NULL, "24", "push when frontier < n / beta"},
     {NULL, "verify_full", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "2097152",
      "vertices up to which verify compares with the reference"},
+    {NULL, "fuse_edges", HF_KEY_INT, 0, 1099511627776.0, 0, NULL, "65536",
+     "a GPU with a whole push round runs levels of up to this many edges itself (0: off)"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 

@@ -29,6 +29,9 @@ struct hf_bfs {
     uint64_t edges_traversed;   /* edges looked at, for GTEPS */
     int rounds_pull, finished;
     long verify_full;           /* check against the reference up to this many vertices */
+    long fuse_edges;            /* a GPU that holds a whole push round runs further levels on
+                                   its own while a level has at most this many edges (0: off) */
+    long fused_levels;          /* levels run that way, for the figures */
 };
 
 /* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */
@@ -37,7 +40,8 @@ void hf__bfs_ref(const struct hf_graph *g, hf_vid_t src, int32_t *depth);
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;
 struct hf_bundle;
-/* bfs_cuda.cu: runs one piece of a push or pull round on the GPU. */
+/* bfs_cuda.cu: runs one piece of a push or pull round on the GPU; a piece that
+ * is a whole push round may go on for more levels (bfs.c, DESIGN). */
 int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *piece, struct hf_cuda *gpu);
 #endif
 

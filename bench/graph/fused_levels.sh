@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/graph/fused_levels.sh - BFS with and without fused levels (bfs.c, "Fused levels")
+# on one GPU, side by side: the road-like grid (thousands of small levels) and Kronecker
+# (a few big ones), TRIALS interleaved runs of each, HASS, verify on.
+#
+#   OUT=/tmp/fuse bench/graph/fused_levels.sh
+#
+# Writes $OUT/fused_levels.json: per graph and fuse_edges, each trial's summed round
+# makespans, GTEPS, rounds and fused levels (from the run's results JSON).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+OUT=${OUT:-/tmp/fused-levels}
+CACHE=${CACHE:-/tmp/hfg-cache}
+BUILD=${BUILD:-build}
+TRIALS=${TRIALS:-3}
+GRAPHS=${GRAPHS:-road kron22}
+FUSES=${FUSES:-0 65536}
+DEVICES=${DEVICES:-cpu = 0
+cuda = 0}
+mkdir -p "$OUT/full" "$CACHE"
+graph_keys() {
+    case $1 in
+        road) printf 'generate = grid\nrows = 4900\ncols = 4900\n' ;;
+        roadsmall) printf 'generate = grid\nrows = 1000\ncols = 1000\n' ;;
+        kron22) printf 'generate = kron\nscale = 22\nedge_factor = 16\n' ;;
+        kron16) printf 'generate = kron\nscale = 16\nedge_factor = 16\n' ;;
+    esac
+}
+status=0
+for t in $(seq 1 "$TRIALS"); do
+    for g in $GRAPHS; do
+        for f in $FUSES; do
+            name=bfs-$g-fuse$f-t$t
+            { printf '[run]\napp = bfs\nrounds = 100000\ngrain = 16384\nprogress = no\nscheduler = hass\n'
+              printf '[load]\n'; graph_keys "$g"
+              printf 'seed = 1\ncache_dir = %s\nsource = maxdegree\nfuse_edges = %s\n' "$CACHE" "$f"
+              printf '[devices]\n%s\n' "$DEVICES"; } >"$OUT/full/$name.ini"
+            timeout 300 "$BUILD/hetfarm" run "$OUT/full/$name.ini" -o "$OUT/full/$name.json" \
+                >"$OUT/full/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$OUT/full/$name.log"; status=1; }
+        done
+    done
+done
+python3 - "$OUT" <<'PY'
+import glob, json, os, re, sys
+out = sys.argv[1]
+rows = []
+for f in sorted(glob.glob(os.path.join(out, "full", "bfs-*.json"))):
+    m = re.match(r"bfs-(\w+)-fuse(\d+)-t(\d+)\.json", os.path.basename(f))
+    r = json.load(open(f))
+    run = r["runs"][0]
+    fig = {k: v["value"] for k, v in run.get("app_figures", {}).items()}
+    rows.append({"graph": m[1], "fuse_edges": int(m[2]), "trial": int(m[3]),
+                 "seconds": sum(x["makespan_s"] for x in run["rounds"]),
+                 "rounds": len(run["rounds"]), "gteps": fig.get("gteps"),
+                 "levels": fig.get("levels"), "fused_levels": fig.get("fused_levels"),
+                 "wall_s": run.get("wall_s")})
+json.dump({"bench": "fused_levels", "machine": r["machine"], "rows": rows},
+          open(os.path.join(out, "fused_levels.json"), "w"), indent=1)
+for g in sorted({x["graph"] for x in rows}):
+    for fz in sorted({x["fuse_edges"] for x in rows}):
+        s = sorted(x["seconds"] for x in rows if x["graph"] == g and x["fuse_edges"] == fz)
+        ex = next(x for x in rows if x["graph"] == g and x["fuse_edges"] == fz)
+        print(f"{g:8s} fuse_edges={fz:<6d} median {s[len(s)//2]*1e3:9.2f} ms  trials "
+              + " ".join(f"{v*1e3:.2f}" for v in s)
+              + f"  rounds {ex['rounds']} levels {ex['levels']} fused {ex['fused_levels']} gteps {ex['gteps']}")
+PY
+exit $status
