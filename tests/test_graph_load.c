@@ -174,6 +174,16 @@ static void edgelist_small(void **state)
     assert_int_equal(g.symmetric, 0);
     hf_graph_free(&g);
 
+    /* Symmetric means the arcs are the reversed arcs as a multiset: an edge
+     * listed twice one way and once the other is not; -0 and 0 weigh the same. */
+    assert_int_equal(parse(&g, "e.el", "0 1 1\n0 1 1\n1 0 1\n", NULL), 0);
+    assert_int_equal(g.ne, 3);
+    assert_int_equal(g.symmetric, 0);
+    hf_graph_free(&g);
+    assert_int_equal(parse(&g, "e.el", "0 1 1\n0 1 1\n1 0 1\n1 0 1\n2 0 -0\n0 2 0\n", NULL), 0);
+    assert_int_equal(g.symmetric, 1);
+    hf_graph_free(&g);
+
     /* An explicit format overrides the extension. */
     struct hf_graph_opts o = {.format = "dimacs", .cache_dir = ""};
     assert_int_equal(parse(&g, "e.txt", "p sp 1 1\na 1 1 1\n", &o), 0);

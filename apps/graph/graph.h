@@ -58,7 +58,8 @@ struct hf_graph {
     float *weights;        /* ne edge weights, or NULL for an unweighted graph */
     int32_t *vwgt;         /* nv vertex weights (METIS), or NULL */
     int base;              /* 0 or 1: how ids are numbered in the input file, for output */
-    int symmetric;         /* every arc u->v has v->u (with equal weight) */
+    int symmetric;         /* the arcs are the reversed arcs (as a multiset, weights included):
+                              every arc u->v has its own v->u of equal weight */
     char source_desc[256]; /* "metis:/path/4elt.graph" or "kron:scale=22,ef=16,seed=1" */
     /* what the loader did, for results.json: */
     uint64_t self_loops_dropped;       /* input arcs u->u left out (drop_self_loops) */
