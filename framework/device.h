@@ -134,6 +134,8 @@ int hf_topo_confine_threads(const unsigned char *reserved, int ncores,
                             hf_topo_confinement_t *out);
 /* Gives the threads moved by hf_topo_confine_threads their old bindings back. */
 void hf_topo_release_threads(hf_topo_confinement_t c);
+/* How many logical CPUs the confined threads may still use (0 for c NULL). */
+int hf_topo_confined_cpus(hf_topo_confinement_t c);
 /* The most cores the device list tracks when it gives GPU host threads a core each. */
 #define HF_MAX_CORES 4096
 /* Writes a human description of the machine (CPU model, cores, NUMA, GPUs). */

@@ -13,6 +13,7 @@
  * bookkeeping, never across a kernel, so the cost per chunk is two lock
  * round-trips and two clock reads.
  */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct hf__real {
     int inflight;       /* bundles running outside the lock */
     int opened;         /* threads that finished open() */
     hf_topo_confinement_t confined; /* other threads kept off the GPU host cores */
+    int omp_threads;    /* the main thread's OpenMP team size before, when it was cut */
     int open_error;
     char open_msg[512];
     /* A task for every device thread (hf__real_each_device). */
@@ -187,6 +189,16 @@ int hf__real_start(struct hf__engine *e)
         hf__real_stop(e);
         return HF_ENOMEM;
     }
+    /* The main thread's OpenMP team (next_load, verify, the merge) must fit the
+     * CPUs left to it: one thread more than cores spins at every barrier while
+     * the thread it waits for is descheduled. Measured on one H100's 16-core
+     * host, PageRank kron-22: 17 ms of host time per round with 16 threads on
+     * 15 CPUs, 3.8 ms with 15. */
+    int left = hf_topo_confined_cpus(R->confined), team = omp_get_max_threads();
+    if (left > 0 && left < team) {
+        R->omp_threads = team;
+        omp_set_num_threads(left);
+    }
     for (int d = 0; d < e->ndev; d++) {
         struct thread_arg *a = malloc(sizeof *a);
         if (a)
@@ -275,6 +287,8 @@ void hf__real_stop(struct hf__engine *e)
     for (int i = 0; i < R->nthreads; i++)
         pthread_join(R->threads[i], NULL);
     hf_topo_release_threads(R->confined);
+    if (R->omp_threads > 0)
+        omp_set_num_threads(R->omp_threads);
     pthread_mutex_destroy(&R->lock);
     pthread_cond_destroy(&R->cond);
     free(R->threads);

@@ -180,6 +180,7 @@ int hf_topo_core_near_pci(const char *busid, const unsigned char *taken)
 }
 
 struct hf_topo_confinement {
+    int cpus;                /* logical CPUs left to them */
     int n;
     pid_t *tid;              /* threads moved, with ... */
     hwloc_bitmap_t *before;  /* ... the binding each had */
@@ -243,9 +244,15 @@ int hf_topo_confine_threads(const unsigned char *reserved, int ncores,
             hwloc_bitmap_free(c->before[--c->n]);
     }
     closedir(dir);
+    c->cpus = hwloc_bitmap_weight(keep);
     hwloc_bitmap_free(keep);
     *out = c;
     return 0;
+}
+
+int hf_topo_confined_cpus(hf_topo_confinement_t c)
+{
+    return c && c->cpus > 0 ? c->cpus : 0;
 }
 
 void hf_topo_release_threads(hf_topo_confinement_t c)
