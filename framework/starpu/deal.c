@@ -299,6 +299,7 @@ static void deal_pool(struct hf__sp *s, struct hf__sp_codelet *c, int *wake, int
             }
             if (*nwake < STARPU_NMAXWORKERS)
                 wake[(*nwake)++] = to;
+            atomic_fetch_add(&s->news, 1);
         }
         t = next;
     }
@@ -316,6 +317,7 @@ static void round_end(struct hf__sp *s)
         k->round_work = k->round_dealt_work = 0.0;
     }
     s->rounds++;
+    atomic_fetch_add(&s->news, 1); /* new plans: a steal refused may now pay */
     s->round_done = 0;
     s->barrier = 0;
 }

@@ -2,8 +2,8 @@
  * policy.c (StarPU's callbacks) and deal.c (models, dealing, stealing).
  *
  * Locking: one mutex per scheduling context (`lock`) guards everything below
- * except `queued` and `idle[]`, which pop reads without it (the fast path of a
- * worker with nothing to do). Every hf__sp_* function expects the lock held.
+ * except the atomics `queued`, `idle[]`, `news` and `seen[]`, which pop reads
+ * without it (the fast path of a worker with nothing to do). Every hf__sp_* function expects the lock held.
  */
 #ifndef HF_HASS_STARPU_H
 #define HF_HASS_STARPU_H
@@ -50,6 +50,8 @@ struct hf__sp {
     int ncls, capcls;
     atomic_long queued;  /* tasks in the pool and the buffers */
     atomic_int idle[STARPU_NMAXWORKERS]; /* the worker found nothing last time */
+    atomic_ulong news; /* bumped whenever tasks are added to the pool or a buffer */
+    atomic_ulong seen[STARPU_NMAXWORKERS]; /* `news` when the worker last found nothing */
     long inflight;       /* pushed and not yet completed */
     int barrier;         /* a barrier was announced: the round ends when inflight is 0 */
     unsigned long round_done; /* tasks completed this round */

@@ -82,8 +82,10 @@ static void hass_init(unsigned ctx)
     for (int w = 0; w < STARPU_NMAXWORKERS; w++) {
         starpu_task_list_init(&s->w[w].buf);
         atomic_init(&s->idle[w], 0);
+        atomic_init(&s->seen[w], 0);
     }
     atomic_init(&s->queued, 0);
+    atomic_init(&s->news, 1);
     starpu_sched_ctx_set_policy_data(ctx, s);
 }
 
@@ -131,6 +133,7 @@ static int hass_push(struct starpu_task *task)
         wake[n++] = to;
     }
     atomic_fetch_add(&s->queued, 1);
+    atomic_fetch_add(&s->news, 1);
     s->inflight++;
     starpu_push_task_end(task);
     n = idle_workers(s, wake, n);
@@ -145,14 +148,22 @@ static struct starpu_task *hass_pop(unsigned ctx)
     int w = starpu_worker_get_id();
     if (w < 0 || w >= STARPU_NMAXWORKERS)
         return NULL;
-    if (atomic_load(&s->queued) == 0) {
+    /* Nothing queued, or nothing new since this worker last found nothing
+     * to take: a buffer it could steal from only shrinks until tasks are
+     * added, so asking again under the lock would only slow the others. */
+    unsigned long news = atomic_load(&s->news);
+    if (atomic_load(&s->queued) == 0 ||
+        atomic_load_explicit(&s->seen[w], memory_order_relaxed) == news) {
         atomic_store_explicit(&s->idle[w], 1, memory_order_relaxed);
         return NULL;
     }
     pthread_mutex_lock(&s->lock);
+    news = atomic_load(&s->news); /* before looking: a later push is news */
     struct starpu_task *t = s->w[w].present ? hf__sp_next(s, w) : NULL;
     if (t)
         atomic_fetch_sub(&s->queued, 1);
+    else
+        atomic_store_explicit(&s->seen[w], news, memory_order_relaxed);
     atomic_store_explicit(&s->idle[w], t == NULL, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
     return t;
@@ -210,6 +221,7 @@ static void hass_add_workers(unsigned ctx, int *ids, unsigned n)
         starpu_sched_ctx_worker_shares_tasks_lists(w, (int)ctx);
     }
     s->gen++;
+    atomic_fetch_add(&s->news, 1);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -235,6 +247,7 @@ static void hass_remove_workers(unsigned ctx, int *ids, unsigned n)
         k->st.present = 0;
     }
     s->gen++;
+    atomic_fetch_add(&s->news, 1);
     pthread_mutex_unlock(&s->lock);
 }
 
