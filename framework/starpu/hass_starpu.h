@@ -2,8 +2,8 @@
  * policy.c (StarPU's callbacks) and deal.c (models, dealing, stealing).
  *
  * Locking: one mutex per scheduling context (`lock`) guards everything below
- * except the atomics `queued`, `idle[]`, `news` and `seen[]`, which pop reads
- * without it (the fast path of a worker with nothing to do). Every hf__sp_* function expects the lock held.
+ * except the atomics `queued`, `idle[]`, `news`, `seen[]` and `run_start`, which
+ * pop and pre_exec_hook use without it (the fast path of a worker with nothing to do). Every hf__sp_* function expects the lock held.
  */
 #ifndef HF_HASS_STARPU_H
 #define HF_HASS_STARPU_H
@@ -33,7 +33,8 @@ struct hf__sp_worker {
     size_t nbuf;
     double queued_s;   /* predicted seconds of buf (sum of task->predicted) */
     double run_pred_s; /* predicted seconds of the task it runs, 0 if unknown */
-    double run_start;  /* when that task started (pre_exec), monotonic seconds */
+    _Atomic double run_start; /* when that task started (pre_exec, written without
+                                 the lock by the worker itself), monotonic seconds */
     struct hf_starpu_hass_worker_stats st;
     double round_work, round_dealt_work;
 };

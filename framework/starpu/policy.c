@@ -106,12 +106,13 @@ static void wake_all(const int *wake, int n)
         starpu_wake_worker_relax_light(wake[i]);
 }
 
-/* Wakes every worker of the context that found nothing last time: a queued
- * task may be theirs to take from the pool or to steal. */
-static int idle_workers(struct hf__sp *s, int *wake, int n)
+/* Adds to wake[] every worker of the context but `except` that found nothing
+ * last time: a queued task may be theirs to take from the pool or to steal. */
+static int idle_workers(struct hf__sp *s, int *wake, int n, int except)
 {
     for (int w = 0; w < STARPU_NMAXWORKERS && n < STARPU_NMAXWORKERS; w++)
-        if (s->w[w].present && atomic_load_explicit(&s->idle[w], memory_order_relaxed))
+        if (w != except && s->w[w].present &&
+            atomic_load_explicit(&s->idle[w], memory_order_relaxed))
             wake[n++] = w;
     return n;
 }
@@ -132,11 +133,15 @@ static int hass_push(struct starpu_task *task)
     } else {
         wake[n++] = to;
     }
+    /* The others matter only when the task may be theirs: taken from the
+     * pool, or stolen because its worker is busy. */
+    int others = to < 0 || !atomic_load_explicit(&s->idle[to], memory_order_relaxed);
     atomic_fetch_add(&s->queued, 1);
     atomic_fetch_add(&s->news, 1);
     s->inflight++;
     starpu_push_task_end(task);
-    n = idle_workers(s, wake, n);
+    if (others)
+        n = idle_workers(s, wake, n, to);
     pthread_mutex_unlock(&s->lock);
     wake_all(wake, n);
     return 0;
@@ -176,10 +181,7 @@ static void hass_pre_exec(struct starpu_task *task, unsigned ctx)
     int w = starpu_worker_get_id();
     if (w < 0 || w >= STARPU_NMAXWORKERS)
         return;
-    double now = hf__sp_now();
-    pthread_mutex_lock(&s->lock);
-    s->w[w].run_start = now;
-    pthread_mutex_unlock(&s->lock);
+    atomic_store_explicit(&s->w[w].run_start, hf__sp_now(), memory_order_relaxed);
 }
 
 static void hass_post_exec(struct starpu_task *task, unsigned ctx)
