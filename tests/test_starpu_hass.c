@@ -42,6 +42,7 @@ int main(void)
 
 #include <cmocka.h>
 
+#include "hass_starpu.h" /* the policy's private state: test_deal_and_gpu_steal */
 #include "hf_starpu.h"
 
 #define MAXT 1024
@@ -290,6 +291,98 @@ static void test_steal_after_slowdown(void **state)
         fail_msg("no stealing from the slowed worker in %d attempts", ATTEMPTS);
 }
 
+/* deal.c without timing: a state built by hand around two real StarPU CPU
+ * workers, one of them posing as a GPU (is_cpu = 0: the policy tells GPUs
+ * from CPUs by that flag alone), with plans set to a 4x faster "GPU". The
+ * deal must give the GPU 80% of the work; a GPU that emptied its buffer must
+ * steal a span (several tasks) from the CPU's tail up to the point where
+ * both finish together; a CPU that emptied its buffer steals exactly one
+ * task, and only while that ends before the GPU's backlog. This is the GPU
+ * path that Debian's StarPU (no CUDA) cannot run for real. */
+static void test_deal_and_gpu_steal(void **state)
+{
+    (void)state;
+    assert_int_equal(start(), 0);
+    struct hf__sp *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    hf_starpu_hass_default_params(&s->par);
+    starpu_task_list_init(&s->pool);
+    for (int w = 0; w < STARPU_NMAXWORKERS; w++)
+        starpu_task_list_init(&s->w[w].buf);
+    int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+    int gpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 1);
+    s->w[cpu].present = s->w[cpu].is_cpu = 1;
+    s->w[gpu].present = 1;
+    s->gen = 1;
+    enum { N = 200 };
+    static struct starpu_task *t[N];
+    double total = 0.0;
+    for (int i = 0; i < N; i++) {
+        t[i] = starpu_task_create();
+        t[i]->cl = &spin_cl;
+        t[i]->flops = units_of(i);
+        total += units_of(i);
+    }
+    struct hf__sp_codelet *c = hf__sp_codelet_of(s, t[0]);
+    assert_non_null(c);
+    assert_true(c->can[cpu] && c->can[gpu]);
+    assert_false(c->planned); /* nobody measured yet: profiling */
+    c->samples[cpu] = c->samples[gpu] = s->par.profile_tasks;
+    c->inv[cpu] = 4e-6;
+    c->inv[gpu] = 1e-6;
+    c->lat[cpu] = c->lat[gpu] = 0.0;
+    c->planned = 1;
+    for (int i = 0; i < N; i++) {
+        int to = hf__sp_deal(s, c, t[i], 0.0);
+        assert_true(to == cpu || to == gpu);
+    }
+    double gshare = s->w[gpu].st.dealt_work / total;
+    printf("# GPU dealt share %.3f (ideal 0.8)\n", gshare);
+    assert_true(gshare > 0.78 && gshare < 0.82);
+    assert_int_equal(s->w[cpu].nbuf + s->w[gpu].nbuf, N);
+
+    /* The GPU runs its whole buffer; the CPU has not started (it is late). */
+    size_t gpu_had = s->w[gpu].nbuf;
+    for (size_t k = 0; k < gpu_had; k++)
+        assert_non_null(hf__sp_next(s, gpu));
+    s->w[gpu].run_pred_s = 0.0;
+    size_t cpu_had = s->w[cpu].nbuf;
+    struct starpu_task *first = hf__sp_next(s, gpu); /* steals, then pops one */
+    assert_non_null(first);
+    unsigned long took = s->w[gpu].st.stolen;
+    double mine = s->w[gpu].queued_s + first->predicted * 1e-6, left = s->w[cpu].queued_s;
+    printf("# GPU stole %lu of the CPU's %zu tasks: GPU %.1f us vs CPU %.1f us left\n", took,
+           cpu_had, mine * 1e6, left * 1e6);
+    assert_true(took > 1 && took < cpu_had);
+    assert_int_equal(s->w[cpu].nbuf + s->w[gpu].nbuf + 1, cpu_had);
+    /* Balanced to within one CPU task (at most 4 units at 4 us). */
+    assert_true(mine <= left + 16e-6 && left <= mine + 16e-6);
+
+    /* The CPU runs its buffer; the GPU still holds its stolen span. */
+    while (s->w[cpu].nbuf)
+        assert_non_null(hf__sp_next(s, cpu));
+    s->w[cpu].run_pred_s = 0.0;
+    unsigned long cpu_stolen = s->w[cpu].st.stolen;
+    size_t gpu_left = s->w[gpu].nbuf;
+    struct starpu_task *one = hf__sp_next(s, cpu);
+    if (s->w[gpu].queued_s > 16e-6) { /* the GPU's backlog outlasts one CPU task */
+        assert_non_null(one);
+        assert_int_equal(s->w[cpu].st.stolen, cpu_stolen + 1);
+        assert_int_equal(s->w[gpu].nbuf, gpu_left - 1);
+    }
+    /* Drain: every task came out exactly once. */
+    while (hf__sp_next(s, gpu) || hf__sp_next(s, cpu))
+        ;
+    assert_int_equal(s->w[cpu].nbuf + s->w[gpu].nbuf, 0);
+    for (int i = 0; i < N; i++) {
+        t[i]->destroy = 0; /* never submitted: freed here, not by StarPU */
+        starpu_task_destroy(t[i]);
+    }
+    hf__sp_free_codelets(s);
+    free(s);
+    starpu_shutdown();
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -311,6 +404,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_deal_and_gpu_steal),
         cmocka_unit_test(test_exactly_once),
         cmocka_unit_test(test_split_tracks_rates),
         cmocka_unit_test(test_steal_after_slowdown),
