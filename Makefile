@@ -74,7 +74,7 @@ TSAN_TESTS := test_pool test_engine test_shared
 # StarPU (optional; framework/starpu/README.md): HASS as a StarPU 1.3 policy in
 # build/libhetfarm-starpu.a, with the two framework objects it reuses (the cost
 # model, the error vocabulary), its example and its overhead bench, built when
-# pkg-config finds starpu-1.3. tests/test_starpu_hass is built either way and
+# pkg-config finds starpu-1.3; then libhetfarm's StarPU engine is built with it. tests/test_starpu_hass is built either way and
 # skips (exit 77) without StarPU.
 HAVE_STARPU := $(shell pkg-config --exists starpu-1.3 2>/dev/null && echo 1)
 ifeq ($(HAVE_STARPU),1)
@@ -82,7 +82,10 @@ SP_CFLAGS := -DHF_HAVE_STARPU $(shell pkg-config --cflags starpu-1.3)
 SP_LIBS   := $(shell pkg-config --libs starpu-1.3) -lm
 SP_LIB    := $(BUILD)/libhetfarm-starpu.a
 SP_BINS   := $(BUILD)/bench/starpu/hass_example $(BUILD)/bench/starpu/policy_overhead
+# core/engine_starpu.c: StarPU's policies as rows of compare (starpu:eager, ...).
+LDLIBS    += $(SP_LIBS)
 endif
+$(BUILD)/framework/core/engine_starpu.o: CFLAGS += $(SP_CFLAGS)
 SP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)) \
           $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/io/error.o
 $(BUILD)/framework/starpu/%.o: CFLAGS += $(SP_CFLAGS)
