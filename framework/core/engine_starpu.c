@@ -44,11 +44,6 @@
 
 /* ---- the names: "starpu:POLICY" as an ops table -------------------------------- */
 
-#define SP_MAX 64
-static struct hf_sched_ops sp_ops[SP_MAX];
-static char sp_names[SP_MAX][48];
-static int sp_n;
-
 /* Never called by the StarPU engine; any other engine that gets this table
  * fails cleanly. */
 static int sp_create(void **state, const struct hf_sched_env *env)
@@ -80,6 +75,11 @@ int hf__run_starpu(const struct hf_run_options *opts, struct hf_run **out)
 
 #else
 #include <starpu.h>
+
+#define SP_MAX 64
+static struct hf_sched_ops sp_ops[SP_MAX];
+static char sp_names[SP_MAX][48];
+static int sp_n;
 
 const struct hf_sched_ops *hf__starpu_sched(const char *policy)
 {
