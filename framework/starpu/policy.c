@@ -111,8 +111,7 @@ static void wake_all(const int *wake, int n)
 static int idle_workers(struct hf__sp *s, int *wake, int n, int except)
 {
     for (int w = 0; w < STARPU_NMAXWORKERS && n < STARPU_NMAXWORKERS; w++)
-        if (w != except && s->w[w].present &&
-            atomic_load_explicit(&s->idle[w], memory_order_relaxed))
+        if (w != except && s->w[w].present && atomic_load(&s->idle[w]))
             wake[n++] = w;
     return n;
 }
@@ -135,7 +134,7 @@ static int hass_push(struct starpu_task *task)
     }
     /* The others matter only when the task may be theirs: taken from the
      * pool, or stolen because its worker is busy. */
-    int others = to < 0 || !atomic_load_explicit(&s->idle[to], memory_order_relaxed);
+    int others = to < 0 || !atomic_load(&s->idle[to]);
     atomic_fetch_add(&s->queued, 1);
     atomic_fetch_add(&s->news, 1);
     s->inflight++;
@@ -153,23 +152,27 @@ static struct starpu_task *hass_pop(unsigned ctx)
     int w = starpu_worker_get_id();
     if (w < 0 || w >= STARPU_NMAXWORKERS)
         return NULL;
+    /* Idle first, then look, both sequentially consistent, as push adds to
+     * `queued` and `news` and then reads `idle`: either this worker sees the
+     * push, or the push sees this worker idle and wakes it (a worker that is
+     * popping is kept awake by StarPU's wake), so no push is slept through. */
+    atomic_store(&s->idle[w], 1);
     /* Nothing queued, or nothing new since this worker last found nothing
      * to take: a buffer it could steal from only shrinks until tasks are
      * added, so asking again under the lock would only slow the others. */
     unsigned long news = atomic_load(&s->news);
     if (atomic_load(&s->queued) == 0 ||
-        atomic_load_explicit(&s->seen[w], memory_order_relaxed) == news) {
-        atomic_store_explicit(&s->idle[w], 1, memory_order_relaxed);
+        atomic_load_explicit(&s->seen[w], memory_order_relaxed) == news)
         return NULL;
-    }
     pthread_mutex_lock(&s->lock);
     news = atomic_load(&s->news); /* before looking: a later push is news */
     struct starpu_task *t = s->w[w].present ? hf__sp_next(s, w) : NULL;
-    if (t)
+    if (t) {
         atomic_fetch_sub(&s->queued, 1);
-    else
+        atomic_store(&s->idle[w], 0);
+    } else {
         atomic_store_explicit(&s->seen[w], news, memory_order_relaxed);
-    atomic_store_explicit(&s->idle[w], t == NULL, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&s->lock);
     return t;
 }
