@@ -44,16 +44,20 @@ static int run_ini(const char *sched, const char *ini, enum hf_engine_kind engin
     hf_clear_error();
     const struct hf_sched_ops *ops = hf__starpu_sched(sched);
     assert_non_null(ops);
-    struct hf_run_options o = {.app = hf_app_find(app), .sched = ops, .cfg = cfg,
-                               .engine = engine, .rounds = rounds, .seed = 1, .grain = grain,
+    struct hf_run_options o = {.app = hf_app_find(app),
+                               .sched = ops,
+                               .cfg = cfg,
+                               .engine = engine,
+                               .rounds = rounds,
+                               .seed = 1,
+                               .grain = grain,
                                .verify = 1};
     assert_non_null(o.app);
     hf_clear_error();
     *out = NULL;
     int rc = hf_run(&o, out);
     if (rc)
-        print_message("# starpu:%s on %s: %s: %s\n", sched, app, hf_strerror(rc),
-                      hf_last_error());
+        print_message("# starpu:%s on %s: %s: %s\n", sched, app, hf_strerror(rc), hf_last_error());
     hf_config_destroy(cfg);
     return rc;
 }

@@ -48,10 +48,10 @@ int main(void)
 #define MAXT 1024
 #define UNIT_S 40e-6
 
-static int runs[MAXT];      /* how often task i ran */
-static uint64_t out[MAXT];  /* what task i wrote */
-static int ran_on[MAXT];    /* the worker that ran it */
-static int idx_of[MAXT];    /* cl_arg of task i */
+static int runs[MAXT];       /* how often task i ran */
+static uint64_t out[MAXT];   /* what task i wrote */
+static int ran_on[MAXT];     /* the worker that ran it */
+static int idx_of[MAXT];     /* cl_arg of task i */
 static int slow_worker = -1; /* StarPU worker id that runs SLOW times slower */
 static double slow_factor = 1.0;
 
@@ -276,7 +276,8 @@ static int steal_after_slowdown(void)
     double ran = S->last_work / (S->last_work + F->last_work);
     unsigned long stolen = F->stolen - before.worker[fast].stolen;
     printf("# slowed worker %d: dealt share %.3f, ran share %.3f (ideal 0.2), "
-           "tasks stolen by the other %lu\n", slow, dealt, ran, stolen);
+           "tasks stolen by the other %lu\n",
+           slow, dealt, ran, stolen);
     /* dealt near 0.5: the plan did not know; ran well below: stealing fixed it. */
     return dealt > 0.35 && dealt < 0.65 && stolen > 10 && ran < 0.38;
 }
@@ -403,10 +404,8 @@ static void test_bad_params(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_params),
-        cmocka_unit_test(test_deal_and_gpu_steal),
-        cmocka_unit_test(test_exactly_once),
-        cmocka_unit_test(test_split_tracks_rates),
+        cmocka_unit_test(test_bad_params),           cmocka_unit_test(test_deal_and_gpu_steal),
+        cmocka_unit_test(test_exactly_once),         cmocka_unit_test(test_split_tracks_rates),
         cmocka_unit_test(test_steal_after_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

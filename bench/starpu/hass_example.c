@@ -138,8 +138,8 @@ int main(int argc, char **argv)
         for (int w = 0; w < STARPU_NMAXWORKERS; w++) {
             const struct hf_starpu_hass_worker_stats *k = &st.worker[w];
             if (k->present)
-                printf("%6d %6lu %6lu %9lu %7lu %9.2f %9.2f\n", w, k->tasks, k->dealt,
-                       k->profiled, k->stolen, k->work / 1e6, k->busy_s * 1e3);
+                printf("%6d %6lu %6lu %9lu %7lu %9.2f %9.2f\n", w, k->tasks, k->dealt, k->profiled,
+                       k->stolen, k->work / 1e6, k->busy_s * 1e3);
         }
     }
     free(len);

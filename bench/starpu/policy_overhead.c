@@ -135,8 +135,8 @@ static int one_rep(const char *policy, long workers, long ntasks, long batches, 
         return -1;
     }
     if ((long)starpu_cpu_worker_get_count() != workers) {
-        fprintf(stderr, "policy_overhead: asked for %ld CPU workers, StarPU started %u\n",
-                workers, starpu_cpu_worker_get_count());
+        fprintf(stderr, "policy_overhead: asked for %ld CPU workers, StarPU started %u\n", workers,
+                starpu_cpu_worker_get_count());
         starpu_shutdown();
         return -1;
     }

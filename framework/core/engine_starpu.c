@@ -109,7 +109,8 @@ const struct hf_sched_ops *hf__starpu_sched(const char *policy)
     }
     snprintf(sp_names[sp_n], sizeof sp_names[sp_n], "starpu:%s", policy);
     sp_ops[sp_n] = (struct hf_sched_ops){
-        .name = sp_names[sp_n], .summary = "StarPU 1.3's own policy, through StarPU",
+        .name = sp_names[sp_n],
+        .summary = "StarPU 1.3's own policy, through StarPU",
         .create = sp_create,
     };
     return &sp_ops[sp_n++];
@@ -138,7 +139,7 @@ struct sp_run {
     struct hf_load load;
     struct hf_chunk *chunks;
     size_t nchunks;
-    int *ran;             /* per chunk: how often it ran this round */
+    int *ran;                           /* per chunk: how often it ran this round */
     int worker_dev[STARPU_NMAXWORKERS]; /* StarPU worker id -> device index, -1 */
 };
 
@@ -227,8 +228,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
     hf_clear_error();
     int rc = app->next_load(r->ctx, &r->load);
     if (rc <= 0)
-        return rc < 0 ? hf_fail(rc, "app %s: next_load failed for round %d", app->name, round)
-                      : 0;
+        return rc < 0 ? hf_fail(rc, "app %s: next_load failed for round %d", app->name, round) : 0;
     rc = 0;
     size_t grain = o->grain ? o->grain : app->default_grain;
     size_t (*part)(void *, const struct hf_load *, size_t, struct hf_chunk *, size_t) =
@@ -262,8 +262,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         t->flops = r->chunks[i].work;
         int src = starpu_task_submit(t);
         if (src)
-            rc = hf_fail(HF_EAPP, "starpu_task_submit failed for chunk %zu: %s", i,
-                         strerror(-src));
+            rc = hf_fail(HF_EAPP, "starpu_task_submit failed for chunk %zu: %s", i, strerror(-src));
     }
     int wrc = starpu_task_wait_for_all();
     double end = now_s();
@@ -280,8 +279,8 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
     if (!rc && o->verify && app->verify) {
         hf_clear_error();
         if ((rc = app->verify(r->ctx, &r->load)))
-            rc = hf_fail(rc, "app %s: round %d failed verification under %s: %s", app->name,
-                         round, o->sched->name, hf_last_error());
+            rc = hf_fail(rc, "app %s: round %d failed verification under %s: %s", app->name, round,
+                         o->sched->name, hf_last_error());
     }
 
     int nd = run->ndevices;
@@ -298,8 +297,13 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         d->busy_s += t->end - t->start;
         hf_cost_add(&cost[t->device], r->chunks[i].work, t->end - t->start);
         run->events[run->nevents++] = (struct hf_event){
-            .round = round, .device = t->device, .first = i, .count = 1,
-            .work = r->chunks[i].work, .start_s = t->start - t0, .end_s = t->end - t0,
+            .round = round,
+            .device = t->device,
+            .first = i,
+            .count = 1,
+            .work = r->chunks[i].work,
+            .start_s = t->start - t0,
+            .end_s = t->end - t0,
         };
     }
     if (!rc) {
@@ -380,7 +384,8 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     if (app->shared)
         return hf_fail(HF_ENOTSUP,
                        "app %s keeps shared data across rounds, which the StarPU engine does "
-                       "not carry (scheduler %s)", app->name, o->sched->name);
+                       "not carry (scheduler %s)",
+                       app->name, o->sched->name);
     struct sp_run r = {.app = app};
     struct hf_run *run = calloc(1, sizeof *run);
     if (!run)
@@ -426,10 +431,15 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
             *p != '-')
             *p = '_';
     struct starpu_perfmodel model = {
-        .type = STARPU_HISTORY_BASED, .symbol = symbol, .footprint = sp_footprint,
+        .type = STARPU_HISTORY_BASED,
+        .symbol = symbol,
+        .footprint = sp_footprint,
     };
     struct starpu_codelet cl = {
-        .where = STARPU_CPU, .cpu_funcs = {sp_cpu}, .nbuffers = 0, .model = &model,
+        .where = STARPU_CPU,
+        .cpu_funcs = {sp_cpu},
+        .nbuffers = 0,
+        .model = &model,
         .name = app->name,
     };
     struct hf_cost_model *cost = calloc((size_t)(ndev > 0 ? ndev : 1), sizeof *cost);

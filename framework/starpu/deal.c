@@ -84,8 +84,8 @@ double hf__sp_task_work(struct starpu_task *task)
 static void refresh_can(struct hf__sp *s, struct hf__sp_codelet *c, struct starpu_task *task)
 {
     for (int w = 0; w < STARPU_NMAXWORKERS; w++)
-        c->can[w] = s->w[w].present &&
-                    starpu_worker_can_execute_task_first_impl((unsigned)w, task, NULL);
+        c->can[w] =
+            s->w[w].present && starpu_worker_can_execute_task_first_impl((unsigned)w, task, NULL);
     c->gen = s->gen;
     c->planned = 0; /* re-checked by the caller against the new workers */
 }
@@ -187,8 +187,8 @@ static void buffer_push(struct hf__sp *s, int w, struct starpu_task *task, doubl
 static struct starpu_task *buffer_take(struct hf__sp *s, int w, int back)
 {
     struct hf__sp_worker *k = &s->w[w];
-    struct starpu_task *t = back ? starpu_task_list_pop_back(&k->buf)
-                                 : starpu_task_list_pop_front(&k->buf);
+    struct starpu_task *t =
+        back ? starpu_task_list_pop_back(&k->buf) : starpu_task_list_pop_front(&k->buf);
     k->nbuf--;
     k->queued_s = k->nbuf ? fmax(0.0, k->queued_s - t->predicted * 1e-6) : 0.0;
     return t;
@@ -322,8 +322,8 @@ static void round_end(struct hf__sp *s)
     s->barrier = 0;
 }
 
-void hf__sp_finished(struct hf__sp *s, int w, struct starpu_task *task, double seconds,
-                     int *wake, int *nwake)
+void hf__sp_finished(struct hf__sp *s, int w, struct starpu_task *task, double seconds, int *wake,
+                     int *nwake)
 {
     struct hf__sp_worker *k = &s->w[w];
     double work = hf__sp_task_work(task);

@@ -67,21 +67,21 @@ int hf_starpu_hass_set_params(const struct hf_starpu_hass_params *p);
 
 /* What one worker did since the policy was initialised. */
 struct hf_starpu_hass_worker_stats {
-    int present;                 /* the worker belongs to the context */
-    int is_cpu;                  /* a CPU worker (else an accelerator) */
-    unsigned long tasks;         /* tasks it ran (its own, profiled and stolen) */
-    unsigned long dealt;         /* tasks dealt to its buffer by the rate split */
-    unsigned long profiled;      /* tasks it took from the shared profiling pool */
-    unsigned long stolen;        /* tasks it stole from another worker's buffer */
-    double work, busy_s;         /* summed work and measured seconds of its tasks */
-    double dealt_work;           /* summed work of the tasks dealt to it */
+    int present;                       /* the worker belongs to the context */
+    int is_cpu;                        /* a CPU worker (else an accelerator) */
+    unsigned long tasks;               /* tasks it ran (its own, profiled and stolen) */
+    unsigned long dealt;               /* tasks dealt to its buffer by the rate split */
+    unsigned long profiled;            /* tasks it took from the shared profiling pool */
+    unsigned long stolen;              /* tasks it stole from another worker's buffer */
+    double work, busy_s;               /* summed work and measured seconds of its tasks */
+    double dealt_work;                 /* summed work of the tasks dealt to it */
     double last_work, last_dealt_work; /* the same over the last complete round */
 };
 
 /* The policy's counters for one scheduling context. */
 struct hf_starpu_hass_stats {
-    unsigned long rounds; /* rounds completed */
-    unsigned long tasks;  /* tasks run */
+    unsigned long rounds;                                          /* rounds completed */
+    unsigned long tasks;                                           /* tasks run */
     struct hf_starpu_hass_worker_stats worker[STARPU_NMAXWORKERS]; /* by StarPU worker id */
 };
 
@@ -94,8 +94,8 @@ int hf_starpu_hass_get_stats(unsigned sched_ctx_id, struct hf_starpu_hass_stats 
  * `cl` in context `sched_ctx_id`: seconds per task and per unit of work.
  * Returns 0, or HF_ENOENT when there is no such plan yet (the codelet is
  * still being profiled, or is unknown to the context). */
-int hf_starpu_hass_get_model(unsigned sched_ctx_id, const struct starpu_codelet *cl,
-                             int workerid, double *lat_s, double *inv_s);
+int hf_starpu_hass_get_model(unsigned sched_ctx_id, const struct starpu_codelet *cl, int workerid,
+                             double *lat_s, double *inv_s);
 
 #ifdef __cplusplus
 }
