@@ -10,8 +10,10 @@
  * chunks, and the engine itself fails with HF_ESCHED otherwise), verify must
  * pass, and the record must look like the other engines': StarPU's workers
  * as devices, per-round makespans, a bound no larger than the makespan.
- * Bad input fails clearly: an unknown policy names the known ones, the sim
- * engine and apps with shared data are refused. StarPU keeps its performance
+ * A tiny app of the test's own shows that failures surface: a chunk lost
+ * inside run_cpu fails verify, an error in run_cpu stops the run naming the
+ * chunk. Bad input fails clearly: an unknown policy names the known ones, the
+ * sim engine and apps with shared data are refused. StarPU keeps its performance
  * models under $STARPU_HOME, pointed at a temporary folder here. Without
  * StarPU in the build the test skips (exit 77).
  */
@@ -141,6 +143,109 @@ static void test_strsearch(void **state)
     }
 }
 
+/* A tiny app of its own: every unit of a load counts how often it was run,
+ * verify wants exactly once per round. `skip` makes run_cpu silently skip one
+ * chunk (a lost chunk: verify must catch it), `fail` makes it report an
+ * error (the run must stop with it, naming the chunk). */
+enum { UNITS = 64 };
+static struct {
+    int hits[UNITS], skip, fail, rounds;
+} tiny;
+
+static int tiny_create(void **ctx, hf_config_t cfg)
+{
+    (void)cfg;
+    *ctx = &tiny;
+    return 0;
+}
+
+static int tiny_next_load(void *ctx, struct hf_load *load)
+{
+    (void)ctx;
+    if (load->round >= tiny.rounds)
+        return 0;
+    memset(tiny.hits, 0, sizeof tiny.hits);
+    load->units = UNITS;
+    load->work = UNITS;
+    return 1;
+}
+
+static int tiny_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
+{
+    (void)ctx;
+    (void)nthreads;
+    if (tiny.fail && b->begin == 8)
+        return hf_fail(HF_EAPP, "tiny: failing on purpose at unit %zu", b->begin);
+    if (tiny.skip && b->begin == 8)
+        return 0;
+    for (size_t u = b->begin; u < b->end; u++)
+        __atomic_fetch_add(&tiny.hits[u], 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int tiny_verify(void *ctx, const struct hf_load *load)
+{
+    (void)ctx;
+    for (size_t u = 0; u < load->units; u++)
+        if (tiny.hits[u] != 1)
+            return hf_fail(HF_EVERIFY, "tiny: unit %zu ran %d times", u, tiny.hits[u]);
+    return 0;
+}
+
+static void tiny_signature(void *ctx, char *buf, size_t len)
+{
+    (void)ctx;
+    snprintf(buf, len, "units=%d", UNITS);
+}
+
+static const struct hf_app tiny_app = {
+    .name = "tiny",
+    .create = tiny_create,
+    .next_load = tiny_next_load,
+    .run_cpu = tiny_run_cpu,
+    .verify = tiny_verify,
+    .signature = tiny_signature,
+    .default_grain = 4,
+};
+
+/* Runs the tiny app under starpu:eager; returns hf_run's rc. */
+static int run_tiny(int skip, int fail)
+{
+    tiny.skip = skip;
+    tiny.fail = fail;
+    tiny.rounds = 3;
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "tiny.ini", "[devices]\ncpu = all\n"), 0);
+    struct hf_run_options o = {.app = &tiny_app,
+                               .sched = hf__starpu_sched("eager"),
+                               .cfg = cfg,
+                               .engine = HF_ENGINE_REAL,
+                               .rounds = 3,
+                               .verify = 1};
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    int rc = hf_run(&o, &run);
+    if (rc == 0) {
+        check_run(run, "eager", 3, UNITS / 4);
+        hf_run_free(run);
+    } else {
+        assert_null(run);
+    }
+    hf_config_destroy(cfg);
+    return rc;
+}
+
+static void test_failures_surface(void **state)
+{
+    (void)state;
+    assert_int_equal(run_tiny(0, 0), 0);
+    assert_int_equal(run_tiny(1, 0), HF_EVERIFY); /* a chunk that did nothing */
+    assert_non_null(strstr(hf_last_error(), "unit 8 ran 0 times"));
+    assert_int_equal(run_tiny(0, 1), HF_EAPP); /* run_cpu failed: the run stops with it */
+    assert_non_null(strstr(hf_last_error(), "chunk 2"));
+    assert_non_null(strstr(hf_last_error(), "failing on purpose"));
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -201,6 +306,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_failures_surface),
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_strsearch),
     };
