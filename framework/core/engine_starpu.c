@@ -318,6 +318,10 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         run->total_work = total;
         run->nrounds++;
     }
+    if (rc) { /* the round is not recorded: hf_run_free would not see its devices */
+        free(rs->dev);
+        rs->dev = NULL;
+    }
     free(tasks);
     return rc ? rc : 1;
 }
@@ -455,10 +459,10 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
             break;
         }
         int got = sp_round(o, &r, &cl, run, cost, &evcap, t0, round);
-        if (got <= 0)
-            rc = got;
-        if (got == 0)
-            break; /* the app has no more loads */
+        if (got <= 0) {
+            rc = got; /* 0: the app has no more loads */
+            break;
+        }
         makespans += run->rounds[run->nrounds - 1].makespan_s;
     }
     if (!rc && app->figures) {
