@@ -71,14 +71,34 @@ BIN     := $(BUILD)/hetfarm
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TSAN_TESTS := test_pool test_engine test_shared
 
+# StarPU (optional; framework/starpu/README.md): HASS as a StarPU 1.3 policy in
+# build/libhetfarm-starpu.a, with the two framework objects it reuses (the cost
+# model, the error vocabulary), its example and its overhead bench, built when
+# pkg-config finds starpu-1.3; then libhetfarm's StarPU engine is built with it. tests/test_starpu_hass is built either way and
+# skips (exit 77) without StarPU.
+HAVE_STARPU := $(shell pkg-config --exists starpu-1.3 2>/dev/null && echo 1)
+ifeq ($(HAVE_STARPU),1)
+SP_CFLAGS := -DHF_HAVE_STARPU $(shell pkg-config --cflags starpu-1.3)
+SP_LIBS   := $(shell pkg-config --libs starpu-1.3) -lm
+SP_LIB    := $(BUILD)/libhetfarm-starpu.a
+SP_BINS   := $(BUILD)/bench/starpu/hass_example $(BUILD)/bench/starpu/policy_overhead
+# core/engine_starpu.c: StarPU's policies as rows of compare (starpu:eager, ...).
+LDLIBS    += $(SP_LIBS)
+endif
+$(BUILD)/framework/core/engine_starpu.o: CFLAGS += $(SP_CFLAGS)
+SP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)) \
+          $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/io/error.o
+$(BUILD)/framework/starpu/%.o: CFLAGS += $(SP_CFLAGS)
+
 .PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \
+        starpu \
         fuzz fuzz-build
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(BIN) $(GPU_PROBE)
+build: $(BIN) $(GPU_PROBE) $(SP_LIB) $(SP_BINS)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -131,6 +151,22 @@ $(BUILD)/graph_export: bench/graph_export.c $(LIB)
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+# StarPU's library, its example and bench, and its test (see HAVE_STARPU).
+starpu: $(SP_LIB) $(SP_BINS) $(BUILD)/tests/test_starpu_hass
+
+$(SP_LIB): $(SP_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/bench/starpu/%: bench/starpu/%.c $(SP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SP_CFLAGS) -iquote framework/starpu $(LDFLAGS) -o $@ $< $(SP_LIB) $(SP_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/test_starpu_hass: tests/test_starpu_hass.c $(SP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SP_CFLAGS) -iquote framework/starpu -Itests $(LDFLAGS) -o $@ $< $(SP_LIB) \
+	    $(SP_LIBS) $(LDLIBS) -lcmocka
 
 # Runs the given test programs; exit 77 counts as skipped (its last line says
 # why), anything else non-zero fails. Each outcome is appended to $(SUMMARY),

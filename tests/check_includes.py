@@ -13,6 +13,7 @@ framework) and checked against the rooms' rules:
     core/             faces, io/, core/
     report/           faces, io/, core/, report/    (never drivers/)
     cli/              anything in framework/
+    starpu/           faces and starpu/             (HASS as a StarPU policy: its own library)
     schedulers/       faces and schedulers/
     apps/NAME/        faces and apps/NAME/     (apps/ itself: faces)
 
@@ -32,6 +33,7 @@ ALLOWED = {
     "core": {"faces", "io", "core"},
     "report": {"faces", "io", "core", "report"},
     "cli": {"faces", "io", "drivers", "core", "report", "cli"},
+    "starpu": {"faces", "starpu"},
     "schedulers": {"faces", "schedulers"},
     "apps": {"faces"},
 }

@@ -42,6 +42,8 @@ CASES = [
      "room drivers may include only"),
     ("report includes a driver header", "framework/report/trace.c",
      '#include "drivers/blas_env.h"', "room report may include only"),
+    ("the StarPU policy includes core", "framework/starpu/deal.c", '#include "core/pool.h"',
+     "room starpu may include only"),
     ("a face includes a room", "framework/sched.h", '#include "core/profile.h"',
      "room faces may include only"),
 ]

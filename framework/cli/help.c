@@ -21,6 +21,8 @@ static void list_schedulers(FILE *f)
 {
     for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++)
         fprintf(f, "  %-10s %s\n", (*s)->name, (*s)->summary ? (*s)->summary : "");
+    fprintf(f, "  %-10s %s\n", "starpu:P", "StarPU 1.3's policy P (eager, ws, dmda, ...) through "
+                                           "StarPU, one task per chunk (builds with StarPU)");
 }
 
 /* Every config key, from the same tables the validation checks against. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/engine_starpu.h"
 #include "device.h"
 
 /* The keys of [run] and [compare], one line each (hetfarm.h): the validation
@@ -155,6 +156,23 @@ static int read_engines(const struct hf__cli *c, hf_config_t cfg, struct hf__pla
     return st;
 }
 
+/* A scheduler by name: hetfarm's own, or "starpu:POLICY" (core/engine_starpu.c).
+ * NULL after printing why, with the exit status in *st. */
+static const struct hf_sched_ops *find_sched(const char *where, const char *name, int *st)
+{
+    const struct hf_sched_ops *ops = hf_sched_find(name);
+    if (!ops && strncmp(name, "starpu:", 7) == 0) {
+        hf_clear_error();
+        if (!(ops = hf__starpu_sched(name + 7))) {
+            fprintf(stderr, "hetfarm: %s: %s\n", where, hf_last_error());
+            *st = EXIT_USAGE;
+        }
+    } else if (!ops) {
+        *st = hf__cli_unknown(where, "scheduler", name);
+    }
+    return ops;
+}
+
 /* Schedulers: run and profile use one, compare a list (default: all). Every
  * scheduler of a comparison runs with the same seed, so they see the same
  * loads and the same sim jitter. */
@@ -170,11 +188,9 @@ static int read_schedulers(const struct hf__cli *c, hf_config_t cfg, struct hf__
     p->nsched = 0;
     if (c->cmd == CMD_COMPARE && n > 0) {
         for (int i = 0; i < n && !st; i++) {
-            const struct hf_sched_ops *ops = hf_sched_find(list[i]);
-            if (!ops)
-                st = hf__cli_unknown(hf_config_where(cfg, "compare", "schedulers"), "scheduler",
-                                     list[i]);
-            else if (p->nsched < 64)
+            const struct hf_sched_ops *ops =
+                find_sched(hf_config_where(cfg, "compare", "schedulers"), list[i], &st);
+            if (ops && p->nsched < 64)
                 p->sched[p->nsched++] = ops;
         }
     } else if (c->cmd == CMD_COMPARE) {
@@ -182,10 +198,9 @@ static int read_schedulers(const struct hf__cli *c, hf_config_t cfg, struct hf__
             p->sched[p->nsched++] = *s;
     } else {
         const char *name = c->scheduler ? c->scheduler : sname;
-        if (!(p->sched[0] = hf_sched_find(name)))
-            st = hf__cli_unknown(c->scheduler ? "--scheduler"
+        p->sched[0] = find_sched(c->scheduler ? "--scheduler"
                                               : hf_config_where(cfg, "run", "scheduler"),
-                                 "scheduler", name);
+                                 name, &st);
         p->nsched = 1;
     }
     free_list(list);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "engine_starpu.h"
 #include "io/progress.h"
 #include "io/files.h"
 #include "profile.h"
@@ -252,6 +253,8 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
 {
     *out = NULL;
     HF_ASSERT_MSG(o && o->app && o->sched && o->cfg, "hf_run needs an app, a scheduler and a config");
+    if (hf__starpu_is(o->sched)) /* a StarPU policy: the run goes through StarPU */
+        return hf__run_starpu(o, out);
     if (o->rounds <= 0)
         return hf_fail(HF_EINVAL, "rounds = %d: a run needs at least one round", o->rounds);
     struct hf__engine e = {0};

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""compare.py - hetfarm's schedulers next to StarPU's own policies on the same app, loads and chunks
+(`[compare] schedulers = hass, greedy, starpu:eager, starpu:ws, starpu:dmda`, core/engine_starpu.c).
+
+Usage: bench/starpu/compare.py [--build DIR] [--out FILE] [--rounds N] [--reps N]
+
+For matmul (n = 1024 float32, 32-row chunks) and strsearch (a generated 32 MiB text, 1 MiB
+chunks, 8 patterns), runs `hetfarm compare` --reps times with every scheduler on [devices] cpu =
+all, cpu_teams = 2 (hetfarm: one single-thread CPU team per core; StarPU: one CPU worker per
+core: the same shape), each run in a fresh
+temporary folder (profiles and StarPU's performance models start empty, so dmda calibrates in
+its first rounds as a new StarPU user's would). Every round is verified by the app. Writes per
+app and scheduler the makespan of every round of every repetition, their median from round 2,
+and the last round's per-device work share and busy seconds, with the machine
+(bench/machine.py), to FILE (default bench/results/starpu_compare.json).
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import machine  # noqa: E402
+
+SCHEDULERS = "hass, greedy, starpu:eager, starpu:ws, starpu:dmda"
+
+
+def configs(tmp, rounds):
+    """The two apps' INI texts (strsearch's text and patterns are written into tmp)."""
+    rng = random.Random(1)
+    text = os.path.join(tmp, "text.txt")
+    with open(text, "wb") as f:
+        words = [b"hetfarm", b"starpu", b"gattaca", b"sched", b"round", b"steal", b"rate", b"gpu"]
+        buf = bytearray()
+        while len(buf) < 32 << 20:
+            buf += rng.choice(words) if rng.random() < 0.05 else bytes(
+                rng.choice(b"abcdefghijklmnopqrstuvwxyz ") for _ in range(16))
+        f.write(buf[:32 << 20])
+    pats = os.path.join(tmp, "patterns.txt")
+    with open(pats, "w") as f:
+        f.write("hetfarm\nstarpu\ngattaca\nsched\nround\nsteal\nrate\ngpu\n")
+    head = f"[run]\nrounds = {rounds}\nengine = real\nseed = 1\n"
+    # Two single-thread CPU teams: the same shape as StarPU's two single-thread workers.
+    dev = "[devices]\ncpu = all\ncpu_teams = 2\ncuda = none\n"
+    cmp_ = f"[compare]\nschedulers = {SCHEDULERS}\n"
+    return {
+        "matmul": head + "app = matmul\ngrain = 32\n[load]\nn = 1024\ndtype = float32\n"
+                         "seed = 1\nverify = 16\n" + dev + cmp_,
+        "strsearch": head + f"app = strsearch\n[load]\ntext = {text}\npatterns = {pats}\n"
+                            f"out = {tmp}/strsearch.out\nchunk = 1MiB\npasses = {rounds}\n"
+                            "verify = 1MiB\n" + dev + cmp_,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/starpu_compare.json"))
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--reps", type=int, default=3)
+    a = ap.parse_args()
+    if subprocess.run(["pkg-config", "--exists", "starpu-1.3"]).returncode != 0:
+        sys.exit("compare.py: pkg-config does not find starpu-1.3: nothing to compare")
+    exe = os.path.join(ROOT, a.build, "hetfarm")
+    subprocess.run(["make", "--no-print-directory", "NVCC=", f"BUILD={a.build}",
+                    os.path.join(a.build, "hetfarm")], cwd=ROOT, check=True)
+
+    out = {"bench": "starpu_compare", "machine": machine.describe(),
+           "starpu_version": subprocess.run(["pkg-config", "--modversion", "starpu-1.3"],
+                                            capture_output=True, text=True).stdout.strip(),
+           "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                    capture_output=True, text=True).stdout.strip(),
+           "params": {"rounds": a.rounds, "reps": a.reps, "schedulers": SCHEDULERS,
+                      "devices": "cpu = all, cpu_teams = 2 (StarPU: one worker per core)",
+                      "grain": "matmul 32 rows per chunk (32 chunks per round); strsearch 1 MiB "
+                               "per chunk (32 per round); one StarPU task per chunk"},
+           "apps": {}}
+    for rep in range(a.reps):
+        with tempfile.TemporaryDirectory(prefix="hf-starpu-compare.") as tmp:
+            env = dict(os.environ, STARPU_HOME=tmp)
+            for app, ini in configs(tmp, a.rounds).items():
+                cfg = os.path.join(tmp, f"{app}.ini")
+                with open(cfg, "w") as f:
+                    f.write(ini)
+                res = os.path.join(tmp, f"{app}.json")
+                subprocess.run([exe, "compare", cfg, "-o", res, "--profiles",
+                                os.path.join(tmp, "profiles")], cwd=tmp, env=env, check=True,
+                               stdout=subprocess.DEVNULL)
+                with open(res) as f:
+                    runs = json.load(f)["runs"]
+                for r in runs:
+                    row = out["apps"].setdefault(app, {}).setdefault(
+                        r["scheduler"], {"engine": r["engine"], "makespan_s": []})
+                    row["makespan_s"].append([x["makespan_s"] for x in r["rounds"]])
+                    last = r["rounds"][-1]
+                    row["devices"] = [d.get("name") for d in r["devices"]] \
+                        if "devices" in r else None
+                    row["last_round"] = [{"share": round(d.get("share", 0), 4),
+                                          "busy_s": d.get("busy_s"), "chunks": d.get("chunks")}
+                                         for d in last["devices"]]
+            print(f"repetition {rep + 1}/{a.reps} done", file=sys.stderr)
+    print(f"{'app':<10} {'scheduler':<13} {'median makespan r>=2 (ms)':>26}")
+    for app, rows in out["apps"].items():
+        for s, row in rows.items():
+            tail = [m for rep in row["makespan_s"] for m in rep[2:]]
+            row["median_makespan_from_round2_s"] = statistics.median(tail)
+            print(f"{app:<10} {s:<13} {row['median_makespan_from_round2_s'] * 1e3:>26.2f}")
+    machine.write_json_atomic(a.out, out)
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
