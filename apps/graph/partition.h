@@ -20,7 +20,7 @@ extern "C" {
 /* At most this many levels (the finest included); coarsening stops there. */
 #define HF_PART_MAX_LEVELS 48
 /* Refinement passes per level at most (alternating up and down moves). */
-#define HF_PART_REFINE_PASSES 8
+#define HF_PART_REFINE_PASSES 16
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */
 #define HF_PART_STALL 0.95

@@ -50,14 +50,31 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthreads)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
     uint32_t *match = l->match;
     uint64_t salt = mix(c->seed * 0x9e3779b97f4a7c15ull + (uint64_t)c->cur);
     int64_t maxv = c->maxvwgt;
+    /* Vertices are visited in a scrambled order (i -> begin + i * step mod n,
+     * step coprime with n), as METIS visits a random permutation: in index
+     * order the last vertex of every row of a mesh finds its neighbours taken. */
+    uint64_t n = end - begin, step = n > 2 ? (salt % n) | 1 : 1;
+    while (n > 2 && gcd(step, n) != 1)
+        step += 2;
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
-    for (size_t u = begin; u < end; u++) {
+    for (size_t i = 0; i < n; i++) {
+        size_t u = begin + (size_t)((i * step) % n);
         if (LOAD(&match[u]) != HF_PART_NONE)
             continue;
         int64_t wu = hf__pl_vw(l, u), best_w = -1;
