@@ -531,8 +531,8 @@ static void partition_teardown(void *ctx)
     free(c);
 }
 
-/* The keys of [load] (hetfarm.h): the app's own first, so that `seed` and
- * `out` are described as this app reads them (the first entry of a key wins). */
+/* The keys of [load] (hetfarm.h): the graph keys less `seed` and `out`,
+ * which this app reads its own way. */
 static const struct hf_config_key partition_keys[] = {
     {NULL, "parts", HF_KEY_INT, 1, 2147483647.0, 0, NULL, "64", "number of parts k"},
     {NULL, "imbalance", HF_KEY_NUM, 0, 10, 0, NULL, "0.03",
@@ -542,7 +542,8 @@ static const struct hf_config_key partition_keys[] = {
      "matching tie-breaks, METIS and generators"},
     {NULL, "out", HF_KEY_STR, 0, 0, 0, NULL, NULL,
      "output: one 0-based part id per line, vertex order (gpmetis's format)"},
-    HF_GAPP_KEYS,
+    HF_GAPP_GRAPH_KEYS,
+    HF_GAPP_WEIGHTED_KEY,
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
