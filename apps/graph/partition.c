@@ -24,7 +24,8 @@
  * or after HF_PART_MAX_LEVELS levels. That level is where the run switches
  * to the CPU only: the coarsest graph's partition (partition_initial.c) runs
  * in next_load on the host. Refinement on a level stops after two passes
- * (one each way) without a move.
+ * (one each way) that together moved at most HF_PART_REFINE_QUIET of its
+ * vertices, or after HF_PART_REFINE_PASSES passes.
  *
  * Data lives in host memory and every round is a CPU round: run_cuda is NULL,
  * which hetfarm reads as "CPU-only app, GPUs get no chunks", so the app runs
@@ -230,7 +231,7 @@ static void begin_refine(struct hf_partition *c)
     c->phase = HF_PP_REFINE;
     c->pass = 0;
     c->moves = 0;
-    c->last_moves = UINT64_MAX;
+    c->last_moves = 0;
 }
 
 /* The coarsest level: partitioned and balanced on the host, then projected. */
@@ -337,7 +338,9 @@ static int advance(struct hf_partition *c)
     case HF_PP_REFINE:
         c->total_moves += c->moves;
         c->refine_rounds++;
-        if (c->pass + 1 < HF_PART_REFINE_PASSES && !(c->moves == 0 && c->last_moves == 0)) {
+        if (c->pass + 1 < HF_PART_REFINE_PASSES &&
+            (c->pass == 0 ||
+             (double)(c->moves + c->last_moves) > HF_PART_REFINE_QUIET * (double)l->nv)) {
             c->last_moves = c->moves;
             c->moves = 0;
             c->pass++;

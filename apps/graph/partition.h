@@ -21,6 +21,10 @@ extern "C" {
 #define HF_PART_MAX_LEVELS 48
 /* Refinement passes per level at most (alternating up and down moves). */
 #define HF_PART_REFINE_PASSES 16
+/* A level's refinement stops once two passes in a row (one each way) moved
+ * at most this fraction of its vertices: the zero-gain moves would otherwise
+ * trickle on for every pass allowed, at a round's overhead each. */
+#define HF_PART_REFINE_QUIET 0.002
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */
 #define HF_PART_STALL 0.95
