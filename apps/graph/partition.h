@@ -38,7 +38,7 @@ extern "C" {
 struct hf_plevel {
     uint64_t nv, ne;
     uint64_t *offsets; /* nv + 1 */
-    uint32_t *adj;     /* ne, sorted ascending per vertex, no self-loop above level 0 */
+    uint32_t *adj;     /* ne; level 0: sorted per vertex; above: no self-loop, no repeat */
     int64_t *ew;       /* ne edge weights, or NULL (all 1) */
     int64_t *vw;       /* nv vertex weights, or NULL (all 1) */
     int owns_csr;      /* offsets/adj are this level's (not the input graph's) */

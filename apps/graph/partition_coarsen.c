@@ -27,8 +27,10 @@
  * pair), done between rounds in next_load with a parallel blocked scan, as
  * are the slots of every coarse list (the sum of its members' degrees). The
  * contract round then fills each coarse vertex's slots from its members'
- * lists mapped through cmap, drops the pair's internal edge, sorts by coarse
- * id and merges duplicates by adding their weights; pack() squeezes the
+ * lists mapped through cmap, drops the pair's internal edge and merges
+ * repeated neighbours by adding their weights (a small hash table on the
+ * stack; a sort for long lists), so coarse lists are not in id order;
+ * pack() squeezes the
  * slots into the next level's CSR. Every step is a range of vertices, so it
  * is a task-farm round whose chunks cost their edges.
  */
@@ -314,35 +316,82 @@ static void sort_pairs(uint32_t *id, int64_t *w, int64_t lo, int64_t hi)
     }
 }
 
+/* Merges the coarse neighbours of coarse vertex cv (members u and m) into
+ * id/w without sorting: a small open-addressing table on the stack finds
+ * repeats. Returns the list's length. */
+enum { HF_PART_HT = 1024 };
+static int64_t merge_hashed(const struct hf_plevel *l, uint32_t cv, uint32_t u, uint32_t m,
+                            uint32_t *id, int64_t *w, uint64_t slots)
+{
+    uint32_t key[HF_PART_HT], at[HF_PART_HT];
+    int bits = 4;
+    while ((1ull << bits) < 2 * slots)
+        bits++;
+    uint32_t mask = (1u << bits) - 1;
+    for (uint32_t i = 0; i <= mask; i++)
+        key[i] = HF_PART_NONE;
+    int64_t n = 0;
+    for (int side = 0; side < (m != u ? 2 : 1); side++) {
+        uint32_t x = side ? m : u;
+        for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++) {
+            uint32_t y = l->cmap[l->adj[j]];
+            if (y == cv)
+                continue; /* the pair's own edge, or a self-loop */
+            uint32_t h = (y * 2654435761u) >> (32 - bits);
+            while (key[h] != HF_PART_NONE && key[h] != y)
+                h = (h + 1) & mask;
+            if (key[h] == y) {
+                w[at[h]] += hf__pl_ew(l, j);
+            } else {
+                key[h] = y;
+                at[h] = (uint32_t)n;
+                id[n] = y;
+                w[n++] = hf__pl_ew(l, j);
+            }
+        }
+    }
+    return n;
+}
+
+/* The same for lists too long for the table: collect, sort by id, merge. */
+static int64_t merge_sorted(const struct hf_plevel *l, uint32_t cv, uint32_t u, uint32_t m,
+                            uint32_t *id, int64_t *w)
+{
+    int64_t n = 0;
+    for (int side = 0; side < (m != u ? 2 : 1); side++) {
+        uint32_t x = side ? m : u;
+        for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++) {
+            uint32_t y = l->cmap[l->adj[j]];
+            if (y == cv)
+                continue;
+            id[n] = y;
+            w[n++] = hf__pl_ew(l, j);
+        }
+    }
+    if (n > 1)
+        sort_pairs(id, w, 0, n - 1);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (k > 0 && id[k - 1] == id[i]) {
+            w[k - 1] += w[i];
+        } else {
+            id[k] = id[i];
+            w[k++] = w[i];
+        }
+    return k;
+}
+
 int hf__part_contract(struct hf_partition *c, size_t begin, size_t end, int nthreads)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
     for (size_t cv = begin; cv < end; cv++) {
         uint32_t u = c->leader[cv], m = l->match[u];
+        uint64_t slots = c->ub[cv + 1] - c->ub[cv];
         uint32_t *id = c->tadj + c->ub[cv];
         int64_t *w = c->tew + c->ub[cv];
-        int64_t n = 0;
-        for (int side = 0; side < (m != u ? 2 : 1); side++) {
-            uint32_t x = side ? m : u;
-            for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++) {
-                uint32_t y = l->cmap[l->adj[j]];
-                if (y == cv)
-                    continue; /* the pair's own edge, or a self-loop */
-                id[n] = y;
-                w[n++] = hf__pl_ew(l, j);
-            }
-        }
-        if (n > 1)
-            sort_pairs(id, w, 0, n - 1);
-        int64_t k = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (k > 0 && id[k - 1] == id[i]) {
-                w[k - 1] += w[i];
-            } else {
-                id[k] = id[i];
-                w[k++] = w[i];
-            }
+        int64_t k = 2 * slots <= HF_PART_HT ? merge_hashed(l, (uint32_t)cv, u, m, id, w, slots)
+                                            : merge_sorted(l, (uint32_t)cv, u, m, id, w);
         c->cdeg[cv] = (uint32_t)k;
         c->cvw[cv] = hf__pl_vw(l, u) + (m != u ? hf__pl_vw(l, m) : 0);
     }
