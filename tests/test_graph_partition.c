@@ -17,7 +17,8 @@
  * vertices) and a road-like grid, written as METIS files; then the edge
  * cases of issue 14 (k = 1, k = |V|, k > |V|, isolated vertices, disconnected,
  * all-zero and heavy vertex weights, a chain, a star, self-loops and
- * multi-edges) and bad keys, which must be refused naming the key.
+ * multi-edges) and bad keys, which must be refused naming the key; and the
+ * sim engine, refused unless it executes the bundles.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,12 +53,14 @@ static double now_s(void)
 }
 static double figure_cut;
 
-/* Runs the app with [load] `load` under `sched`, verify on; keeps the
- * message of a failure in err and the edge_cut figure in figure_cut. */
-static int run_part(const char *load, const char *sched)
+/* Runs the app with [load] `load` on `devices` under `sched` in `engine`
+ * (sim: `execute` says whether bundles run), verify on; keeps the message of
+ * a failure in err and the edge_cut figure in figure_cut. */
+static int run_part_on(const char *load, const char *devices, const char *sched,
+                       enum hf_engine_kind engine, int execute)
 {
     char ini[8192];
-    snprintf(ini, sizeof ini, "[load]\nout = %s\ncache_dir =\n%s\n" TWO_TEAMS, out_path, load);
+    snprintf(ini, sizeof ini, "[load]\nout = %s\ncache_dir =\n%s\n%s", out_path, load, devices);
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "partition-test.ini", ini), 0);
     const struct hf_sched_ops *s = hf_sched_find(sched);
@@ -66,7 +69,8 @@ static int run_part(const char *load, const char *sched)
         .app = &hf_app_partition,
         .sched = s,
         .cfg = cfg,
-        .engine = HF_ENGINE_REAL,
+        .engine = engine,
+        .execute = execute,
         .rounds = 100000,
         .seed = 1,
         .verify = 1,
@@ -87,6 +91,11 @@ static int run_part(const char *load, const char *sched)
     hf_run_free(run);
     hf_config_destroy(cfg);
     return rc;
+}
+
+static int run_part(const char *load, const char *sched)
+{
+    return run_part_on(load, TWO_TEAMS, sched, HF_ENGINE_REAL, 1);
 }
 
 /* The graph the app builds from the same [load] lines. */
@@ -415,6 +424,29 @@ static void bad_input_is_refused(void **state)
     }
 }
 
+/* The sim engine: refused unless it executes the bundles; then the same
+ * checks as a real run (a modelled GPU gets no chunks: no run_cuda). */
+static void simulated_runs(void **state)
+{
+    (void)state;
+    char path[256], load[512];
+    snprintf(path, sizeof path, "%s/sim-chain.graph", dir);
+    write_chain(path, 2000, -1);
+    snprintf(load, sizeof load, "graph = %s\nparts = 4\nimbalance = 0.03", path);
+    const char *sim = "[devices]\nsim = host, gpu\n[sim.host]\nkind = cpu\nrate = 1e9\n"
+                      "[sim.gpu]\nkind = gpu\nrate = 4e9\n";
+    assert_int_not_equal(run_part_on(load, sim, "hass", HF_ENGINE_SIM, 0), 0);
+    assert_non_null(strstr(err, "execute = yes"));
+    int rc = run_part_on(load, sim, "hass", HF_ENGINE_SIM, 1);
+    if (rc)
+        fprintf(stderr, "sim, execute: %s\n", err);
+    assert_int_equal(rc, 0);
+    struct hf_gapp ga;
+    load_graph(&ga, load);
+    assert_true(check_output(&ga.g, 4, 0.03) <= 3 * 3);
+    hf__gapp_destroy(&ga);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -441,6 +473,7 @@ int main(void)
         cmocka_unit_test(grid_every_scheduler),
         cmocka_unit_test(edge_cases),
         cmocka_unit_test(bad_input_is_refused),
+        cmocka_unit_test(simulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

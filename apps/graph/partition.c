@@ -36,8 +36,9 @@
  *
  * The standalone measurement runs round 0 (a sample of its chunks) before the
  * run proper, so next_load(round 0) rebuilds all state from the input graph.
- * Simulated runs are refused: each level is made by the previous level's
- * real matching, which a simulation never runs.
+ * Simulated runs must execute their bundles ([run] execute = yes, as for
+ * the other graph apps): each level is made by the previous level's real
+ * matching; without execution next_load refuses with a message.
  *
  * Weights: METIS-format vertex and edge weights are used; edge weights must
  * be integers (as gpmetis reads them). When every vertex weight is 0, balance
@@ -395,8 +396,9 @@ static int partition_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_partition *c = ctx;
     if (!c->executes)
-        return hf_fail(HF_ENOTSUP, "partition: simulated runs are not supported (each level's "
-                                   "graph comes from the previous level's real matching)");
+        return hf_fail(HF_ENOTSUP, "partition: a simulated run must execute its bundles ([run] "
+                                   "execute = yes): each level's graph comes from the previous "
+                                   "level's real matching");
     int rc = load->round == 0 ? start(c) : advance(c);
     if (rc < 0 || (load->round > 0 && rc == 0))
         return rc;
