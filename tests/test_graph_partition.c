@@ -413,6 +413,15 @@ static void bad_input_is_refused(void **state)
         {rows[3], "objective"},   {rows[4], "symmetrise"},  {rows[5], "parts"},
         {rows[6], "imbalance"},   {rows[7], "no partition meets the bound"},
     };
+    /* An output that cannot be written fails the run, naming the key. */
+    char unwritable[600];
+    snprintf(unwritable, sizeof unwritable, "graph = %s\nparts = 2", chain);
+    char saved[128];
+    snprintf(saved, sizeof saved, "%s", out_path);
+    snprintf(out_path, sizeof out_path, "%s/no-such-dir/out.part", dir);
+    assert_int_not_equal(run_part(unwritable, "greedy"), 0);
+    assert_non_null(strstr(err, "[load] out"));
+    snprintf(out_path, sizeof out_path, "%s", saved);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = run_part(bad[i].load, "greedy");
         if (rc == 0 || !strstr(err, bad[i].expect))

@@ -49,6 +49,7 @@
  * also k > |V|) are refused in create, naming the key; a bound that is met
  * in principle but not by the balance pass fails verify (HF_EVERIFY).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,17 +277,21 @@ static int write_parts(const struct hf_partition *c)
     snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
+        int e = errno;
         free(tmp);
-        return hf_fail(HF_EIO, "%s: cannot write the partition", path);
+        return hf_fail(HF_EIO, "[load] out = %s: cannot write the partition: %s", path,
+                       strerror(e));
     }
     const uint32_t *part = c->lv[0].part;
     for (uint64_t v = 0; v < c->lv[0].nv; v++)
         fprintf(f, "%u\n", part[v]);
     int bad = ferror(f) | (fclose(f) != 0);
     if (bad || rename(tmp, path) != 0) {
+        int e = errno;
         unlink(tmp);
         free(tmp);
-        return hf_fail(HF_EIO, "%s: cannot write the partition", path);
+        return hf_fail(HF_EIO, "[load] out = %s: cannot write the partition: %s", path,
+                       strerror(e));
     }
     free(tmp);
     return 0;
