@@ -282,6 +282,8 @@ static int write_parts(const struct hf_partition *c)
         return hf_fail(HF_EIO, "[load] out = %s: cannot write the partition: %s", path,
                        strerror(e));
     }
+    static char iobuf[1 << 20]; /* next_load runs on one thread at a time */
+    setvbuf(f, iobuf, _IOFBF, sizeof iobuf);
     const uint32_t *part = c->lv[0].part;
     for (uint64_t v = 0; v < c->lv[0].nv; v++)
         fprintf(f, "%u\n", part[v]);

@@ -128,7 +128,7 @@ int hf__part_build_cmap(struct hf_partition *c);
 int hf__part_pack(struct hf_partition *c);
 /* Frees the contraction's scratch arrays. */
 void hf__part_scratch_free(struct hf_partition *c);
-/* In-place exclusive prefix sum over a[0..n), a[n] = the total; parallel. */
+/* In-place exclusive prefix sum over a[0..n), a[n] = the total (serial: host glue). */
 uint64_t hf__part_scan(uint64_t *a, size_t n);
 
 /* partition_refine.c: the rounds of uncoarsening. */

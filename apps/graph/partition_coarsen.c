@@ -24,8 +24,11 @@
  * for the balance bound (METIS's rule, 1.5 total / coarsen_to).
  *
  * The coarse map is a prefix sum over "leader" flags (the smaller end of each
- * pair), done between rounds in next_load with a parallel blocked scan, as
- * are the slots of every coarse list (the sum of its members' degrees). The
+ * pair), done between rounds in next_load, as are the slots of every coarse
+ * list (the sum of its members' degrees). That host glue is serial on
+ * purpose: the devices' OpenMP teams are still spinning for a while after a
+ * round, and a second team on the host thread fought them for the cores (on
+ * 2 cores, rgg 2^18's glue took 0.35 s in parallel against ~0.02 s serial). The
  * contract round then fills each coarse vertex's slots from its members'
  * lists mapped through cmap, drops the pair's internal edge and merges
  * repeated neighbours by adding their weights (a small hash table on the
@@ -163,41 +166,14 @@ void hf__part_twohop(struct hf_partition *c, size_t begin, size_t end, int nthre
 
 uint64_t hf__part_scan(uint64_t *a, size_t n)
 {
-    if (n < (1u << 16)) {
-        uint64_t sum = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint64_t x = a[i];
-            a[i] = sum;
-            sum += x;
-        }
-        a[n] = sum;
-        return sum;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = a[i];
+        a[i] = sum;
+        sum += x;
     }
-    enum { BLOCKS = 256 };
-    uint64_t part[BLOCKS + 1] = {0};
-    size_t per = (n + BLOCKS - 1) / BLOCKS;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < BLOCKS; b++) {
-        uint64_t sum = 0;
-        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
-        for (size_t i = lo; i < hi; i++)
-            sum += a[i];
-        part[b + 1] = sum;
-    }
-    for (int b = 0; b < BLOCKS; b++)
-        part[b + 1] += part[b];
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < BLOCKS; b++) {
-        uint64_t sum = part[b];
-        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
-        for (size_t i = lo; i < hi; i++) {
-            uint64_t x = a[i];
-            a[i] = sum;
-            sum += x;
-        }
-    }
-    a[n] = part[BLOCKS];
-    return part[BLOCKS];
+    a[n] = sum;
+    return sum;
 }
 
 void hf__part_scratch_free(struct hf_partition *c)
@@ -227,7 +203,6 @@ int hf__part_build_cmap(struct hf_partition *c)
     if (!flag)
         return hf_fail(HF_ENOMEM, "partition: out of memory for the coarse map of %llu vertices",
                        (unsigned long long)n);
-#pragma omp parallel for schedule(static)
     for (uint64_t u = 0; u < n; u++) {
         if (l->match[u] == HF_PART_NONE)
             l->match[u] = (uint32_t)u;
@@ -245,7 +220,6 @@ int hf__part_build_cmap(struct hf_partition *c)
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices",
                        (unsigned long long)nc);
     }
-#pragma omp parallel for schedule(static)
     for (uint64_t u = 0; u < n; u++)
         if (l->match[u] >= u) {
             uint64_t cv = flag[u];
@@ -255,7 +229,6 @@ int hf__part_build_cmap(struct hf_partition *c)
             c->ub[cv] = (l->offsets[u + 1] - l->offsets[u]) +
                         (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
         }
-#pragma omp parallel for schedule(static)
     for (uint64_t u = 0; u < n; u++)
         if (l->match[u] < u)
             l->cmap[u] = (uint32_t)flag[l->match[u]];
@@ -408,7 +381,6 @@ int hf__part_pack(struct hf_partition *c)
     cl->offsets = malloc((nc + 1) * sizeof *cl->offsets);
     if (!cl->offsets)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level");
-#pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < nc; v++)
         cl->offsets[v] = c->cdeg[v];
     cl->ne = hf__part_scan(cl->offsets, nc);
@@ -419,7 +391,6 @@ int hf__part_pack(struct hf_partition *c)
     if (!cl->adj || !cl->ew || !cl->match || !cl->cmap)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level of %llu arcs",
                        (unsigned long long)cl->ne);
-#pragma omp parallel for schedule(dynamic, 1024)
     for (uint64_t v = 0; v < nc; v++) {
         memcpy(cl->adj + cl->offsets[v], c->tadj + c->ub[v], c->cdeg[v] * sizeof *cl->adj);
         memcpy(cl->ew + cl->offsets[v], c->tew + c->ub[v], c->cdeg[v] * sizeof *cl->ew);
