@@ -247,13 +247,8 @@ static int start_initial(struct hf_partition *c)
     hf__part_balance(c, l);
     c->coarsest_nv = c->lv[l].nv;
     c->t_init1 = now_s();
-    if (l == 0) {
-        begin_refine(c);
-        return 0;
-    }
-    c->cur = l - 1;
-    c->phase = HF_PP_PROJECT;
-    return alloc_part(c, c->cur);
+    begin_refine(c); /* the coarsest level too: the balance pass may have moved vertices */
+    return 0;
 }
 
 static void begin_match(struct hf_partition *c)
