@@ -12,7 +12,8 @@
  * load:
  *
  *   per coarsening level   MATCH -> RESOLVE [-> TWOHOP] -> CONTRACT
- *   coarsest level         initial partition on the host (METIS), balance
+ *   coarsest level         initial partition on the host (METIS), balance,
+ *                          REFINE passes
  *   per finer level        PROJECT -> REFINE x up to HF_PART_REFINE_PASSES
  *   finally                MEASURE (cut and part weights on the input graph)
  *
@@ -48,6 +49,13 @@
  * partition can meet it (a vertex heavier than maxpw, total > k maxpw, so
  * also k > |V|) are refused in create, naming the key; a bound that is met
  * in principle but not by the balance pass fails verify (HF_EVERIFY).
+ *
+ * Determinism: `seed` fixes the tie-breaks and METIS, but which claim wins a
+ * matching conflict and the order of concurrent refinement moves depend on
+ * how threads and devices interleave, so two runs may differ by a few
+ * percent of cut (both checked); with cpu = 1, repeated runs of 4elt gave
+ * the same partition (bundle boundaries, which the scheduler picks, still
+ * change the visiting order).
  */
 #include <errno.h>
 #include <math.h>
