@@ -126,8 +126,8 @@ static double check_output(const struct hf_graph *g, long k, double imbalance)
     while (fscanf(f, "%lu", &p) == 1) {
         assert_true(n < g->nv);
         if (p >= (unsigned long)k)
-            fprintf(stderr, "%s: line %llu: part %lu of %ld\n", out_path,
-                    (unsigned long long)n + 1, p, k);
+            fprintf(stderr, "%s: line %llu: part %lu of %ld\n", out_path, (unsigned long long)n + 1,
+                    p, k);
         assert_true(p < (unsigned long)k);
         part[n++] = (uint32_t)p;
     }
@@ -151,8 +151,7 @@ static double check_output(const struct hf_graph *g, long k, double imbalance)
         heaviest = load[q] > heaviest ? load[q] : heaviest;
     double bound = (1.0 + imbalance) * (double)total / (double)k + 1e-9;
     if ((double)heaviest > bound)
-        fprintf(stderr, "%s: heaviest part %lld, bound %g\n", out_path, (long long)heaviest,
-                bound);
+        fprintf(stderr, "%s: heaviest part %lld, bound %g\n", out_path, (long long)heaviest, bound);
     assert_true((double)heaviest <= bound);
     free(part);
     free(load);
@@ -176,8 +175,8 @@ static double metis_cut(const struct hf_graph *g, long k, double imbalance)
     idx_t opt[METIS_NOPTIONS];
     METIS_SetDefaultOptions(opt);
     opt[METIS_OPTION_UFACTOR] = (idx_t)(imbalance * 1000 + 0.5);
-    assert_int_equal(METIS_PartGraphKway(&n, &ncon, xadj, adj, NULL, NULL, ew, &nparts, NULL,
-                                         NULL, opt, &obj, part),
+    assert_int_equal(METIS_PartGraphKway(&n, &ncon, xadj, adj, NULL, NULL, ew, &nparts, NULL, NULL,
+                                         opt, &obj, part),
                      METIS_OK);
     free(xadj);
     free(adj);
@@ -194,8 +193,8 @@ static void python_check(const char *graph, long k, double imbalance)
     if (access(script, R_OK) != 0 || system("python3 -c '' 2>/dev/null") != 0)
         return;
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "python3 %s '%s' '%s' --parts %ld --imbalance %g > /dev/null",
-             script, graph, out_path, k, imbalance);
+    snprintf(cmd, sizeof cmd, "python3 %s '%s' '%s' --parts %ld --imbalance %g > /dev/null", script,
+             graph, out_path, k, imbalance);
     int rc = system(cmd);
     if (rc != 0)
         fprintf(stderr, "partition_check.py refused %s for %s\n", out_path, graph);
@@ -409,9 +408,10 @@ static void bad_input_is_refused(void **state)
     snprintf(rows[6], sizeof rows[6], "graph = %s\nimbalance = -0.1", chain);
     snprintf(rows[7], sizeof rows[7], "graph = %s\nparts = 49\nimbalance = 0", chain);
     const struct bad_row bad[] = {
-        {rows[0], "parts = 51"},  {rows[1], "weighs 1000"}, {rows[2], "integer"},
-        {rows[3], "objective"},   {rows[4], "symmetrise"},  {rows[5], "parts"},
-        {rows[6], "imbalance"},   {rows[7], "no partition meets the bound"},
+        {rows[0], "parts = 51"}, {rows[1], "weighs 1000"},
+        {rows[2], "integer"},    {rows[3], "objective"},
+        {rows[4], "symmetrise"}, {rows[5], "parts"},
+        {rows[6], "imbalance"},  {rows[7], "no partition meets the bound"},
     };
     /* An output that cannot be written fails the run, naming the key. */
     char unwritable[600];
@@ -477,12 +477,9 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fourelt_every_scheduler),
-        cmocka_unit_test(kronecker_every_scheduler),
-        cmocka_unit_test(grid_every_scheduler),
-        cmocka_unit_test(edge_cases),
-        cmocka_unit_test(bad_input_is_refused),
-        cmocka_unit_test(simulated_runs),
+        cmocka_unit_test(fourelt_every_scheduler), cmocka_unit_test(kronecker_every_scheduler),
+        cmocka_unit_test(grid_every_scheduler),    cmocka_unit_test(edge_cases),
+        cmocka_unit_test(bad_input_is_refused),    cmocka_unit_test(simulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -155,17 +155,22 @@ static int partition_create(void **ctx, hf_config_t cfg)
         return rc;
     c->seed = (uint64_t)seed;
     if (strcmp(obj, "cut") != 0)
-        return hf_fail(HF_ECONFIG, "%s: [load] objective = %s: only cut (the edge cut) is "
-                                   "supported", hf_config_where(cfg, "load", "objective"), obj);
+        return hf_fail(HF_ECONFIG,
+                       "%s: [load] objective = %s: only cut (the edge cut) is "
+                       "supported",
+                       hf_config_where(cfg, "load", "objective"), obj);
     if (!sym)
         return hf_fail(HF_ECONFIG,
                        "%s: [load] symmetrise = no: partitioning needs an undirected graph "
-                       "(leave symmetrise = yes)", hf_config_where(cfg, "load", "symmetrise"));
+                       "(leave symmetrise = yes)",
+                       hf_config_where(cfg, "load", "symmetrise"));
     if ((rc = hf__gapp_create(&c->ga, cfg, 0, 0)))
         return rc;
     if (!c->ga.g.symmetric)
-        return hf_fail(HF_ECONFIG, "%s: partition: the graph %s is directed: partitioning needs "
-                                   "an undirected one", hf_config_path(cfg), c->ga.g.source_desc);
+        return hf_fail(HF_ECONFIG,
+                       "%s: partition: the graph %s is directed: partitioning needs "
+                       "an undirected one",
+                       hf_config_path(cfg), c->ga.g.source_desc);
     if (c->ga.g.nv > UINT32_MAX - 1)
         return hf_fail(HF_ECONFIG, "partition: %llu vertices: at most 2^32 - 2",
                        (unsigned long long)c->ga.g.nv);
@@ -186,8 +191,8 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     size_t k = (size_t)c->k;
     if (!(l->match = malloc(g->nv * sizeof *l->match)) ||
         !(l->cmap = malloc(g->nv * sizeof *l->cmap)) ||
-        !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) ||
-        !(c->pw = calloc(k, sizeof *c->pw)) || !(c->mpw = calloc(k, sizeof *c->mpw)))
+        !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) || !(c->pw = calloc(k, sizeof *c->pw)) ||
+        !(c->mpw = calloc(k, sizeof *c->mpw)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
     if (g->weights) {
@@ -435,9 +440,12 @@ static size_t partition_partition(void *ctx, const struct hf_load *load, size_t 
         return n;
     for (size_t i = 0; i < n && i < cap; i++) {
         size_t b = i * grain, e = b + grain < load->units ? b + grain : load->units;
-        out[i] = (struct hf_chunk){.index = i, .begin = b, .end = e, .bytes = 0,
-                                   .work = (double)(c->cost_off[e] - c->cost_off[b]) +
-                                           (double)(e - b)};
+        out[i] =
+            (struct hf_chunk){.index = i,
+                              .begin = b,
+                              .end = e,
+                              .bytes = 0,
+                              .work = (double)(c->cost_off[e] - c->cost_off[b]) + (double)(e - b)};
     }
     return n;
 }
@@ -487,12 +495,15 @@ static int partition_verify(void *ctx, const struct hf_load *load)
         return hf_fail(HF_EVERIFY, "partition: measured cut %g, the reference counts %g",
                        (double)c->mcut / 2, r.cut);
     if (heaviest != r.heaviest || r.total != c->total_w)
-        return hf_fail(HF_EVERIFY, "partition: heaviest part %lld of %lld measured, the "
-                                   "reference says %lld of %lld", (long long)heaviest,
-                       (long long)c->total_w, (long long)r.heaviest, (long long)r.total);
+        return hf_fail(HF_EVERIFY,
+                       "partition: heaviest part %lld of %lld measured, the "
+                       "reference says %lld of %lld",
+                       (long long)heaviest, (long long)c->total_w, (long long)r.heaviest,
+                       (long long)r.total);
     if (r.heaviest > c->maxpw)
-        return hf_fail(HF_EVERIFY, "partition: part %ld weighs %lld (imbalance %.4f), more than "
-                                   "the bound %lld = floor((1 + %g) * %lld / %ld)",
+        return hf_fail(HF_EVERIFY,
+                       "partition: part %ld weighs %lld (imbalance %.4f), more than "
+                       "the bound %lld = floor((1 + %g) * %lld / %ld)",
                        r.heaviest_part, (long long)r.heaviest, r.imbalance, (long long)c->maxpw,
                        c->imbalance, (long long)r.total, c->k);
     return 0;
@@ -508,9 +519,9 @@ static int partition_figures(void *ctx, double seconds, struct hf_figure *out, i
     for (long p = 0; p < c->k; p++)
         heaviest = c->mpw[p] > heaviest ? c->mpw[p] : heaviest;
     out[0] = (struct hf_figure){"edge_cut", (double)c->mcut / 2, "edge weight"};
-    out[1] = (struct hf_figure){"max_imbalance",
-                                (double)heaviest / ((double)c->total_w / (double)c->k),
-                                "heaviest part / (total / k)"};
+    out[1] =
+        (struct hf_figure){"max_imbalance", (double)heaviest / ((double)c->total_w / (double)c->k),
+                           "heaviest part / (total / k)"};
     out[2] = (struct hf_figure){"parts", (double)c->k, ""};
     out[3] = (struct hf_figure){"levels", (double)c->coarsened, "coarsening levels"};
     out[4] = (struct hf_figure){"coarsest_vertices", (double)c->coarsest_nv, ""};

@@ -74,11 +74,11 @@ struct hf_partition {
     uint64_t seed;    /* [load] seed: tie-breaks and METIS */
     int executes;     /* setup saw devices that really run bundles */
 
-    int64_t total_w;   /* total vertex weight (unit weights when the input's are all 0) */
-    int64_t maxpw;     /* heaviest a part may be: floor((1 + imbalance) * total_w / k) */
-    int64_t maxvwgt;   /* heaviest coarse vertex matching may make */
+    int64_t total_w;     /* total vertex weight (unit weights when the input's are all 0) */
+    int64_t maxpw;       /* heaviest a part may be: floor((1 + imbalance) * total_w / k) */
+    int64_t maxvwgt;     /* heaviest coarse vertex matching may make */
     uint64_t coarsen_to; /* coarsening stops at this many vertices */
-    int unit_vw;       /* the input's vertex weights are all 0: balance counts vertices */
+    int unit_vw;         /* the input's vertex weights are all 0: balance counts vertices */
 
     struct hf_plevel lv[HF_PART_MAX_LEVELS];
     int nlev;             /* levels built (>= 1) */
@@ -90,18 +90,18 @@ struct hf_partition {
     uint64_t unmatched;   /* vertices left unmatched by the resolve round (atomic) */
 
     /* contraction of level cur into cur + 1 */
-    uint64_t nc;       /* coarse vertices */
-    uint32_t *leader;  /* nc: the smaller fine vertex of each coarse one */
-    uint64_t *ub;      /* nc + 1: slots for each coarse list (sum of its members' degrees) */
-    uint32_t *cdeg;    /* nc: what each list holds after merging */
-    uint32_t *tadj;    /* ub[nc] neighbour slots */
-    int64_t *tew;      /* ub[nc] weight slots */
-    int64_t *cvw;      /* nc coarse vertex weights */
-    uint32_t *wait;    /* nv + 1 two-hop slots (the last: isolated vertices) */
+    uint64_t nc;      /* coarse vertices */
+    uint32_t *leader; /* nc: the smaller fine vertex of each coarse one */
+    uint64_t *ub;     /* nc + 1: slots for each coarse list (sum of its members' degrees) */
+    uint32_t *cdeg;   /* nc: what each list holds after merging */
+    uint32_t *tadj;   /* ub[nc] neighbour slots */
+    int64_t *tew;     /* ub[nc] weight slots */
+    int64_t *cvw;     /* nc coarse vertex weights */
+    uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
-    int64_t *pw;       /* k part weights of the level being refined (atomic) */
-    int64_t *mpw;      /* k part weights measured on the input graph */
-    int64_t mcut;      /* cut measured on the input graph (atomic) */
+    int64_t *pw;              /* k part weights of the level being refined (atomic) */
+    int64_t *mpw;             /* k part weights measured on the input graph */
+    int64_t mcut;             /* cut measured on the input graph (atomic) */
     const uint64_t *cost_off; /* offsets that price the round's chunks */
 
     /* figures */
@@ -109,10 +109,10 @@ struct hf_partition {
     double t0, t_init0, t_init1, t_end;
     int64_t initial_cut; /* cut of the coarsest graph's partition */
     uint64_t coarsest_nv;
-    int coarsened;       /* levels made by contraction */
+    int coarsened; /* levels made by contraction */
     uint64_t total_moves;
     int refine_rounds;
-    int initial_metis;   /* METIS partitioned the coarsest graph (else: bin packing) */
+    int initial_metis; /* METIS partitioned the coarsest graph (else: bin packing) */
 };
 
 /* partition_coarsen.c: the rounds of coarsening on level c->cur, for the

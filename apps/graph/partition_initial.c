@@ -72,8 +72,9 @@ int hf__part_initial(struct hf_partition *c, int li)
 {
     struct hf_plevel *l = &c->lv[li];
     if (l->nv > INT32_MAX || l->ne > INT32_MAX)
-        return hf_fail(HF_ERANGE, "partition: the coarsest graph (%llu vertices, %llu arcs) is "
-                                  "too large for METIS's 32-bit indices",
+        return hf_fail(HF_ERANGE,
+                       "partition: the coarsest graph (%llu vertices, %llu arcs) is "
+                       "too large for METIS's 32-bit indices",
                        (unsigned long long)l->nv, (unsigned long long)l->ne);
     idx_t n = (idx_t)l->nv, ncon = 1, nparts = (idx_t)c->k, objval = 0;
     idx_t *xadj = malloc(((size_t)n + 1) * sizeof *xadj);
@@ -108,8 +109,9 @@ int hf__part_initial(struct hf_partition *c, int li)
         xadj[u + 1] = m;
     }
     if (wsum > INT32_MAX || esum > INT32_MAX) {
-        rc = hf_fail(HF_ERANGE, "partition: total vertex weight %lld or edge weight %lld does not "
-                                "fit METIS's 32-bit weights",
+        rc = hf_fail(HF_ERANGE,
+                     "partition: total vertex weight %lld or edge weight %lld does not "
+                     "fit METIS's 32-bit weights",
                      (long long)wsum, (long long)esum);
         goto out;
     }
@@ -126,9 +128,10 @@ int hf__part_initial(struct hf_partition *c, int li)
     int mr = METIS_PartGraphKway(&n, &ncon, xadj, adjncy, vwgt, NULL, adjwgt, &nparts, NULL, NULL,
                                  options, &objval, part);
     if (mr != METIS_OK) {
-        rc = hf_fail(HF_EAPP, "partition: METIS_PartGraphKway failed (%s) on the coarsest graph "
-                              "(%llu vertices, %lld arcs, %ld parts)",
-                     mr == METIS_ERROR_MEMORY ? "out of memory"
+        rc = hf_fail(HF_EAPP,
+                     "partition: METIS_PartGraphKway failed (%s) on the coarsest graph "
+                     "(%llu vertices, %lld arcs, %ld parts)",
+                     mr == METIS_ERROR_MEMORY  ? "out of memory"
                      : mr == METIS_ERROR_INPUT ? "input error"
                                                : "error",
                      (unsigned long long)l->nv, (long long)m, c->k);

@@ -55,8 +55,8 @@ static int reserve(int64_t *pw, int64_t w, int64_t max)
     do {
         if (old + w > max)
             return 0;
-    } while (!__atomic_compare_exchange_n(pw, &old, old + w, 1, __ATOMIC_RELAXED,
-                                          __ATOMIC_RELAXED));
+    } while (
+        !__atomic_compare_exchange_n(pw, &old, old + w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return 1;
 }
 
