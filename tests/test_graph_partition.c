@@ -33,7 +33,7 @@
 #include <cmocka.h>
 #include <metis.h>
 
-#include "../apps/graph/graph_app.h"
+#include "../apps/graph/partition.h"
 #include "core/engine.h"
 #include "sched.h"
 #include "test_files.h"
@@ -355,6 +355,24 @@ static void edge_cases(void **state)
     fclose(f);
     snprintf(load, sizeof load, "graph = %s", path);
     run_ok(load, 6, 0.05);
+    /* Zero edge weights (most of a grid's): they cut nothing, and METIS,
+     * which partitions the coarsest graph, must never see them. */
+    for (int weight = 0; weight < 2; weight++) {
+        snprintf(path, sizeof path, "%s/zero-edges-%d.txt", dir, weight);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        for (int r = 0; r < 60; r++)
+            for (int c = 0; c < 60; c++) {
+                int v = r * 60 + c;
+                if (c + 1 < 60)
+                    fprintf(f, "%d %d 0\n", v, v + 1);
+                if (r + 1 < 60)
+                    fprintf(f, "%d %d %d\n", v, v + 60, weight * ((r * 7 + c) % 3 == 0));
+            }
+        fclose(f);
+        snprintf(load, sizeof load, "graph = %s", path);
+        assert_true(run_ok(load, 8, 0.03) <= (weight ? 200 : 0));
+    }
     /* Self-loops and multi-edges kept (drop_self_loops = no, dedupe = no). */
     snprintf(path, sizeof path, "%s/loops.txt", dir);
     f = fopen(path, "w");
@@ -433,6 +451,52 @@ static void bad_input_is_refused(void **state)
     }
 }
 
+/* The coarsest graph's partition on its own (partition_initial.c): a grid
+ * whose edges all weigh 0 crashes METIS 5.1 when handed over as it is. */
+static void initial_partition_of_zero_weights(void **state)
+{
+    (void)state;
+    enum { SIDE = 60, N = SIDE * SIDE };
+    struct hf_partition c;
+    memset(&c, 0, sizeof c);
+    c.k = 8;
+    c.imbalance = 0.03;
+    c.seed = 1;
+    struct hf_plevel *l = &c.lv[0];
+    l->nv = N;
+    l->offsets = calloc(N + 1, sizeof *l->offsets);
+    l->adj = malloc(4 * N * sizeof *l->adj);
+    l->ew = calloc(4 * N, sizeof *l->ew); /* every edge weighs 0 */
+    l->part = malloc(N * sizeof *l->part);
+    assert_true(l->offsets && l->adj && l->ew && l->part);
+    for (int v = 0; v < N; v++) {
+        int r = v / SIDE, col = v % SIDE, n = 0;
+        uint32_t *a = l->adj + l->ne;
+        if (r > 0)
+            a[n++] = (uint32_t)(v - SIDE);
+        if (col > 0)
+            a[n++] = (uint32_t)(v - 1);
+        if (col + 1 < SIDE)
+            a[n++] = (uint32_t)(v + 1);
+        if (r + 1 < SIDE)
+            a[n++] = (uint32_t)(v + SIDE);
+        l->ne += (uint64_t)n;
+        l->offsets[v + 1] = l->ne;
+    }
+    assert_int_equal(hf__part_initial(&c, 0), 0);
+    int64_t load[8] = {0};
+    for (int v = 0; v < N; v++) {
+        assert_true(l->part[v] < 8);
+        load[l->part[v]]++;
+    }
+    for (int p = 0; p < 8; p++) /* bin packing: as even as it gets */
+        assert_true(load[p] == N / 8);
+    free(l->offsets);
+    free(l->adj);
+    free(l->ew);
+    free(l->part);
+}
+
 /* The sim engine: refused unless it executes the bundles; then the same
  * checks as a real run (a modelled GPU gets no chunks: no run_cuda). */
 static void simulated_runs(void **state)
@@ -477,9 +541,13 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fourelt_every_scheduler), cmocka_unit_test(kronecker_every_scheduler),
-        cmocka_unit_test(grid_every_scheduler),    cmocka_unit_test(edge_cases),
-        cmocka_unit_test(bad_input_is_refused),    cmocka_unit_test(simulated_runs),
+        cmocka_unit_test(fourelt_every_scheduler),
+        cmocka_unit_test(kronecker_every_scheduler),
+        cmocka_unit_test(grid_every_scheduler),
+        cmocka_unit_test(edge_cases),
+        cmocka_unit_test(bad_input_is_refused),
+        cmocka_unit_test(simulated_runs),
+        cmocka_unit_test(initial_partition_of_zero_weights),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

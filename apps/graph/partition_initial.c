@@ -18,7 +18,9 @@
  * graph's total vertex and edge weight must fit; a graph whose weights do
  * not is refused with a message. Self-loops and duplicate arcs (possible
  * only when the input itself is the coarsest level) are left out or merged
- * on the way, as METIS expects. A coarsest graph without a single edge has
+ * on the way, as METIS expects, and so are arcs of weight 0: they cut
+ * nothing, and METIS 5.1's matching crashes on them (seen on a grid with
+ * zero-weight edges). A coarsest graph without a single edge has
  * nothing to cut; it is bin-packed instead (heaviest vertex first into the
  * lightest part), since METIS has no edges to work with.
  */
@@ -98,6 +100,8 @@ int hf__part_initial(struct hf_partition *c, int li)
             if (v == u)
                 continue;
             int64_t w = hf__pl_ew(l, j);
+            if (w == 0)
+                continue; /* cuts nothing; METIS 5.1 crashes on zero edge weights */
             esum += w;
             if (m > xadj[u] && adjncy[m - 1] == (idx_t)v) {
                 adjwgt[m - 1] += (idx_t)w; /* a duplicate arc of the input */
