@@ -17,8 +17,10 @@
  * vertices) and a road-like grid, written as METIS files; then the edge
  * cases of issue 14 (k = 1, k = |V|, k > |V|, isolated vertices, disconnected,
  * all-zero and heavy vertex weights, a chain, a star, self-loops and
- * multi-edges) and bad keys, which must be refused naming the key; and the
- * sim engine, refused unless it executes the bundles.
+ * multi-edges, zero edge weights) and bad keys, which must be refused
+ * naming the key; the sim engine, refused unless it executes the bundles;
+ * and the coarsest graph's partition alone on a graph METIS cannot take as
+ * it is (every edge of weight 0).
  */
 #include <setjmp.h>
 #include <stdarg.h>
