@@ -47,8 +47,13 @@
  * spreads the vertices). The balance bound is maxpw = floor((1 + imbalance)
  * total / k), what tests/partition_check.py accepts. Inputs for which no
  * partition can meet it (a vertex heavier than maxpw, total > k maxpw, so
- * also k > |V|) are refused in create, naming the key; a bound that is met
- * in principle but not by the balance pass fails verify (HF_EVERIFY).
+ * also k > |V|) are refused in create, naming the key. Beyond those two
+ * tests, meeting the bound is bin packing: when vertex weights come close to
+ * maxpw, the greedy balance pass may fail where a partition exists (seen in
+ * a random test: 23 vertices of weight 3 under a bound of 3, k = 64) or
+ * where none does ({1, 2, 3, 3, 3} into 3 parts of 4); verify then fails
+ * with HF_EVERIFY naming the heaviest part and the bound, and no part file
+ * is written.
  *
  * Determinism: `seed` fixes the tie-breaks and METIS, but which claim wins a
  * matching conflict and the order of concurrent refinement moves depend on
