@@ -405,6 +405,127 @@ static void edge_cases(void **state)
     python_check(path, 8, 0.05);
 }
 
+/* A random 100-vertex METIS graph (fmt 11) whose vertex weights (23 of 3,
+ * 23 of 2, 43 of 1, 11 of 0) make a 64-part bound of 3 bin packing: the
+ * greedy balance sweeps left a part at 6 until make_room (found by a
+ * random test of the app, seed 159). */
+/* clang-format off */
+static const char tight_graph[] =
+    "100 99 11\n"
+    "2\n"
+    "1 59 5 60 5 74 2\n"
+    "2 14 0\n"
+    "2 13 0 57 1 78 1 82 1\n"
+    "3 11 1 29 0 49 2 61 2\n"
+    "0 11 5 48 5\n"
+    "1 16 0 21 1\n"
+    "1 39 1 86 0\n"
+    "2 41 2\n"
+    "3 11 0 45 0 65 5\n"
+    "1 5 1 6 5 10 0\n"
+    "3 59 1 99 1\n"
+    "1 4 0\n"
+    "2 3 0 47 1 83 1\n"
+    "1 51 0\n"
+    "2 7 0 35 0 53 5\n"
+    "1 24 0 66 0\n"
+    "2 57 1\n"
+    "1\n"
+    "2 70 5 93 5\n"
+    "2 7 1\n"
+    "2 46 1 55 5 67 5 75 1\n"
+    "1 85 0\n"
+    "1 17 0 33 1\n"
+    "3 53 1 80 2 99 0\n"
+    "1 40 1 53 1\n"
+    "1 33 2\n"
+    "1 90 2\n"
+    "2 5 0 33 5 61 1\n"
+    "0 65 1 91 0\n"
+    "1 55 5\n"
+    "1 85 5\n"
+    "1 24 1 27 2 29 5 35 1 77 0\n"
+    "1 52 1\n"
+    "1 16 0 33 1\n"
+    "1\n"
+    "0 58 0\n"
+    "2 39 0 85 1\n"
+    "3 8 1 38 0 44 1 49 5 77 1 88 5 94 0\n"
+    "3 26 1\n"
+    "3 9 2 86 0\n"
+    "3 85 1\n"
+    "1\n"
+    "1 39 1\n"
+    "3 10 0 58 0\n"
+    "1 22 1 97 0\n"
+    "2 14 1 52 0 77 1\n"
+    "0 6 5 62 0 83 0 85 1 89 0 98 0\n"
+    "0 5 2 39 5\n"
+    "1\n"
+    "1 15 0\n"
+    "2 34 1 47 0 64 0\n"
+    "2 16 5 25 1 26 1\n"
+    "1 94 1\n"
+    "0 22 5 31 5\n"
+    "3 100 1\n"
+    "0 4 1 18 1\n"
+    "1 37 0 45 0 94 5 100 5\n"
+    "1 2 5 12 1 86 0\n"
+    "2 2 5\n"
+    "1 5 2 29 1 85 1\n"
+    "1 48 0 84 5\n"
+    "2\n"
+    "3 52 0 70 1\n"
+    "0 10 5 30 1\n"
+    "2 17 0\n"
+    "2 22 5\n"
+    "1 74 1\n"
+    "3\n"
+    "1 20 5 64 1 94 1\n"
+    "2 83 1\n"
+    "0 89 5\n"
+    "1 90 0\n"
+    "1 2 2 68 1 99 1\n"
+    "3 22 1 87 2\n"
+    "3\n"
+    "1 33 0 39 1 47 1 81 2 95 0 97 0\n"
+    "1 4 1 79 0 88 1\n"
+    "3 78 0\n"
+    "2 25 2\n"
+    "3 77 2\n"
+    "1 4 1\n"
+    "2 14 1 48 0 71 1\n"
+    "1 62 5 99 1\n"
+    "1 23 0 32 5 38 1 42 1 48 1 61 1\n"
+    "1 8 0 41 0 59 0\n"
+    "3 75 2\n"
+    "0 39 5 78 1\n"
+    "3 48 0 72 5\n"
+    "0 28 2 73 0 91 2 100 1\n"
+    "1 30 0 90 2\n"
+    "3\n"
+    "3 20 5\n"
+    "3 39 0 54 1 58 5 70 1\n"
+    "3 77 0\n"
+    "1\n"
+    "1 46 0 77 0\n"
+    "2 48 0\n"
+    "3 12 1 25 0 74 1 84 1\n"
+    "1 56 1 58 5 90 1\n";
+/* clang-format on */
+
+/* A bound that only a careful packing meets is met, and checked. */
+static void tight_bound_with_heavy_vertices(void **state)
+{
+    (void)state;
+    char path[256], load[512];
+    snprintf(path, sizeof path, "%s/tight.graph", dir);
+    write_text(path, tight_graph);
+    snprintf(load, sizeof load, "graph = %s\nseed = 159", path);
+    run_ok(load, 64, 0.5);
+    python_check(path, 64, 0.5);
+}
+
 struct bad_row {
     const char *load, *expect;
 };
@@ -547,6 +668,7 @@ int main(void)
         cmocka_unit_test(kronecker_every_scheduler),
         cmocka_unit_test(grid_every_scheduler),
         cmocka_unit_test(edge_cases),
+        cmocka_unit_test(tight_bound_with_heavy_vertices),
         cmocka_unit_test(bad_input_is_refused),
         cmocka_unit_test(simulated_runs),
         cmocka_unit_test(initial_partition_of_zero_weights),

@@ -24,9 +24,11 @@
  * parts exceed the bound after the initial partition or a projection (METIS
  * on a coarse graph of heavy vertices may overshoot). It is serial and
  * O(edges): first boundary moves that do not lose cut, then any boundary
- * move, then any vertex to the lightest part that has room. When even that
- * leaves a part over the bound (heavy coarse vertices) finer levels try
- * again; the bound is checked on the input graph by verify.
+ * move, then any vertex to the lightest part that has room, and on the
+ * finest level, as a last resort, room made in the lightest part by moving
+ * its lighter vertices elsewhere. When even that leaves a part over the
+ * bound (heavy coarse vertices) finer levels try again; the bound is
+ * checked on the input graph by verify.
  *
  * The measure round recomputes, on the input graph, the cut (every arc whose
  * ends differ, halved) and the part weights: the figures, and what verify
@@ -189,6 +191,55 @@ static void balance_sweep(struct hf_partition *c, const struct hf_plevel *l, int
     }
 }
 
+/* The lightest part other than a and b whose weight plus w stays within
+ * the bound, or HF_PART_NONE. */
+static uint32_t room_for(const struct hf_partition *c, int64_t w, uint32_t a, uint32_t b)
+{
+    uint32_t best = HF_PART_NONE;
+    for (uint32_t p = 0; p < (uint32_t)c->k; p++)
+        if (p != a && p != b && c->pw[p] + w <= c->maxpw &&
+            (best == HF_PART_NONE || c->pw[p] < c->pw[best]))
+            best = p;
+    return best;
+}
+
+/* The last resort, on the finest level only (it is O(|V|) per vertex it
+ * places): a vertex u of an overweight part that no part has room for goes
+ * to the lightest part b after b's own vertices that fit elsewhere are moved
+ * out until u fits. This is what fixes a bound that is tight for heavy
+ * vertices (all parts a little full, one part two heavy vertices over). */
+static void make_room(struct hf_partition *c, const struct hf_plevel *l)
+{
+    for (uint64_t u = 0; u < l->nv; u++) {
+        uint32_t a = l->part[u];
+        int64_t w = hf__pl_vw(l, u);
+        if (c->pw[a] <= c->maxpw || w == 0 || room_for(c, w, a, a) != HF_PART_NONE)
+            continue;
+        uint32_t b = HF_PART_NONE;
+        for (uint32_t p = 0; p < (uint32_t)c->k; p++)
+            if (p != a && (b == HF_PART_NONE || c->pw[p] < c->pw[b]))
+                b = p;
+        if (b == HF_PART_NONE)
+            return;
+        for (uint64_t x = 0; x < l->nv && c->pw[b] + w > c->maxpw; x++) {
+            int64_t wx = hf__pl_vw(l, x);
+            if (l->part[x] != b || wx == 0 || wx >= w)
+                continue;
+            uint32_t q = room_for(c, wx, a, b);
+            if (q == HF_PART_NONE)
+                continue;
+            l->part[x] = q;
+            c->pw[b] -= wx;
+            c->pw[q] += wx;
+        }
+        if (c->pw[b] + w <= c->maxpw) {
+            l->part[u] = b;
+            c->pw[a] -= w;
+            c->pw[b] += w;
+        }
+    }
+}
+
 long hf__part_balance(struct hf_partition *c, int l)
 {
     size_t k = (size_t)c->k;
@@ -200,8 +251,11 @@ long hf__part_balance(struct hf_partition *c, int l)
     int64_t *conn = calloc(k, sizeof *conn);
     if (!conn)
         return over; /* verify will say so if the finest level stays unbalanced */
-    for (int mode = 0; mode < 3 && over; mode++) {
-        balance_sweep(c, &c->lv[l], mode, conn);
+    for (int mode = 0; mode < 4 && over; mode++) {
+        if (mode < 3)
+            balance_sweep(c, &c->lv[l], mode, conn);
+        else if (l == 0)
+            make_room(c, &c->lv[l]);
         over = 0;
         for (size_t p = 0; p < k; p++)
             over += c->pw[p] > c->maxpw;
