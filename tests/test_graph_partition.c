@@ -514,7 +514,31 @@ static const char tight_graph[] =
     "1 56 1 58 5 90 1\n";
 /* clang-format on */
 
-/* A bound that only a careful packing meets is met, and checked. */
+/* Another (seed 579): 3 parts of at most 9 hold 27 exactly; the greedy left
+ * a part at 10 that only a swap of a 2 for a 1 fixes. */
+/* clang-format off */
+static const char swap_graph[] =
+    "17 15 11\n"
+    "3 4 2 14 5\n"
+    "0 11 0 13 0\n"
+    "2 14 0\n"
+    "2 1 2 5 5 6 0\n"
+    "0 4 5\n"
+    "2 4 0 9 1 14 5\n"
+    "1 8 0\n"
+    "1 7 0 12 0\n"
+    "3 6 1 15 1\n"
+    "1 11 1\n"
+    "1 2 0 10 1 12 0 15 5\n"
+    "0 8 0 11 0\n"
+    "1 2 0\n"
+    "3 1 5 3 0 6 5\n"
+    "1 9 1 11 5\n"
+    "3\n"
+    "3\n";
+/* clang-format on */
+
+/* Bounds that only a careful packing meets are met, and checked. */
 static void tight_bound_with_heavy_vertices(void **state)
 {
     (void)state;
@@ -524,6 +548,11 @@ static void tight_bound_with_heavy_vertices(void **state)
     snprintf(load, sizeof load, "graph = %s\nseed = 159", path);
     run_ok(load, 64, 0.5);
     python_check(path, 64, 0.5);
+    snprintf(path, sizeof path, "%s/swap.graph", dir);
+    write_text(path, swap_graph);
+    snprintf(load, sizeof load, "graph = %s\nseed = 579", path);
+    run_ok(load, 3, 0.1);
+    python_check(path, 3, 0.1);
 }
 
 struct bad_row {

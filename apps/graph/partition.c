@@ -50,7 +50,7 @@
  * also k > |V|) are refused in create, naming the key. Beyond those two
  * tests, meeting the bound is bin packing: when vertex weights come close to
  * maxpw, the greedy balance pass may fail where a partition exists (seen in
- * a random test: 23 vertices of weight 3 under a bound of 3, k = 64) or
+ * a random test before the last-resort moves of partition_refine.c) or
  * where none does ({1, 2, 3, 3, 3} into 3 parts of 4); verify then fails
  * with HF_EVERIFY naming the heaviest part and the bound, and no part file
  * is written.

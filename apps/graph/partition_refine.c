@@ -206,8 +206,9 @@ static uint32_t room_for(const struct hf_partition *c, int64_t w, uint32_t a, ui
 /* The last resort, on the finest level only (it is O(|V|) per vertex it
  * places): a vertex u of an overweight part that no part has room for goes
  * to the lightest part b after b's own vertices that fit elsewhere are moved
- * out until u fits. This is what fixes a bound that is tight for heavy
- * vertices (all parts a little full, one part two heavy vertices over). */
+ * out until u fits, or else trades places with a lighter vertex of a part
+ * that can take the difference. This is what fixes a bound that is tight
+ * for heavy vertices (all parts a little full, one part a vertex over). */
 static void make_room(struct hf_partition *c, const struct hf_plevel *l)
 {
     for (uint64_t u = 0; u < l->nv; u++) {
@@ -236,6 +237,20 @@ static void make_room(struct hf_partition *c, const struct hf_plevel *l)
             l->part[u] = b;
             c->pw[a] -= w;
             c->pw[b] += w;
+            continue;
+        }
+        /* No room to be made: swap u with a lighter vertex x of a part
+         * that can take the difference (a loses w - wx). */
+        for (uint64_t x = 0; x < l->nv; x++) {
+            uint32_t q = l->part[x];
+            int64_t wx = hf__pl_vw(l, x);
+            if (q == a || wx == 0 || wx >= w || c->pw[q] - wx + w > c->maxpw)
+                continue;
+            l->part[x] = a;
+            l->part[u] = q;
+            c->pw[a] += wx - w;
+            c->pw[q] += w - wx;
+            break;
         }
     }
 }
