@@ -603,6 +603,87 @@ static void bad_input_is_refused(void **state)
     }
 }
 
+/* A small LCG for the random graphs below (the test must not depend on libc's rand). */
+static uint32_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*x >> 33);
+}
+
+/* Random METIS graphs (fmt 11: vertex weights 0..3, edge weights 0..5,
+ * isolated vertices, sometimes all vertex weights 0) under a random
+ * scheduler, k and seed. The imbalance is chosen so that a partition exists
+ * whatever the weights (a part of (1 + imbalance) W / k >= W / k + the
+ * heaviest vertex always has room for one more), so every run must succeed
+ * and pass the checks. Three bugs were found this way (a METIS crash on
+ * zero edge weights, two balance misses). */
+static void random_graphs(void **state)
+{
+    (void)state;
+    static const int sizes[] = {5, 17, 100, 700};
+    static const long ks[] = {1, 2, 3, 8, 64};
+    static const char *const scheds[] = {"greedy", "hass", "static", "minmin", "qilin"};
+    char path[256], load[512];
+    snprintf(path, sizeof path, "%s/random.graph", dir);
+    for (uint64_t t = 0; t < 16; t++) {
+        uint64_t x = t * 0x9e3779b97f4a7c15ull + 1;
+        int n = sizes[lcg(&x) % 4];
+        long k = ks[lcg(&x) % 5];
+        k = k > n ? n : k;
+        int nw = (int)(lcg(&x) % 4), zero = lcg(&x) % 5 == 0;
+        int64_t *w = calloc((size_t)n * (size_t)n, sizeof *w); /* dense: n <= 700 */
+        int *vw = malloc((size_t)n * sizeof *vw);
+        assert_true(w && vw);
+        long m = 0, maxw = 0, total = 0;
+        for (long e = 0; e < (long)n * (1 + 2 * nw) / 2; e++) {
+            int u = (int)(lcg(&x) % (uint32_t)n), v = (int)(lcg(&x) % (uint32_t)n);
+            if (u == v || w[(size_t)u * n + v])
+                continue;
+            int64_t ew = 1 + lcg(&x) % 6; /* stored + 1: 0 marks "no edge" */
+            w[(size_t)u * n + v] = w[(size_t)v * n + u] = ew;
+            m++;
+        }
+        for (int v = 0; v < n; v++) {
+            vw[v] = zero ? 0 : (int)(lcg(&x) % 4);
+            maxw = vw[v] > maxw ? vw[v] : maxw;
+            total += vw[v];
+        }
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%d %ld 11\n", n, m);
+        for (int u = 0; u < n; u++) {
+            fprintf(f, "%d", vw[u]);
+            for (int v = 0; v < n; v++)
+                if (w[(size_t)u * n + v])
+                    fprintf(f, " %d %lld", v + 1, (long long)w[(size_t)u * n + v] - 1);
+            fprintf(f, "\n");
+        }
+        fclose(f);
+        if (total == 0) { /* balance counts vertices */
+            total = n;
+            maxw = 1;
+        }
+        double imb = (double)k * (double)maxw / (double)total + 0.01;
+        imb = imb < 0.03 ? 0.03 : imb;
+        snprintf(load, sizeof load, "graph = %s\nparts = %ld\nimbalance = %.6f\nseed = %llu", path,
+                 k, imb, (unsigned long long)t);
+        const char *sched = scheds[lcg(&x) % 5];
+        int rc = run_part(load, sched);
+        if (rc)
+            fprintf(stderr, "random graph %llu (n %d, m %ld, k %ld, %s): %s\n",
+                    (unsigned long long)t, n, m, k, sched, err);
+        assert_int_equal(rc, 0);
+        struct hf_gapp ga;
+        load_graph(&ga, load);
+        check_output(&ga.g, k, imb);
+        hf__gapp_destroy(&ga);
+        if (t % 8 == 0)
+            python_check(path, k, imb);
+        free(w);
+        free(vw);
+    }
+}
+
 /* The coarsest graph's partition on its own (partition_initial.c): a grid
  * whose edges all weigh 0 crashes METIS 5.1 when handed over as it is. */
 static void initial_partition_of_zero_weights(void **state)
@@ -698,6 +779,7 @@ int main(void)
         cmocka_unit_test(grid_every_scheduler),
         cmocka_unit_test(edge_cases),
         cmocka_unit_test(tight_bound_with_heavy_vertices),
+        cmocka_unit_test(random_graphs),
         cmocka_unit_test(bad_input_is_refused),
         cmocka_unit_test(simulated_runs),
         cmocka_unit_test(initial_partition_of_zero_weights),
