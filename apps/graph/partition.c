@@ -26,7 +26,8 @@
  * to the CPU only: the coarsest graph's partition (partition_initial.c) runs
  * in next_load on the host. Refinement on a level stops after two passes
  * (one each way) that together moved at most HF_PART_REFINE_QUIET of its
- * vertices, or after HF_PART_REFINE_PASSES passes.
+ * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
+ * or after HF_PART_REFINE_PASSES passes.
  *
  * Data lives in host memory and every round is a CPU round: run_cuda is NULL,
  * which hetfarm reads as "CPU-only app, GPUs get no chunks", so the app runs
@@ -252,6 +253,8 @@ static void begin_refine(struct hf_partition *c)
     c->pass = 0;
     c->moves = 0;
     c->last_moves = 0;
+    c->gain = 0;
+    c->last_gain = 0;
 }
 
 /* The coarsest level: partitioned and balanced on the host, then projected. */
@@ -264,6 +267,7 @@ static int start_initial(struct hf_partition *c)
     hf__part_weigh(c, l);
     hf__part_balance(c, l);
     c->coarsest_nv = c->lv[l].nv;
+    c->cut_est = c->initial_cut;
     c->t_init1 = now_s();
     begin_refine(c); /* the coarsest level too: the balance pass may have moved vertices */
     return 0;
@@ -359,11 +363,16 @@ static int advance(struct hf_partition *c)
     case HF_PP_REFINE:
         c->total_moves += c->moves;
         c->refine_rounds++;
+        c->cut_est -= c->gain;
         if (c->pass + 1 < HF_PART_REFINE_PASSES &&
             (c->pass == 0 ||
-             (double)(c->moves + c->last_moves) > HF_PART_REFINE_QUIET * (double)l->nv)) {
+             ((double)(c->moves + c->last_moves) > HF_PART_REFINE_QUIET * (double)l->nv &&
+              (c->pass < 3 ||
+               (double)(c->gain + c->last_gain) > HF_PART_REFINE_GAIN * (double)c->cut_est)))) {
             c->last_moves = c->moves;
+            c->last_gain = c->gain;
             c->moves = 0;
+            c->gain = 0;
             c->pass++;
             return 1;
         }

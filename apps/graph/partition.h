@@ -25,6 +25,9 @@ extern "C" {
  * at most this fraction of its vertices: the zero-gain moves would otherwise
  * trickle on for every pass allowed, at a round's overhead each. */
 #define HF_PART_REFINE_QUIET 0.002
+/* ... or gained together less than this fraction of the estimated cut (a
+ * Kronecker graph's passes go on shuffling hubs' neighbours at zero gain). */
+#define HF_PART_REFINE_GAIN 0.001
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */
 #define HF_PART_STALL 0.95
@@ -87,6 +90,9 @@ struct hf_partition {
     int pass;             /* refinement pass at this level */
     uint64_t moves;       /* moves of the refinement pass in flight (atomic) */
     uint64_t last_moves;  /* moves of the pass before */
+    int64_t gain;         /* summed gains of the pass in flight (atomic; read when stale) */
+    int64_t last_gain;    /* of the pass before */
+    int64_t cut_est;      /* the cut estimated from the initial one less the gains */
     uint64_t unmatched;   /* vertices left unmatched by the resolve round (atomic) */
 
     /* contraction of level cur into cur + 1 */

@@ -70,8 +70,9 @@ int hf__part_refine(struct hf_partition *c, size_t begin, size_t end, int nthrea
     int up = c->pass % 2 == 0;
     size_t k = (size_t)c->k;
     uint64_t moves = 0;
+    int64_t gains = 0;
     int oom = 0;
-#pragma omp parallel num_threads(nthreads) reduction(+ : moves) reduction(| : oom)
+#pragma omp parallel num_threads(nthreads) reduction(+ : moves, gains) reduction(| : oom)
     {
         int64_t *conn = malloc(k * sizeof *conn);
         uint32_t *seen = malloc(k * sizeof *seen);
@@ -132,11 +133,13 @@ int hf__part_refine(struct hf_partition *c, size_t begin, size_t end, int nthrea
             __atomic_fetch_sub(&pw[a], w, __ATOMIC_RELAXED);
             STORE(&part[u], best);
             moves++;
+            gains += gain;
         }
         free(conn);
         free(seen);
     }
     __atomic_fetch_add(&c->moves, moves, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->gain, gains, __ATOMIC_RELAXED);
     return oom ? hf_fail(HF_ENOMEM, "partition: out of memory for %ld part counters", c->k) : 0;
 }
 
