@@ -40,6 +40,13 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
  * table starts with HF_GAPP_KEYS, adds HF_GAPP_SOURCE_KEY when it has a
  * source, then its own keys and the NULL terminator. */
 #define HF_GAPP_KEYS                                                                          \
+    HF_GAPP_GRAPH_KEYS,                                                                       \
+    {NULL, "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1", "generators' seed"},   \
+    HF_GAPP_WEIGHTED_KEY,                                                                     \
+    {NULL, "out", HF_KEY_STR, 0, 0, 0, NULL, NULL, "output: id<TAB>value per vertex"}
+/* The same without `seed` and `out`, for an app that reads them its own way
+ * (partition: seed also drives matching, out is a part file). */
+#define HF_GAPP_GRAPH_KEYS                                                                    \
     {NULL, "graph", HF_KEY_STR, 0, 0, 0, NULL, NULL,                                          \
      "graph file: METIS .graph, .mtx, DIMACS .gr, edge list, .hfg"},                          \
     {NULL, "format", HF_KEY_STR, 0, 0, 0, "auto|metis|mtx|dimacs|edgelist|bin", "auto",      \
@@ -59,10 +66,9 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
      "grid: probability that a lattice edge exists"},                                         \
     {NULL, "vertices", HF_KEY_INT, 1, 4294967295.0, 0, NULL, "65536", "rgg: vertices"},       \
     {NULL, "degree", HF_KEY_NUM, 0, 1000, HF_KEY_MIN_OPEN, NULL, "6",                         \
-     "rgg: average degree away from the border"},                                             \
-    {NULL, "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1", "generators' seed"},   \
-    {NULL, "weighted", HF_KEY_BOOL, 0, 0, 0, NULL, "the app's", "generators: draw weights"},  \
-    {NULL, "out", HF_KEY_STR, 0, 0, 0, NULL, NULL, "output: id<TAB>value per vertex"}
+     "rgg: average degree away from the border"}
+#define HF_GAPP_WEIGHTED_KEY                                                                  \
+    {NULL, "weighted", HF_KEY_BOOL, 0, 0, 0, NULL, "the app's", "generators: draw weights"}
 #define HF_GAPP_SOURCE_KEY                                                                    \
     {NULL, "source", HF_KEY_STR, 0, 0, 0, NULL, "first",                                      \
      "start vertex: an id as in the file, first or maxdegree"}

@@ -45,7 +45,8 @@ mkdir -p "$OUT/graphs" "$OUT/parts"
 RUNS=$OUT/runs.jsonl
 : > "$RUNS"
 
-[ -x "$BUILD/graph_export" ] || make --no-print-directory BUILD="$BUILD" graph-export >/dev/null ||
+# NVCC passes through (NVCC= BUILD=build-cpu for a CPU-only build tree).
+[ -x "$BUILD/graph_export" ] || make --no-print-directory BUILD="$BUILD" ${NVCC+NVCC="$NVCC"} graph-export >/dev/null ||
     { echo "partition.sh: cannot build $BUILD/graph_export" >&2; exit 1; }
 
 now() { date +%s.%N; }

@@ -1,0 +1,172 @@
+/* partition.h - multilevel k-way graph partitioning as a hetfarm app
+ * (partition.c), its phases (partition_coarsen.c: matching and contraction;
+ * partition_refine.c: projection, refinement, balance, measure;
+ * partition_initial.c: the coarsest graph's partition) and its plain
+ * reference (partition_ref.c).
+ */
+#ifndef HF_PARTITION_H
+#define HF_PARTITION_H
+
+#include <stdint.h>
+
+#include "graph_app.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A vertex not matched yet; also "nobody waiting" in the two-hop slots. */
+#define HF_PART_NONE UINT32_MAX
+/* At most this many levels (the finest included); coarsening stops there. */
+#define HF_PART_MAX_LEVELS 48
+/* Refinement passes per level at most (alternating up and down moves). */
+#define HF_PART_REFINE_PASSES 16
+/* A level's refinement stops once two passes in a row (one each way) moved
+ * at most this fraction of its vertices: the zero-gain moves would otherwise
+ * trickle on for every pass allowed, at a round's overhead each. */
+#define HF_PART_REFINE_QUIET 0.002
+/* ... or gained together less than this fraction of the estimated cut (a
+ * Kronecker graph's passes go on shuffling hubs' neighbours at zero gain). */
+#define HF_PART_REFINE_GAIN 0.001
+/* Coarsening stops once a level keeps more than this fraction of the
+ * vertices of the one before (matching stalls: a star, a hub's leaves). */
+#define HF_PART_STALL 0.95
+/* A two-hop round follows a level's matching when more than this fraction of
+ * its vertices found no partner. */
+#define HF_PART_TWOHOP 0.10
+
+/* One level of the hierarchy. Level 0 borrows the input graph's offsets and
+ * adjacency; every coarser level owns its arrays. ew and vw NULL mean unit
+ * weights. */
+struct hf_plevel {
+    uint64_t nv, ne;
+    uint64_t *offsets; /* nv + 1 */
+    uint32_t *adj;     /* ne; level 0: sorted per vertex; above: no self-loop, no repeat */
+    int64_t *ew;       /* ne edge weights, or NULL (all 1) */
+    int64_t *vw;       /* nv vertex weights, or NULL (all 1) */
+    int owns_csr;      /* offsets/adj are this level's (not the input graph's) */
+    uint32_t *match;   /* nv: partner, itself when single, HF_PART_NONE while unmatched */
+    uint32_t *cmap;    /* nv: the vertex of the next coarser level holding this one */
+    uint32_t *part;    /* nv: part ids, during uncoarsening */
+};
+
+static inline int64_t hf__pl_ew(const struct hf_plevel *l, uint64_t j)
+{
+    return l->ew ? l->ew[j] : 1;
+}
+static inline int64_t hf__pl_vw(const struct hf_plevel *l, uint64_t v)
+{
+    return l->vw ? l->vw[v] : 1;
+}
+
+/* What a round does; the load's units are the vertices of the level named. */
+enum hf_pphase {
+    HF_PP_MATCH,    /* heavy-edge matching proposals (level cur) */
+    HF_PP_RESOLVE,  /* conflict resolution: keep only mutual pairs */
+    HF_PP_TWOHOP,   /* pair leftover vertices that share their heaviest neighbour */
+    HF_PP_CONTRACT, /* build the coarser level's lists (units: coarse vertices) */
+    HF_PP_PROJECT,  /* part[v] = coarser part[cmap[v]] (level cur) */
+    HF_PP_REFINE,   /* one boundary refinement pass (level cur) */
+    HF_PP_MEASURE,  /* cut and part weights of the final partition (level 0) */
+};
+
+struct hf_partition {
+    struct hf_gapp ga;
+    long k;           /* [load] parts */
+    double imbalance; /* [load] imbalance */
+    uint64_t seed;    /* [load] seed: tie-breaks and METIS */
+    int executes;     /* setup saw devices that really run bundles */
+
+    int64_t total_w;     /* total vertex weight (unit weights when the input's are all 0) */
+    int64_t maxpw;       /* heaviest a part may be: floor((1 + imbalance) * total_w / k) */
+    int64_t maxvwgt;     /* heaviest coarse vertex matching may make */
+    uint64_t coarsen_to; /* coarsening stops at this many vertices */
+    int unit_vw;         /* the input's vertex weights are all 0: balance counts vertices */
+
+    struct hf_plevel lv[HF_PART_MAX_LEVELS];
+    int nlev;             /* levels built (>= 1) */
+    int cur;              /* the level the phase works on */
+    enum hf_pphase phase; /* the round in flight */
+    int pass;             /* refinement pass at this level */
+    uint64_t moves;       /* moves of the refinement pass in flight (atomic) */
+    uint64_t last_moves;  /* moves of the pass before */
+    int64_t gain;         /* summed gains of the pass in flight (atomic; read when stale) */
+    int64_t last_gain;    /* of the pass before */
+    int64_t cut_est;      /* the cut estimated from the initial one less the gains */
+    uint64_t unmatched;   /* vertices left unmatched by the resolve round (atomic) */
+
+    /* contraction of level cur into cur + 1 */
+    uint64_t nc;      /* coarse vertices */
+    uint32_t *leader; /* nc: the smaller fine vertex of each coarse one */
+    uint64_t *ub;     /* nc + 1: slots for each coarse list (sum of its members' degrees) */
+    uint32_t *cdeg;   /* nc: what each list holds after merging */
+    uint32_t *tadj;   /* ub[nc] neighbour slots */
+    int64_t *tew;     /* ub[nc] weight slots */
+    int64_t *cvw;     /* nc coarse vertex weights */
+    uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
+
+    int64_t *pw;              /* k part weights of the level being refined (atomic) */
+    int64_t *mpw;             /* k part weights measured on the input graph */
+    int64_t mcut;             /* cut measured on the input graph (atomic) */
+    const uint64_t *cost_off; /* offsets that price the round's chunks */
+
+    /* figures */
+    int finished;
+    double t0, t_init0, t_init1, t_end;
+    int64_t initial_cut; /* cut of the coarsest graph's partition */
+    uint64_t coarsest_nv;
+    int coarsened; /* levels made by contraction */
+    uint64_t total_moves;
+    int refine_rounds;
+    int initial_metis; /* METIS partitioned the coarsest graph (else: bin packing) */
+};
+
+/* partition_coarsen.c: the rounds of coarsening on level c->cur, for the
+ * vertices (coarse vertices for contraction) [begin, end). */
+void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+void hf__part_resolve(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+void hf__part_twohop(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+int hf__part_contract(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+/* Between rounds (next_load): unmatched vertices become single, cmap by
+ * prefix sum, coarse list slots; then, after the contract round, the coarse
+ * lists packed into level cur + 1. */
+int hf__part_build_cmap(struct hf_partition *c);
+int hf__part_pack(struct hf_partition *c);
+/* Frees the contraction's scratch arrays. */
+void hf__part_scratch_free(struct hf_partition *c);
+/* In-place exclusive prefix sum over a[0..n), a[n] = the total (serial: host glue). */
+uint64_t hf__part_scan(uint64_t *a, size_t n);
+
+/* partition_refine.c: the rounds of uncoarsening. */
+void hf__part_project(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+int hf__part_refine(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+int hf__part_measure(struct hf_partition *c, size_t begin, size_t end, int nthreads);
+/* Host side: recomputes c->pw for level l from its parts. */
+void hf__part_weigh(struct hf_partition *c, int l);
+/* Host side: moves vertices out of parts heavier than maxpw (boundary moves
+ * by gain first, then any vertex to the lightest part that takes it).
+ * Returns the number of parts still over the bound. */
+long hf__part_balance(struct hf_partition *c, int l);
+
+/* partition_initial.c: partitions level l (the coarsest) into c->k parts in
+ * lv[l].part: METIS_PartGraphKway, or bin packing when it has no edge.
+ * Sets c->initial_cut. */
+int hf__part_initial(struct hf_partition *c, int l);
+
+/* partition_ref.c: the plain check. Counts every undirected edge of g once
+ * (half the weight of the arcs whose ends lie in different parts), the
+ * weight of every part (g's vertex weights, or 1 each when `unit`), and fails
+ * with HF_EVERIFY naming the vertex when a part id is not in 0..k-1. */
+struct hf_part_ref {
+    double cut;
+    int64_t total, heaviest;
+    long heaviest_part;
+    double imbalance; /* heaviest / (total / k); 1.0 when total is 0 */
+};
+int hf__partition_ref(const struct hf_graph *g, const uint32_t *part, long k, int unit,
+                      struct hf_part_ref *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,406 @@
+/* partition_coarsen.c - the coarsening rounds of the partitioner: heavy-edge
+ * matching, conflict resolution, two-hop matching and contraction.
+ *
+ * DESIGN
+ * ------
+ * Matching is lock-free, as in the thesis (Goodarzi, ch. 4) and mt-metis:
+ * every vertex u still unmatched picks its heaviest unmatched neighbour v
+ * (ties broken by a hash of the seed, the level and the pair, so equal
+ * weights give a random matching) and writes match[u] = v and match[v] = u
+ * with plain relaxed stores. Two threads (or two CPU teams) may claim the
+ * same v at once; the resolve round keeps only mutual pairs (match[match[u]]
+ * == u) and returns the others to "unmatched". The argument that this is
+ * right whatever the timing: a vertex u whose pair is not mutual only ever
+ * rewrites its own entry, and any w pointing at such a u sees match[u] != w
+ * before and after, so w is reset too; mutual pairs are never touched.
+ *
+ * When more than HF_PART_TWOHOP of the vertices stay unmatched (the leaves
+ * of a hub, the isolated vertices of a Kronecker graph) a two-hop round pairs
+ * vertices that share their heaviest neighbour: each leftover u parks itself
+ * in the slot wait[key] of that neighbour, or takes whoever is parked there,
+ * with compare-and-swap; a vertex is parked at most once, so a slot never
+ * sees the same value twice and there is no ABA. Isolated vertices share one
+ * slot. Pairs never exceed c->maxvwgt, so no coarse vertex grows too heavy
+ * for the balance bound (METIS's rule, 1.5 total / coarsen_to).
+ *
+ * The coarse map is a prefix sum over "leader" flags (the smaller end of each
+ * pair), done between rounds in next_load, as are the slots of every coarse
+ * list (the sum of its members' degrees). That host glue is serial on
+ * purpose: the devices' OpenMP teams are still spinning for a while after a
+ * round, and a second team on the host thread fought them for the cores (on
+ * 2 cores, rgg 2^18's glue took 0.35 s in parallel against ~0.02 s serial). The
+ * contract round then fills each coarse vertex's slots from its members'
+ * lists mapped through cmap, drops the pair's internal edge and merges
+ * repeated neighbours by adding their weights (a small hash table on the
+ * stack; a sort for long lists), so coarse lists are not in id order;
+ * pack() squeezes the
+ * slots into the next level's CSR. Every step is a range of vertices, so it
+ * is a task-farm round whose chunks cost their edges.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition.h"
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
+
+/* A 64-bit mix (splitmix64's finaliser). */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthreads)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
+    uint32_t *match = l->match;
+    uint64_t salt = mix(c->seed * 0x9e3779b97f4a7c15ull + (uint64_t)c->cur);
+    int64_t maxv = c->maxvwgt;
+    /* Vertices are visited in a scrambled order (i -> begin + i * step mod n,
+     * step coprime with n), as METIS visits a random permutation: in index
+     * order the last vertex of every row of a mesh finds its neighbours taken. */
+    uint64_t n = end - begin, step = n > 2 ? (salt % n) | 1 : 1;
+    while (n > 2 && gcd(step, n) != 1)
+        step += 2;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
+    for (size_t i = 0; i < n; i++) {
+        size_t u = begin + (size_t)((i * step) % n);
+        if (LOAD(&match[u]) != HF_PART_NONE)
+            continue;
+        int64_t wu = hf__pl_vw(l, u), best_w = -1;
+        uint64_t best_h = 0;
+        uint32_t best = HF_PART_NONE;
+        for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++) {
+            uint32_t v = l->adj[j];
+            if (v == u || LOAD(&match[v]) != HF_PART_NONE || wu + hf__pl_vw(l, v) > maxv)
+                continue;
+            int64_t w = hf__pl_ew(l, j);
+            if (w < best_w)
+                continue;
+            uint64_t h = mix(salt ^ ((uint64_t)(u < v ? u : v) << 32 | (u < v ? v : u)));
+            if (w > best_w || h > best_h) {
+                best_w = w;
+                best_h = h;
+                best = v;
+            }
+        }
+        if (best != HF_PART_NONE) {
+            STORE(&match[u], best);
+            STORE(&match[best], (uint32_t)u);
+        }
+    }
+}
+
+void hf__part_resolve(struct hf_partition *c, size_t begin, size_t end, int nthreads)
+{
+    uint32_t *match = c->lv[c->cur].match;
+    uint64_t left = 0;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(+ : left)
+    for (size_t u = begin; u < end; u++) {
+        uint32_t m = LOAD(&match[u]);
+        if (m != HF_PART_NONE && LOAD(&match[m]) != u) {
+            STORE(&match[u], HF_PART_NONE);
+            m = HF_PART_NONE;
+        }
+        left += m == HF_PART_NONE;
+    }
+    __atomic_fetch_add(&c->unmatched, left, __ATOMIC_RELAXED);
+}
+
+/* The slot a leftover vertex waits in: its heaviest neighbour (the first of
+ * equals), or nv for a vertex with no neighbour but itself. */
+static uint64_t twohop_key(const struct hf_plevel *l, uint64_t u)
+{
+    uint64_t key = l->nv;
+    int64_t best = -1;
+    for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++)
+        if (l->adj[j] != u && hf__pl_ew(l, j) > best) {
+            best = hf__pl_ew(l, j);
+            key = l->adj[j];
+        }
+    return key;
+}
+
+void hf__part_twohop(struct hf_partition *c, size_t begin, size_t end, int nthreads)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
+    uint32_t *match = l->match, *wait = c->wait;
+    int64_t maxv = c->maxvwgt;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
+    for (size_t u = begin; u < end; u++) {
+        if (LOAD(&match[u]) != HF_PART_NONE)
+            continue;
+        uint32_t *slot = &wait[twohop_key(l, u)];
+        for (;;) {
+            uint32_t w = LOAD(slot);
+            if (w == HF_PART_NONE) {
+                if (__atomic_compare_exchange_n(slot, &w, (uint32_t)u, 0, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED))
+                    break; /* parked: a later vertex may take it */
+            } else if (__atomic_compare_exchange_n(slot, &w, HF_PART_NONE, 0, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+                if (hf__pl_vw(l, u) + hf__pl_vw(l, w) <= maxv) {
+                    STORE(&match[u], w);
+                    STORE(&match[w], (uint32_t)u);
+                }
+                break;
+            }
+        }
+    }
+}
+
+uint64_t hf__part_scan(uint64_t *a, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = a[i];
+        a[i] = sum;
+        sum += x;
+    }
+    a[n] = sum;
+    return sum;
+}
+
+void hf__part_scratch_free(struct hf_partition *c)
+{
+    free(c->leader);
+    free(c->ub);
+    free(c->cdeg);
+    free(c->tadj);
+    free(c->tew);
+    free(c->cvw);
+    c->leader = NULL;
+    c->ub = NULL;
+    c->cdeg = NULL;
+    c->tadj = NULL;
+    c->tew = NULL;
+    c->cvw = NULL;
+}
+
+/* Leftovers become single vertices; the leaders (u <= match[u]) are numbered
+ * by a prefix sum, their partners take the same number; each coarse vertex
+ * gets slots for its members' degrees. */
+int hf__part_build_cmap(struct hf_partition *c)
+{
+    struct hf_plevel *l = &c->lv[c->cur];
+    uint64_t n = l->nv;
+    uint64_t *flag = malloc((n + 1) * sizeof *flag);
+    if (!flag)
+        return hf_fail(HF_ENOMEM, "partition: out of memory for the coarse map of %llu vertices",
+                       (unsigned long long)n);
+    for (uint64_t u = 0; u < n; u++) {
+        if (l->match[u] == HF_PART_NONE)
+            l->match[u] = (uint32_t)u;
+        flag[u] = l->match[u] >= u;
+    }
+    uint64_t nc = hf__part_scan(flag, n);
+    hf__part_scratch_free(c);
+    c->nc = nc;
+    c->leader = malloc(nc * sizeof *c->leader);
+    c->ub = malloc((nc + 1) * sizeof *c->ub);
+    c->cdeg = malloc(nc * sizeof *c->cdeg);
+    c->cvw = malloc(nc * sizeof *c->cvw);
+    if (!c->leader || !c->ub || !c->cdeg || !c->cvw) {
+        free(flag);
+        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices",
+                       (unsigned long long)nc);
+    }
+    for (uint64_t u = 0; u < n; u++)
+        if (l->match[u] >= u) {
+            uint64_t cv = flag[u];
+            l->cmap[u] = (uint32_t)cv;
+            c->leader[cv] = (uint32_t)u;
+            uint32_t m = l->match[u];
+            c->ub[cv] = (l->offsets[u + 1] - l->offsets[u]) +
+                        (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
+        }
+    for (uint64_t u = 0; u < n; u++)
+        if (l->match[u] < u)
+            l->cmap[u] = (uint32_t)flag[l->match[u]];
+    free(flag);
+    uint64_t slots = hf__part_scan(c->ub, nc);
+    c->tadj = malloc((slots ? slots : 1) * sizeof *c->tadj);
+    c->tew = malloc((slots ? slots : 1) * sizeof *c->tew);
+    if (!c->tadj || !c->tew)
+        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arcs",
+                       (unsigned long long)slots);
+    return 0;
+}
+
+/* Sorts (id, weight) pairs by id: insertion sort for short lists, a
+ * heap-free quicksort (median of three) otherwise. */
+static void sort_pairs(uint32_t *id, int64_t *w, int64_t lo, int64_t hi)
+{
+    while (hi - lo > 24) {
+        int64_t mid = lo + (hi - lo) / 2;
+        uint32_t a = id[lo], b = id[mid], d = id[hi];
+        uint32_t p = a < b ? (b < d ? b : (a < d ? d : a)) : (a < d ? a : (b < d ? d : b));
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (id[i] < p)
+                i++;
+            while (id[j] > p)
+                j--;
+            if (i <= j) {
+                uint32_t t = id[i];
+                id[i] = id[j];
+                id[j] = t;
+                int64_t tw = w[i];
+                w[i] = w[j];
+                w[j] = tw;
+                i++;
+                j--;
+            }
+        }
+        if (j - lo < hi - i) {
+            sort_pairs(id, w, lo, j);
+            lo = i;
+        } else {
+            sort_pairs(id, w, i, hi);
+            hi = j;
+        }
+    }
+    for (int64_t i = lo + 1; i <= hi; i++) {
+        uint32_t x = id[i];
+        int64_t xw = w[i];
+        int64_t j = i - 1;
+        while (j >= lo && id[j] > x) {
+            id[j + 1] = id[j];
+            w[j + 1] = w[j];
+            j--;
+        }
+        id[j + 1] = x;
+        w[j + 1] = xw;
+    }
+}
+
+/* Merges the coarse neighbours of coarse vertex cv (members u and m) into
+ * id/w without sorting: a small open-addressing table on the stack finds
+ * repeats. Returns the list's length. */
+enum { HF_PART_HT = 1024 };
+static int64_t merge_hashed(const struct hf_plevel *l, uint32_t cv, uint32_t u, uint32_t m,
+                            uint32_t *id, int64_t *w, uint64_t slots)
+{
+    uint32_t key[HF_PART_HT], at[HF_PART_HT];
+    int bits = 4;
+    while ((1ull << bits) < 2 * slots)
+        bits++;
+    uint32_t mask = (1u << bits) - 1;
+    for (uint32_t i = 0; i <= mask; i++)
+        key[i] = HF_PART_NONE;
+    int64_t n = 0;
+    for (int side = 0; side < (m != u ? 2 : 1); side++) {
+        uint32_t x = side ? m : u;
+        for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++) {
+            uint32_t y = l->cmap[l->adj[j]];
+            if (y == cv)
+                continue; /* the pair's own edge, or a self-loop */
+            uint32_t h = (y * 2654435761u) >> (32 - bits);
+            while (key[h] != HF_PART_NONE && key[h] != y)
+                h = (h + 1) & mask;
+            if (key[h] == y) {
+                w[at[h]] += hf__pl_ew(l, j);
+            } else {
+                key[h] = y;
+                at[h] = (uint32_t)n;
+                id[n] = y;
+                w[n++] = hf__pl_ew(l, j);
+            }
+        }
+    }
+    return n;
+}
+
+/* The same for lists too long for the table: collect, sort by id, merge. */
+static int64_t merge_sorted(const struct hf_plevel *l, uint32_t cv, uint32_t u, uint32_t m,
+                            uint32_t *id, int64_t *w)
+{
+    int64_t n = 0;
+    for (int side = 0; side < (m != u ? 2 : 1); side++) {
+        uint32_t x = side ? m : u;
+        for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++) {
+            uint32_t y = l->cmap[l->adj[j]];
+            if (y == cv)
+                continue;
+            id[n] = y;
+            w[n++] = hf__pl_ew(l, j);
+        }
+    }
+    if (n > 1)
+        sort_pairs(id, w, 0, n - 1);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (k > 0 && id[k - 1] == id[i]) {
+            w[k - 1] += w[i];
+        } else {
+            id[k] = id[i];
+            w[k++] = w[i];
+        }
+    return k;
+}
+
+int hf__part_contract(struct hf_partition *c, size_t begin, size_t end, int nthreads)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
+    for (size_t cv = begin; cv < end; cv++) {
+        uint32_t u = c->leader[cv], m = l->match[u];
+        uint64_t slots = c->ub[cv + 1] - c->ub[cv];
+        uint32_t *id = c->tadj + c->ub[cv];
+        int64_t *w = c->tew + c->ub[cv];
+        int64_t k = 2 * slots <= HF_PART_HT ? merge_hashed(l, (uint32_t)cv, u, m, id, w, slots)
+                                            : merge_sorted(l, (uint32_t)cv, u, m, id, w);
+        c->cdeg[cv] = (uint32_t)k;
+        c->cvw[cv] = hf__pl_vw(l, u) + (m != u ? hf__pl_vw(l, m) : 0);
+    }
+    return 0;
+}
+
+int hf__part_pack(struct hf_partition *c)
+{
+    struct hf_plevel *l = &c->lv[c->cur], *cl = &c->lv[c->cur + 1];
+    uint64_t nc = c->nc;
+    memset(cl, 0, sizeof *cl);
+    cl->nv = nc;
+    cl->owns_csr = 1;
+    cl->offsets = malloc((nc + 1) * sizeof *cl->offsets);
+    if (!cl->offsets)
+        return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level");
+    for (uint64_t v = 0; v < nc; v++)
+        cl->offsets[v] = c->cdeg[v];
+    cl->ne = hf__part_scan(cl->offsets, nc);
+    cl->adj = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->adj);
+    cl->ew = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->ew);
+    cl->match = malloc(nc * sizeof *cl->match);
+    cl->cmap = malloc(nc * sizeof *cl->cmap);
+    if (!cl->adj || !cl->ew || !cl->match || !cl->cmap)
+        return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level of %llu arcs",
+                       (unsigned long long)cl->ne);
+    for (uint64_t v = 0; v < nc; v++) {
+        memcpy(cl->adj + cl->offsets[v], c->tadj + c->ub[v], c->cdeg[v] * sizeof *cl->adj);
+        memcpy(cl->ew + cl->offsets[v], c->tew + c->ub[v], c->cdeg[v] * sizeof *cl->ew);
+    }
+    cl->vw = c->cvw; /* the coarse weights move to the level */
+    c->cvw = NULL;
+    hf__part_scratch_free(c);
+    if (c->cur > 0) { /* a coarse level keeps cmap only; level 0's match is reused by round 0 */
+        free(l->match);
+        l->match = NULL;
+    }
+    return 0;
+}
