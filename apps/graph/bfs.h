@@ -29,6 +29,7 @@ struct hf_bfs {
     uint64_t edges_traversed;   /* edges looked at, for GTEPS */
     int rounds_pull, finished;
     long verify_full;           /* check against the reference up to this many vertices */
+    uint64_t *front_bits;       /* pull rounds, CPU side: the frontier as nv bits (next_load) */
 };
 
 /* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */
