@@ -2,7 +2,8 @@
 """gap_compare.py - the summary of bench/graph/gap_compare.sh: per app, every trial of
 hetfarm (sum of the rounds' makespans, from its results JSON) and of GAP ("Trial Time" of
 its log), their medians and the ratio hetfarm / GAP of the medians, with the machine
-(bench/machine.py). A trial whose run failed or whose log lacks a time is left out and
+(bench/machine.py). With --baseline, the older hetfarm build's trials (hfbase-*) too, as
+"before", with their own ratio to GAP. A trial whose run failed or whose log lacks a time is left out and
 counted in "failed"; the script exits 1 when any trial failed.
 """
 import argparse
@@ -36,6 +37,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     for a in ("trials", "scale", "edge-factor", "threads", "source", "pr-iters", "gap-delta"):
         ap.add_argument("--" + a, type=int, required=True)
+    ap.add_argument("--baseline", default=None)
     o = ap.parse_args()
     result = {
         "bench": "bench/graph/gap_compare.sh",
@@ -53,10 +55,18 @@ def main():
                     "time": "sum of the rounds' makespans, CPU device only, scheduler hass"},
         "apps": {},
     }
+    if o.baseline:
+        result["baseline"] = {"build": o.baseline,
+                              "note": "an older hetfarm build run in the same trials (before)"}
     failed = 0
     for app in o.apps.split():
-        hf, gap, rounds, figs = [], [], None, {}
+        hf, gap, base, rounds, figs = [], [], [], None, {}
         for t in range(1, o.trials + 1):
+            if o.baseline:
+                try:
+                    base.append(hetfarm_seconds(os.path.join(o.logs, f"hfbase-{app}-{t}.json"))[0])
+                except (OSError, ValueError, KeyError, IndexError):
+                    failed += 1
             try:
                 s, rounds, figs = hetfarm_seconds(os.path.join(o.logs, f"hf-{app}-{t}.json"))
                 hf.append(s)
@@ -74,10 +84,16 @@ def main():
         if hf and gap:
             mh, mg = statistics.median(hf), statistics.median(gap)
             entry.update(hetfarm_median_s=mh, gap_median_s=mg, ratio=mh / mg)
+        if base and gap:
+            mb = statistics.median(base)
+            entry.update(before_s=base, before_median_s=mb,
+                         before_ratio=mb / statistics.median(gap))
         result["apps"][app] = entry
         print(f"{app:9s} hetfarm {entry.get('hetfarm_median_s', float('nan')):.4f} s  "
               f"gap {entry.get('gap_median_s', float('nan')):.4f} s  "
-              f"ratio {entry.get('ratio', float('nan')):.2f}  ({len(hf)}/{len(gap)} trials)")
+              f"ratio {entry.get('ratio', float('nan')):.2f}  ({len(hf)}/{len(gap)} trials)"
+              + (f"  before {entry['before_median_s']:.4f} s ratio {entry['before_ratio']:.2f}"
+                 if "before_median_s" in entry else ""))
     result["failed_trials"] = failed
     machine.write_json_atomic(o.out, result)
     print(f"wrote {o.out}")

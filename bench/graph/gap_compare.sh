@@ -19,6 +19,9 @@
 # graph loading excluded) and one GAP run with -n 1 ("Trial Time", loading
 # excluded) per app, apps and the two codes interleaved, $TRIALS times. The
 # summary (gap_compare.py) keeps every trial and the medians and ratios.
+# With BASELINE=DIR (a folder holding an older build's `hetfarm`, e.g. one
+# built from the commit before a change) that build runs in every trial too,
+# between the other two, for a before/after under the same conditions.
 #
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
@@ -36,6 +39,7 @@ WORK=${WORK:-/tmp/gap-compare}
 GAPBS_GIT=${GAPBS_GIT:-/work/.mirror/sbeamer+gapbs/repo}
 GRAIN=${GRAIN:-16384}
 SCHED=${SCHED:-hass}
+BASELINE=${BASELINE:-}
 OUT=${1:-$WORK/graph_cpu_vs_gap.json}
 mkdir -p "$WORK/logs"
 
@@ -98,6 +102,11 @@ for t in $(seq 1 "$TRIALS"); do
     for app in $APPS; do
         "$BUILD/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hf-$app-$t.json" \
             > "$WORK/logs/hf-$app-$t.log" 2>&1 || { echo "hetfarm $app trial $t failed" >&2; status=1; }
+        if [ -n "$BASELINE" ]; then
+            "$BASELINE/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hfbase-$app-$t.json" \
+                > "$WORK/logs/hfbase-$app-$t.log" 2>&1 ||
+                { echo "baseline $app trial $t failed" >&2; status=1; }
+        fi
         OMP_NUM_THREADS=$THREADS $(gap_cmd "$app") -n 1 > "$WORK/logs/gap-$app-$t.log" 2>&1 ||
             { echo "gap $app trial $t failed" >&2; status=1; }
     done
@@ -107,5 +116,5 @@ python3 bench/graph/gap_compare.py --logs "$WORK/logs" --trials "$TRIALS" --apps
     --graph "$G.graph" --scale "$SCALE" --edge-factor "$EF" --threads "$THREADS" \
     --source "$SRC" --pr-iters "$PR_ITERS" --gap-delta "$GAP_DELTA" --gap-commit "$GAP_COMMIT" \
     --hetfarm-commit "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo +dirty)" \
-    --out "$OUT" || status=1
+    ${BASELINE:+--baseline "$BASELINE"} --out "$OUT" || status=1
 exit $status
