@@ -111,6 +111,31 @@ static void apps_on_a_directed_graph(void **state)
     all_apps_on(load, NULL);
 }
 
+/* Hubs: two vertices of more than HF_PR_PIECE edges (PageRank sums their
+ * in-edges in pieces on the CPU, one of them not a multiple of the piece),
+ * a path among their leaves and many two-vertex components beside them
+ * (components that CC's full sweeps must not skip). */
+static void apps_on_hubs(void **state)
+{
+    (void)state;
+    char path[128], load[512];
+    snprintf(path, sizeof path, "%s/hubs.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    unsigned n = 3 * HF_PR_PIECE + 100;
+    for (unsigned i = 1; i <= n; i++)
+        fprintf(f, "0 %u %u\n", i, 1 + i % 7);
+    for (unsigned i = 2; i <= HF_PR_PIECE + 904; i++)
+        fprintf(f, "1 %u %u\n", i, 2 + i % 5);
+    for (unsigned i = 5000; i < 6000; i++)
+        fprintf(f, "%u %u 1\n", i, i + 1);
+    for (unsigned i = n + 1; i < n + 400; i += 2)
+        fprintf(f, "%u %u 3\n", i + 1, i);
+    fclose(f);
+    snprintf(load, sizeof load, "graph = %s\ncache_dir = %s", path, dir);
+    all_apps_on(load, NULL);
+}
+
 /* One device only: the merges have a single side, the results must not change. */
 static void apps_on_one_team(void **state)
 {
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(apps_on_a_road_grid),
         cmocka_unit_test(sssp_near_far),
         cmocka_unit_test(apps_on_a_directed_graph),
+        cmocka_unit_test(apps_on_hubs),
         cmocka_unit_test(apps_on_one_team),
         cmocka_unit_test(every_scheduler_runs_every_app),
         cmocka_unit_test(bad_input_is_refused),

@@ -88,6 +88,8 @@ static int bfs_create(void **ctx, hf_config_t cfg)
         return hf_fail(HF_ECONFIG, "%s: [load] direction = pull needs a symmetric graph "
                                    "(symmetrise = yes)",
                        hf_config_where(cfg, "load", "direction"));
+    if (!(b->front_bits = calloc((b->ga.g.nv + 63) / 64, sizeof *b->front_bits)))
+        return hf_fail(HF_ENOMEM, "bfs: out of memory for the frontier bitmap");
     if (!(b->depth = malloc(b->ga.g.nv * sizeof *b->depth)))
         return hf_fail(HF_ENOMEM, "bfs: out of memory for %llu depths",
                        (unsigned long long)b->ga.g.nv);
@@ -140,6 +142,24 @@ static void next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t n)
     b->level = deepest;
 }
 
+/* The frontier as a bitmap for the CPU's pull: bit v set iff v is at depth
+ * `level` (the frontier is exactly what the last round discovered). */
+static void frontier_bits(struct hf_bfs *b)
+{
+    size_t words = (b->ga.g.nv + 63) / 64, n = b->fr.n;
+    uint64_t *bits = b->front_bits;
+    const hf_vid_t *v = b->fr.v;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (size_t w = 0; w < words; w++)
+            bits[w] = 0;
+#pragma omp for schedule(static)
+        for (size_t k = 0; k < n; k++)
+            __atomic_fetch_or(&bits[v[k] >> 6], 1ull << (v[k] & 63), __ATOMIC_RELAXED);
+    }
+}
+
 static int bfs_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_bfs *b = ctx;
@@ -171,6 +191,7 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
     b->pull = load->round > 0 && choose_pull(b, m_f, b->fr.n);
     b->unexplored_edges -= m_f < b->unexplored_edges ? m_f : b->unexplored_edges;
     if (b->pull) {
+        frontier_bits(b);
         b->rounds_pull++;
         load->units = g->nv;
         load->work = (double)g->ne + (double)g->nv;
@@ -217,12 +238,13 @@ static int bfs_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
         }
         return 0;
     }
+    const uint64_t *front = b->front_bits;
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nthreads)
     for (size_t v = bu->begin; v < bu->end; v++) {
         if (b->depth[v] != HF_BFS_UNSEEN)
             continue;
         for (uint64_t j = g->offsets[v]; j < g->offsets[v + 1]; j++)
-            if (__atomic_load_n(&b->depth[g->adj[j]], __ATOMIC_RELAXED) == level) {
+            if (front[g->adj[j] >> 6] >> (g->adj[j] & 63) & 1) {
                 b->depth[v] = next; /* only this bundle writes v in a pull round */
                 hf_shared_changed(bu->load, BFS_DEPTH, v);
                 break;
@@ -338,6 +360,7 @@ static void bfs_teardown(void *ctx)
     if (b->finished && hf__gapp_write_values(&b->ga, b, depth_value))
         fprintf(stderr, "hetfarm: bfs: %s\n", hf_last_error());
     hf__frontier_free(&b->fr);
+    free(b->front_bits);
     free(b->depth);
     hf__gapp_destroy(&b->ga);
     free(b);

@@ -32,6 +32,7 @@ struct hf_bfs {
     long fuse_edges;            /* a GPU that holds a whole push round runs further levels on
                                    its own while a level has at most this many edges (0: off) */
     long fused_levels;          /* levels run that way, for the figures */
+    uint64_t *front_bits;       /* pull rounds, CPU side: the frontier as nv bits (next_load) */
 };
 
 /* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */

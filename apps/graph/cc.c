@@ -1,6 +1,7 @@
 /* cc.c - connected components: the hetfarm template filled in, one round per
  * hooking + shortcutting sweep (Shiloach-Vishkin as Soman et al. run it on
- * GPUs), with labels that only ever decrease.
+ * GPUs; on the CPU Afforest's links, neighbour sampling and big-component
+ * skip), with labels that only ever decrease.
  *
  * DESIGN
  * ------
@@ -29,6 +30,27 @@
  * label[u] = label[v]; and shortcutting did nothing, so every label is a root.
  * One label per component, a vertex of it, <= every member, hence its
  * smallest vertex. That final sweep is the price of knowing.
+ *
+ * On the CPU a round does more per vertex, in the manner of Afforest (Sutton
+ * et al. 2018, GAP's cc): it LINKS rather than hooks (the union-find link
+ * that walks both trees until one root hangs under the smaller one, either
+ * direction, so an edge is joined for good, not just one level of it), and
+ * the first HF_CC_SAMPLES rounds are neighbour sampling: vertex u links only
+ * to its neighbour number r in round r, then the bundle's vertices are
+ * shortcut. That joins most of a scale-free graph's giant component in two
+ * cheap rounds. Every later round is a full sweep, and there the CPU skips
+ * the edges of a vertex whose root is `big`, the largest component's label
+ * as next_load sampled it from the merged host copy: an edge between big's
+ * tree and another is linked from the other end, which is not skipped. A GPU
+ * keeps its one-directional hooking sweep in every round (a superset of a
+ * sampling round's work, so both may share a round). Why the end stays
+ * exact: the run still ends only after a FULL sweep that changed nothing;
+ * then every vertex the CPU did not skip is a root-labelled vertex whose
+ * links changed nothing, so its neighbours carry its label; a skipped vertex
+ * carries `big`, and any neighbour of it not labelled `big` was not skipped
+ * and would have linked. The skip needs every device to look at both ends of
+ * an edge, which the GPU's hooking does not (it acts when its own label is
+ * the smaller): with a real GPU in the run (setup says), nothing is skipped.
  *
  * Components need an undirected graph: symmetrise = no is refused (as is a
  * .hfg file holding a directed graph). verify checks the finished labels
@@ -72,6 +94,18 @@ static int cc_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
+/* Full sweeps may skip the big component only when every device runs the
+ * CPU's two-ended links (see above): no real GPU in the run. */
+static int cc_setup(void *ctx, const struct hf_devices *devs)
+{
+    struct hf_cc *c = ctx;
+    c->may_skip = 1;
+    for (int d = 0; d < devs->count; d++)
+        if (devs->dev[d].kind == HF_DEV_CUDA)
+            c->may_skip = 0;
+    return 0;
+}
+
 static int cc_shared(void *ctx, struct hf_shared *out, int cap)
 {
     struct hf_cc *c = ctx;
@@ -82,22 +116,63 @@ static int cc_shared(void *ctx, struct hf_shared *out, int cap)
     return n + 1;
 }
 
+/* The root of v's tree in the host copy (between rounds: no one writes). */
+static uint32_t root_of(const uint32_t *label, uint32_t v)
+{
+    while (label[v] != v)
+        v = label[v];
+    return v;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The root most of 1024 evenly spread vertices lead to: the largest
+ * component's label, most likely (Afforest's sample). Any answer is correct;
+ * a good one lets full sweeps skip the most. */
+static uint32_t sample_big(const struct hf_cc *c)
+{
+    enum { SAMPLES = 1024 };
+    uint32_t roots[SAMPLES];
+    uint64_t nv = c->ga.g.nv;
+    for (uint64_t i = 0; i < SAMPLES; i++)
+        roots[i] = root_of(c->label, (uint32_t)((i * 2654435761u) % nv));
+    qsort(roots, SAMPLES, sizeof *roots, by_value);
+    uint32_t best = roots[0];
+    size_t best_n = 0;
+    for (size_t i = 0, j; i < SAMPLES; i = j) {
+        for (j = i; j < SAMPLES && roots[j] == roots[i]; j++)
+            ;
+        if (j - i > best_n)
+            best = roots[i], best_n = j - i;
+    }
+    return best;
+}
+
 static int cc_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_cc *c = ctx;
     const struct hf_graph *g = &c->ga.g;
     if (load->round == 0) {
+#pragma omp parallel for schedule(static)
         for (uint64_t v = 0; v < g->nv; v++)
             c->label[v] = (uint32_t)v;
         c->finished = 0;
+        c->skipped = 0;
+        c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
     } else {
         size_t n;
         hf_shared_last_changes(load, CC_LABEL, &n);
-        if (n == 0) {
+        if (c->sample < 0 && n == 0) { /* only a full sweep that changed nothing ends it */
             c->finished = 1;
             return 0;
         }
+        c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
+    c->big = c->sample < 0 && c->may_skip ? sample_big(c) : UINT32_MAX;
     c->rounds = load->round + 1;
     load->units = g->nv;
     load->work = (double)g->ne + (double)g->nv;
@@ -124,31 +199,81 @@ static void lower(uint32_t *label, const struct hf_load *load, uint32_t i, uint3
         }
 }
 
+/* Shortcuts u: points it at the root of its tree (pointer jumping); returns the root. */
+static uint32_t shortcut(uint32_t *label, const struct hf_load *load, uint32_t u)
+{
+    uint32_t l = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
+    uint32_t ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
+    while (ll < l) {
+        lower(label, load, u, ll);
+        l = ll;
+        ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
+    }
+    return l;
+}
+
+/* Afforest's link: walks the trees of u and v until one root hangs under the
+ * other's smaller vertex, so that afterwards u and v are in one tree. Only a
+ * root (label[x] == x) is ever re-pointed, and only lower, so the forest
+ * stays a forest of labels <= their vertex. */
+static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32_t v)
+{
+    uint32_t p1 = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
+    uint32_t p2 = __atomic_load_n(&label[v], __ATOMIC_RELAXED);
+    while (p1 != p2) {
+        uint32_t high = p1 > p2 ? p1 : p2, low = p1 + p2 - high;
+        uint32_t ph = __atomic_load_n(&label[high], __ATOMIC_RELAXED);
+        if (ph == low)
+            break;
+        if (ph == high) {
+            uint32_t expect = high;
+            if (__atomic_compare_exchange_n(&label[high], &expect, low, 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                hf_shared_changed(load, CC_LABEL, high);
+                break;
+            }
+        }
+        p1 = __atomic_load_n(&label[__atomic_load_n(&label[high], __ATOMIC_RELAXED)],
+                             __ATOMIC_RELAXED);
+        p2 = __atomic_load_n(&label[low], __ATOMIC_RELAXED);
+    }
+}
+
+/* One parallel region per bundle: a sampling round links every vertex to one
+ * neighbour, then shortcuts them all; a full sweep shortcuts each vertex,
+ * skips it when its root is `big`, else links it to every neighbour. */
 static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_cc *c = ctx;
     const struct hf_graph *g = &c->ga.g;
-    uint32_t *label = c->label;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
-    for (size_t u = bu->begin; u < bu->end; u++) {
-        for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++) {
-            uint32_t v = g->adj[j];
-            uint32_t lu = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
-            uint32_t lv = __atomic_load_n(&label[v], __ATOMIC_RELAXED);
-            if (lu < lv) {
-                lower(label, bu->load, lv, lu); /* hook v's tree under lu */
-                lower(label, bu->load, v, lu);
+    const struct hf_load *load = bu->load;
+    uint32_t *label = c->label, big = c->big;
+    int r = c->sample;
+    uint64_t skipped = 0;
+#pragma omp parallel num_threads(nthreads) reduction(+ : skipped)
+    {
+        if (r >= 0) {
+#pragma omp for schedule(dynamic, 1024)
+            for (size_t u = bu->begin; u < bu->end; u++)
+                if (g->offsets[u] + (uint64_t)r < g->offsets[u + 1])
+                    link(label, load, (uint32_t)u, g->adj[g->offsets[u] + (uint64_t)r]);
+#pragma omp for schedule(static)
+            for (size_t u = bu->begin; u < bu->end; u++)
+                shortcut(label, load, (uint32_t)u);
+        } else {
+#pragma omp for schedule(dynamic, 256)
+            for (size_t u = bu->begin; u < bu->end; u++) {
+                if (shortcut(label, load, (uint32_t)u) == big) {
+                    skipped++;
+                    continue;
+                }
+                for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
+                    link(label, load, (uint32_t)u, g->adj[j]);
+                shortcut(label, load, (uint32_t)u);
             }
         }
-        /* Shortcut: jump u's pointer to the root of its tree. */
-        uint32_t l = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
-        uint32_t ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
-        while (ll < l) {
-            lower(label, bu->load, (uint32_t)u, ll);
-            l = ll;
-            ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
-        }
     }
+    __atomic_fetch_add(&c->skipped, skipped, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -164,8 +289,8 @@ static int cc_verify(void *ctx, const struct hf_load *load)
     struct hf_cc *c = ctx;
     size_t n;
     hf_shared_last_changes(load, CC_LABEL, &n);
-    if (n != 0)
-        return 0; /* not final yet: checked after the sweep that changes nothing */
+    if (n != 0 || c->sample >= 0)
+        return 0; /* not final yet: checked after the full sweep that changes nothing */
     const struct hf_graph *g = &c->ga.g;
     for (uint64_t u = 0; u < g->nv; u++)
         for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
@@ -206,6 +331,25 @@ static void cc_signature(void *ctx, char *buf, size_t len)
              (unsigned long long)c->ga.g.ne);
 }
 
+/* The rounds and what full sweeps skipped, in results.json. */
+static int cc_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
+{
+    struct hf_cc *c = ctx;
+    uint64_t comps = 0;
+    for (uint64_t v = 0; v < c->ga.g.nv; v++)
+        comps += c->label[v] == v;
+    struct hf_figure f[] = {
+        {"rounds", c->rounds, ""},
+        {"components", (double)comps, ""},
+        {"skipped", (double)c->skipped, "vertex visits of full sweeps (big component)"},
+        {"seconds", seconds, "s"},
+    };
+    int n = (int)(sizeof f / sizeof f[0]);
+    for (int i = 0; i < n && i < cap; i++)
+        out[i] = f[i];
+    return n < cap ? n : cap;
+}
+
 static void cc_teardown(void *ctx)
 {
     struct hf_cc *c = ctx;
@@ -229,6 +373,7 @@ const struct hf_app hf_app_cc = {
     .name = "cc",
     .summary = "connected components: hooking + shortcutting sweeps on min labels",
     .create = cc_create,
+    .setup = cc_setup,
     .next_load = cc_next_load,
     .partition = cc_partition,
     .run_cpu = cc_run_cpu,
@@ -239,5 +384,6 @@ const struct hf_app hf_app_cc = {
     .teardown = cc_teardown,
     .signature = cc_signature,
     .shared = cc_shared,
+    .figures = cc_figures,
     .default_grain = 4096,
 };

@@ -15,11 +15,20 @@ extern "C" {
 /* Shared arrays of the app, in the order cc_shared declares them. */
 enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
 
+/* Rounds of neighbour sampling (Afforest) before the full sweeps. */
+#define HF_CC_SAMPLES 2
+
 struct hf_cc {
     struct hf_gapp ga;
     uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
     int finished;    /* a round changed nothing: every label is final */
     int rounds;      /* sweeps run */
+    int sample;      /* this round links the CPU's vertices to neighbour number `sample` only
+                        (0..HF_CC_SAMPLES-1), or -1: a full sweep */
+    int may_skip;    /* no real GPU in the run: full sweeps may skip the big component */
+    uint32_t big;    /* the label of the largest component as sampled before this round,
+                        whose vertices the CPU skips in a full sweep; UINT32_MAX: none */
+    uint64_t skipped; /* vertices skipped by full sweeps (a figure) */
 };
 
 /* cc_ref.c: union-find (union by index, path halving); label[v] = the

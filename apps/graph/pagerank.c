@@ -31,6 +31,14 @@
  * that CSR is what every GPU keeps. Chunks are vertex ranges costed by their
  * in-edges (hf__vertex_partition), shifted into the half being written.
  *
+ * On the CPU a bundle is one parallel region over its vertices, but the
+ * vertices of more than HF_PR_PIECE in-edges (a scale-free graph's hubs: one
+ * may hold 10^5 of them) are cut into pieces of HF_PR_PIECE edges that any
+ * thread sums, and each hub then adds its pieces' sums in piece order, so
+ * the result does not depend on the thread count. Without the cut, the
+ * thread that drew a hub ran alone at every bundle's end while the rest of
+ * the team waited: one barrier per bundle, several bundles per sweep.
+ *
  * verify checks the finished run: against the serial reference (push style,
  * on the out-edges, the same number of iterations) to 1e-6 relative up to
  * [load] verify_full vertices; beyond that, that the ranks sum to 1 and that
@@ -72,6 +80,55 @@ static int transpose(const struct hf_graph *g, struct hf_graph *t)
     return 0;
 }
 
+/* Lists the heavy vertices of the in-edge graph and cuts their in-edges
+ * into pieces (see the design note). */
+static int heavy_pieces(struct hf_pagerank *p)
+{
+    const struct hf_graph *in = &p->in;
+    size_t nheavy = 0, npieces = 0;
+    for (uint64_t v = 0; v < in->nv; v++) {
+        uint64_t d = hf_graph_degree(in, (hf_vid_t)v);
+        if (d > HF_PR_PIECE) {
+            nheavy++;
+            npieces += (d + HF_PR_PIECE - 1) / HF_PR_PIECE;
+        }
+    }
+    p->heavy = malloc((nheavy ? nheavy : 1) * sizeof *p->heavy);
+    p->piece_first = malloc((nheavy + 1) * sizeof *p->piece_first);
+    p->piece_owner = malloc((npieces ? npieces : 1) * sizeof *p->piece_owner);
+    p->piece_sum = malloc((npieces ? npieces : 1) * sizeof *p->piece_sum);
+    if (!p->heavy || !p->piece_first || !p->piece_owner || !p->piece_sum)
+        return hf_fail(HF_ENOMEM, "pagerank: out of memory for %zu heavy vertices", nheavy);
+    size_t k = 0, pc = 0;
+    for (uint64_t v = 0; v < in->nv; v++) {
+        uint64_t d = hf_graph_degree(in, (hf_vid_t)v);
+        if (d <= HF_PR_PIECE)
+            continue;
+        p->heavy[k] = (uint32_t)v;
+        p->piece_first[k] = pc;
+        for (uint64_t e = 0; e < d; e += HF_PR_PIECE)
+            p->piece_owner[pc++] = (uint32_t)k;
+        k++;
+    }
+    p->piece_first[k] = pc;
+    p->nheavy = nheavy;
+    return 0;
+}
+
+/* The index of the first heavy vertex >= v. */
+static size_t heavy_lower_bound(const struct hf_pagerank *p, size_t v)
+{
+    size_t lo = 0, hi = p->nheavy;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->heavy[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int pr_create(void **ctx, hf_config_t cfg)
 {
     struct hf_pagerank *p = calloc(1, sizeof *p);
@@ -107,7 +164,7 @@ static int pr_create(void **ctx, hf_config_t cfg)
                        (unsigned long long)g->nv);
     for (uint64_t v = 0; v < g->nv; v++)
         p->outdeg[v] = (uint32_t)hf_graph_degree(g, (hf_vid_t)v);
-    return 0;
+    return heavy_pieces(p);
 }
 
 static int pr_shared(void *ctx, struct hf_shared *out, int cap)
@@ -198,13 +255,43 @@ static int pr_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
     double *next = p->state + off;
     double base = p->base, damp = p->damping;
     HF_ASSERT_MSG(bu->begin >= off && bu->end <= off + nv, "pagerank: a bundle outside its half");
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
-    for (size_t v = bu->begin - off; v < bu->end - off; v++) {
-        double sum = 0;
-        for (uint64_t j = in->offsets[v]; j < in->offsets[v + 1]; j++)
-            sum += prev[in->adj[j]];
-        uint32_t d = p->outdeg[v];
-        next[v] = (base + damp * sum) / (double)(d ? d : 1);
+    size_t vb = bu->begin - off, ve = bu->end - off;
+    size_t kb = heavy_lower_bound(p, vb), ke = heavy_lower_bound(p, ve);
+    size_t pb = p->piece_first[kb], pe = p->piece_first[ke];
+#pragma omp parallel num_threads(nthreads)
+    {
+        /* The light vertices, and the heavy ones' pieces, nowait: the
+         * barrier after the pieces covers both. */
+#pragma omp for schedule(dynamic, 256) nowait
+        for (size_t v = vb; v < ve; v++) {
+            uint64_t b = in->offsets[v], e = in->offsets[v + 1];
+            if (e - b > HF_PR_PIECE)
+                continue;
+            double sum = 0;
+            for (uint64_t j = b; j < e; j++)
+                sum += prev[in->adj[j]];
+            uint32_t d = p->outdeg[v];
+            next[v] = (base + damp * sum) / (double)(d ? d : 1);
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (size_t i = pb; i < pe; i++) {
+            size_t k = p->piece_owner[i];
+            uint64_t e = in->offsets[p->heavy[k] + 1];
+            uint64_t b = in->offsets[p->heavy[k]] + (uint64_t)(i - p->piece_first[k]) * HF_PR_PIECE;
+            e = b + HF_PR_PIECE < e ? b + HF_PR_PIECE : e;
+            double sum = 0;
+            for (uint64_t j = b; j < e; j++)
+                sum += prev[in->adj[j]];
+            p->piece_sum[i] = sum;
+        }
+#pragma omp for schedule(static)
+        for (size_t k = kb; k < ke; k++) {
+            double sum = 0;
+            for (size_t i = p->piece_first[k]; i < p->piece_first[k + 1]; i++)
+                sum += p->piece_sum[i];
+            uint32_t v = p->heavy[k], d = p->outdeg[v];
+            next[v] = (base + damp * sum) / (double)(d ? d : 1);
+        }
     }
     return 0;
 }
@@ -299,6 +386,10 @@ static void pr_teardown(void *ctx)
         hf_graph_free(&p->in);
     free(p->outdeg);
     free(p->state);
+    free(p->heavy);
+    free(p->piece_first);
+    free(p->piece_owner);
+    free(p->piece_sum);
     hf__gapp_destroy(&p->ga);
     free(p);
 }

@@ -31,7 +31,18 @@ struct hf_pagerank {
     int last_round;    /* the last sweep started; it writes half last_round & 1 */
     int finished;      /* converged or max_iters reached */
     double last_delta; /* L1 change of the last finished iteration */
+    /* The CPU's split of heavy vertices (in-degree > HF_PR_PIECE): their
+     * in-edges are summed in pieces of HF_PR_PIECE edges by any thread, so
+     * that one hub does not hold a whole team at a bundle's end. */
+    uint32_t *heavy;       /* the heavy vertices, ascending */
+    size_t nheavy;
+    size_t *piece_first;   /* nheavy + 1: heavy k's pieces are piece_first[k].. */
+    uint32_t *piece_owner; /* per piece: its heavy vertex's index k */
+    double *piece_sum;     /* per piece: the partial sum of this sweep */
 };
+
+/* Edges per piece of a heavy vertex's in-edges on the CPU. */
+#define HF_PR_PIECE 4096
 
 /* The rank of v held in half h of the state. */
 static inline double hf__pagerank_rank(const struct hf_pagerank *p, int h, hf_vid_t v)

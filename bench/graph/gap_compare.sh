@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench/graph/gap_compare.sh - hetfarm's CPU-only graph apps beside GAP (gapbs)
+# on the very same graph, same thread count, trials interleaved (issue 11).
+#
+# The graph: hetfarm's Kronecker generator (scale $SCALE, edge factor $EF,
+# seed 1, weights 1..255) exported by $BUILD/graph_export as a METIS .graph;
+# GAP's converter turns that file into its .sg / .wsg (symmetrised, so both
+# hold the same undirected simple graph) and hetfarm loads the same file
+# (its .hfg cache next to it). BFS and SSSP start at hetfarm's `maxdegree`
+# vertex, passed to GAP with -r. PageRank runs exactly $PR_ITERS sweeps on
+# both (hetfarm tol 1e-300, GAP -t 0). GAP's SSSP runs with -d $GAP_DELTA (its
+# suite's setting for kron is 2); hetfarm's with its default delta.
+#
+# GAP is built (g++ -O3 -fopenmp, its own Makefile) from $GAPBS_DIR, or from
+# the mirror's bare git dir $GAPBS_GIT extracted under $WORK: it is never
+# copied into this repository.
+#
+# One trial = one hetfarm run (its time is the sum of the rounds' makespans,
+# graph loading excluded) and one GAP run with -n 1 ("Trial Time", loading
+# excluded) per app, apps and the two codes interleaved, $TRIALS times. The
+# summary (gap_compare.py) keeps every trial and the medians and ratios.
+# With BASELINE=DIR (a folder holding an older build's `hetfarm`, e.g. one
+# built from the commit before a change) that build runs in every trial too,
+# between the other two, for a before/after under the same conditions.
+#
+#   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+SCALE=${SCALE:-20}
+EF=${EF:-16}
+THREADS=${THREADS:-$(nproc)}
+TRIALS=${TRIALS:-5}
+PR_ITERS=${PR_ITERS:-20}
+GAP_DELTA=${GAP_DELTA:-2}
+APPS=${APPS:-bfs pagerank cc sssp}
+BUILD=${BUILD:-build}
+WORK=${WORK:-/tmp/gap-compare}
+GAPBS_GIT=${GAPBS_GIT:-/work/.mirror/sbeamer+gapbs/repo}
+GRAIN=${GRAIN:-16384}
+SCHED=${SCHED:-hass}
+BASELINE=${BASELINE:-}
+OUT=${1:-$WORK/graph_cpu_vs_gap.json}
+mkdir -p "$WORK/logs"
+
+# --- GAP ---------------------------------------------------------------------
+if [ -z "${GAPBS_DIR:-}" ]; then
+    GAPBS_DIR=$WORK/gapbs
+    if [ ! -f "$GAPBS_DIR/Makefile" ]; then
+        mkdir -p "$GAPBS_DIR"
+        git --git-dir="$GAPBS_GIT" archive HEAD | tar -x -C "$GAPBS_DIR" || {
+            echo "gap_compare: cannot extract gapbs from $GAPBS_GIT (set GAPBS_DIR)" >&2; exit 1; }
+    fi
+fi
+GAP_COMMIT=$(git --git-dir="$GAPBS_GIT" rev-parse HEAD 2>/dev/null || echo unknown)
+make -C "$GAPBS_DIR" -j"$THREADS" CXX=g++ bfs pr cc sssp converter > "$WORK/logs/gap-build.log" 2>&1 ||
+    { echo "gap_compare: building gapbs failed (see $WORK/logs/gap-build.log)" >&2; exit 1; }
+
+# --- hetfarm -----------------------------------------------------------------
+[ -x "$BUILD/hetfarm" ] && [ -x "$BUILD/graph_export" ] ||
+    { echo "gap_compare: build $BUILD/hetfarm and $BUILD/graph_export first (make graph-export)" >&2
+      exit 1; }
+
+# --- the graph ---------------------------------------------------------------
+G=$WORK/kron$SCALE-ef$EF
+if [ ! -s "$G.graph" ]; then
+    "$BUILD/graph_export" "$G.graph" generate=kron scale="$SCALE" edge_factor="$EF" seed=1 \
+        weighted=1 > "$WORK/logs/export.log" || exit 1
+fi
+[ -s "$G.sg" ] || "$GAPBS_DIR/converter" -f "$G.graph" -s -b "$G.sg" > "$WORK/logs/conv-sg.log" || exit 1
+[ -s "$G.wsg" ] || "$GAPBS_DIR/converter" -f "$G.graph" -s -wb "$G.wsg" > "$WORK/logs/conv-wsg.log" ||
+    exit 1
+# hetfarm's `source = maxdegree`: the first vertex of highest degree (a METIS
+# line with weights holds two tokens per neighbour).
+SRC=$(awk 'NR > 1 { d = NF / 2; if (d > m) { m = d; v = NR - 2 } } END { print v }' "$G.graph")
+
+ini() { # app
+    printf '[run]\napp = %s\nscheduler = %s\nrounds = 100000\ngrain = %s\nprogress = no\n' \
+        "$1" "$SCHED" "$GRAIN"
+    printf '[load]\ngraph = %s.graph\n' "$G"
+    case $1 in
+        bfs | sssp) printf 'source = maxdegree\n' ;;
+        pagerank) printf 'max_iters = %s\ntol = 1e-300\n' "$PR_ITERS" ;;
+    esac
+    printf '[devices]\ncpu = %s\ncuda = none\n' "$THREADS"
+}
+gap_cmd() { # app
+    case $1 in
+        bfs) echo "$GAPBS_DIR/bfs -f $G.sg -r $SRC" ;;
+        pagerank) echo "$GAPBS_DIR/pr -f $G.sg -i $PR_ITERS -t 0" ;;
+        cc) echo "$GAPBS_DIR/cc -f $G.sg" ;;
+        sssp) echo "$GAPBS_DIR/sssp -f $G.wsg -r $SRC -d $GAP_DELTA" ;;
+    esac
+}
+for app in $APPS; do ini "$app" > "$WORK/$app.ini"; done
+# Loads the graph once, so that the .hfg cache exists before the first trial.
+"$BUILD/hetfarm" run "$WORK/bfs.ini" -o "$WORK/logs/warm.json" > "$WORK/logs/warm.log" 2>&1 ||
+    { echo "gap_compare: hetfarm failed (see $WORK/logs/warm.log)" >&2; exit 1; }
+
+status=0
+for t in $(seq 1 "$TRIALS"); do
+    for app in $APPS; do
+        "$BUILD/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hf-$app-$t.json" \
+            > "$WORK/logs/hf-$app-$t.log" 2>&1 || { echo "hetfarm $app trial $t failed" >&2; status=1; }
+        if [ -n "$BASELINE" ]; then
+            "$BASELINE/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hfbase-$app-$t.json" \
+                > "$WORK/logs/hfbase-$app-$t.log" 2>&1 ||
+                { echo "baseline $app trial $t failed" >&2; status=1; }
+        fi
+        OMP_NUM_THREADS=$THREADS $(gap_cmd "$app") -n 1 > "$WORK/logs/gap-$app-$t.log" 2>&1 ||
+            { echo "gap $app trial $t failed" >&2; status=1; }
+    done
+    echo "trial $t done"
+done
+python3 bench/graph/gap_compare.py --logs "$WORK/logs" --trials "$TRIALS" --apps "$APPS" \
+    --graph "$G.graph" --scale "$SCALE" --edge-factor "$EF" --threads "$THREADS" \
+    --source "$SRC" --pr-iters "$PR_ITERS" --gap-delta "$GAP_DELTA" --gap-commit "$GAP_COMMIT" \
+    --hetfarm-commit "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo +dirty)" \
+    ${BASELINE:+--baseline "$BASELINE"} --out "$OUT" || status=1
+exit $status
