@@ -8,12 +8,18 @@ drain and the driver's bookkeeping), and the host gap before the round's first
 bundle (the previous round's merge and push, next_load, the scheduler). With
 --summary only the totals per run: levels, summed makespans, summed gaps and
 the per-round medians, which is what a road-like BFS of 10^4 levels needs.
+Each round also shows the host phases results.json records (next_load,
+partition, merge, adapt, verify), which is where the gap goes.
 
   bench/graph/rounds.py results.json [--summary] [--max-rounds N]
 """
 import json
 import statistics
 import sys
+
+
+# The host phases of a round (results.json's per-round "host", core/engine.h).
+HOST = ("next_load_s", "partition_s", "merge_s", "adapt_s", "verify_s")
 
 
 def per_round(run):
@@ -36,6 +42,7 @@ def per_round(run):
             "makespan_s": r["makespan_s"], "bundles": len(es), "busy_s": busy,
             "copy_in_s": cin, "kernel_s": kern, "copy_out_s": cout,
             "other_s": max(0.0, busy - cin - kern - cout), "gap_s": gap,
+            "host": r.get("host") or {},
         })
         if end is not None:
             prev_end = end
@@ -71,12 +78,14 @@ def main():
             if summary:
                 continue
             print("  round      units  bundles  makespan_us  kernel_us  copyin_us  copyout_us"
-                  "  other_us  gap_us")
+                  "  other_us  gap_us | host_us: next_load partition merge adapt verify")
             for x in rows[:maxr]:
+                h = [x["host"].get(k, 0.0) * 1e6 for k in HOST]
                 print(f"  {x['round']:5d} {x['units']:10.0f} {x['bundles']:8d} "
                       f"{x['makespan_s'] * 1e6:12.1f} {x['kernel_s'] * 1e6:10.1f} "
                       f"{x['copy_in_s'] * 1e6:10.1f} {x['copy_out_s'] * 1e6:11.1f} "
-                      f"{x['other_s'] * 1e6:9.1f} {x['gap_s'] * 1e6:7.1f}")
+                      f"{x['other_s'] * 1e6:9.1f} {x['gap_s'] * 1e6:7.1f} | "
+                      + " ".join(f"{v:.1f}" for v in h))
 
 
 if __name__ == "__main__":

@@ -65,7 +65,11 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
     if (round == 0) /* a standalone pass may have left a union: round 0 has no past */
         hf__shared_round_start(e->shared);
     hf_clear_error();
+    memset(&e->host, 0, sizeof e->host);
+    double t0 = hf__now();
     int rc = e->app->next_load(e->app_ctx, &e->load);
+    e->host.next_load_s = hf__now() - t0;
+    t0 = hf__now();
     if (rc <= 0) {
         if (rc < 0)
             hf__engine_error(e, rc, "app %s: next_load failed for round %d: %s", e->app->name,
@@ -127,6 +131,7 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
         hf__engine_error(e, rc, "%s", hf_last_error());
         return rc;
     }
+    e->host.partition_s = hf__now() - t0;
     e->round = (struct hf_round){
         .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
         .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
@@ -157,7 +162,9 @@ int hf__engine_execute_round(struct hf__engine *e)
     /* Shared data is merged inside the round, and its time counts: a split
      * that leaves much to merge costs what it costs. */
     if (rc == 0 && !e->error && e->shared && hf__engine_round_complete(e)) {
+        double t0 = hf__now();
         rc = hf__shared_merge(e);
+        e->host.merge_s = hf__now() - t0;
         if (rc && !e->error)
             hf__engine_error(e, rc, "merging shared data after round %d: %s", e->round.round,
                              *hf_last_error() ? hf_last_error() : hf_strerror(rc));
@@ -216,6 +223,7 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
     struct hf_round_stats *rs = &run->rounds[run->nrounds];
     rs->round = e->round.round;
     rs->makespan_s = e->round_end - e->round_start;
+    rs->host = e->host;
     rs->load_units = e->load.units;
     rs->load_work = e->round.total_work;
     double rate = 0;

@@ -63,6 +63,14 @@ struct hf_round_stats {
     double efficiency; /* bound_s / makespan_s, <= 1 */
     size_t load_units;          /* the round's load: units (a frontier's vertices) ... */
     double load_work;           /* ... and work (their edges), as the app drew it */
+    /* Host seconds around the devices' work (wall clock, either engine): the
+     * app's next_load, cutting the load into chunks (with their learned costs;
+     * in round 0 also the first upload of shared data), the shared-data merge
+     * (also inside makespan_s), the round's statistics with the scheduler's
+     * adaptation, and the app's verify. */
+    struct hf_round_host {
+        double next_load_s, partition_s, merge_s, adapt_s, verify_s;
+    } host;
     int has_plan;
     double *plan;               /* scheduler's planned shares for the next round */
     struct hf_round_device *dev;/* per device */

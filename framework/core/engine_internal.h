@@ -46,6 +46,7 @@ struct hf__engine {
     int chunk_cost_loaded;         /* ... and the run started from them */
     struct hf_round_device *stats; /* per device, this round */
     double round_start, round_end; /* seconds since the run started */
+    struct hf_round_host host;     /* the current round's host phases (engine.h) */
     struct hf__span_queue orphans;
     unsigned long progress_gen;    /* bumped at every finished bundle */
     unsigned long *asked_gen;      /* per device: progress_gen when it last got nothing */

@@ -189,8 +189,17 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
         e->round_start = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
         e->round_end = e->round_start;
         size_t first_event = e->nevents;
-        if ((rc = hf__engine_execute_round(e)) || (rc = hf__engine_finish_round(e, run)) ||
-            (rc = hf__engine_verify_round(e)))
+        if ((rc = hf__engine_execute_round(e)))
+            break;
+        double t0 = hf__now();
+        if ((rc = hf__engine_finish_round(e, run)))
+            break;
+        double t1 = hf__now();
+        rc = hf__engine_verify_round(e);
+        struct hf_round_host *host = &run->rounds[run->nrounds - 1].host;
+        host->adapt_s = t1 - t0;
+        host->verify_s = hf__now() - t1;
+        if (rc)
             break;
         for (size_t i = first_event; i < e->nevents; i++) {
             e->events[i].start_s -= run_t0;

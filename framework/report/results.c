@@ -92,6 +92,12 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     cJSON_AddNumberToObject(o, "efficiency", rs->efficiency);
     cJSON_AddNumberToObject(o, "load_units", (double)rs->load_units);
     cJSON_AddNumberToObject(o, "load_work", rs->load_work);
+    cJSON *host = cJSON_AddObjectToObject(o, "host");
+    cJSON_AddNumberToObject(host, "next_load_s", rs->host.next_load_s);
+    cJSON_AddNumberToObject(host, "partition_s", rs->host.partition_s);
+    cJSON_AddNumberToObject(host, "merge_s", rs->host.merge_s);
+    cJSON_AddNumberToObject(host, "adapt_s", rs->host.adapt_s);
+    cJSON_AddNumberToObject(host, "verify_s", rs->host.verify_s);
     if (rs->has_plan && rs->plan)
         cJSON_AddItemToObject(o, "plan", cJSON_CreateDoubleArray(rs->plan, r->ndevices));
     else
