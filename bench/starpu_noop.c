@@ -29,82 +29,7 @@
 
 #include <starpu.h>
 
-/* The empty CPU implementation: the whole cost of a task is StarPU's own. */
-static void noop_cpu(void *buffers[], void *arg)
-{
-    (void)buffers;
-    (void)arg;
-}
-
-static struct starpu_codelet noop_cl = {
-    .where = STARPU_CPU,
-    .cpu_funcs = {noop_cpu},
-    .nbuffers = 0,
-    .model = NULL, /* no performance model: nothing to calibrate or write to ~/.starpu */
-    .name = "noop",
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Submits `ntasks` empty tasks and waits for all of them; returns the seconds it took, or a
- * negative value after printing why StarPU refused a task. */
-static double run_batch(long ntasks)
-{
-    double t0 = now_s();
-    for (long i = 0; i < ntasks; i++) {
-        struct starpu_task *task = starpu_task_create(); /* destroyed by StarPU when done */
-        task->cl = &noop_cl;
-        int rc = starpu_task_submit(task);
-        if (rc != 0) {
-            fprintf(stderr, "starpu_noop: starpu_task_submit failed at task %ld: %s\n", i,
-                    strerror(-rc));
-            return -1.0;
-        }
-    }
-    int rc = starpu_task_wait_for_all();
-    if (rc != 0) {
-        fprintf(stderr, "starpu_noop: starpu_task_wait_for_all failed: %s\n", strerror(-rc));
-        return -1.0;
-    }
-    return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Whether `name` is one of StarPU's predefined policies. starpu_init does not fail on an
- * unknown name: it warns and falls back to its default policy, which would silently measure
- * something else, so the name is checked first. */
-static int policy_exists(const char *name)
-{
-    struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
-    for (; p && *p; p++)
-        if ((*p)->policy_name && strcmp((*p)->policy_name, name) == 0)
-            return 1;
-    return 0;
-}
-
-/* Parses a positive integer option value; exits with a message naming the option otherwise. */
-static long parse_count(const char *opt, const char *val, long max)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = val ? strtol(val, &end, 10) : 0;
-    if (!val || errno || *end || v < 1 || v > max) {
-        fprintf(stderr, "starpu_noop: %s = %s: expected an integer in 1..%ld\n", opt,
-                val ? val : "(missing)", max);
-        exit(2);
-    }
-    return v;
-}
+#include "starpu/empty_tasks.h"
 
 static void usage(FILE *f)
 {
@@ -125,11 +50,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--policy") && v) {
             policy = v;
         } else if (!strcmp(a, "--workers")) {
-            workers = parse_count(a, v, STARPU_MAXCPUS);
+            workers = parse_count("starpu_noop", a, v, STARPU_MAXCPUS);
         } else if (!strcmp(a, "--tasks")) {
-            ntasks = parse_count(a, v, 100000000L);
+            ntasks = parse_count("starpu_noop", a, v, 100000000L);
         } else if (!strcmp(a, "--reps")) {
-            reps = parse_count(a, v, 1000);
+            reps = parse_count("starpu_noop", a, v, 1000);
         } else {
             fprintf(stderr, "starpu_noop: unknown or incomplete option '%s'\n", a);
             usage(stderr);
@@ -138,7 +63,7 @@ int main(int argc, char **argv)
         i++;
     }
 
-    if (!policy_exists(policy)) {
+    if (!policy_predefined(policy)) {
         fprintf(stderr, "starpu_noop: --policy %s: not a StarPU scheduling policy (known:", policy);
         for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
             fprintf(stderr, " %s", (*p)->policy_name);
@@ -178,9 +103,9 @@ int main(int argc, char **argv)
         starpu_shutdown();
         return 1;
     }
-    int failed = run_batch(ntasks) < 0; /* warm-up at full size, not timed */
+    int failed = run_batch("starpu_noop", ntasks) < 0; /* warm-up at full size, not timed */
     for (long r = 0; r < reps && !failed; r++) {
-        samples[r] = run_batch(ntasks);
+        samples[r] = run_batch("starpu_noop", ntasks);
         failed = samples[r] < 0;
     }
     starpu_shutdown();

@@ -33,66 +33,16 @@
 
 #include <starpu.h>
 
+#include "empty_tasks.h"
 #include "hf_starpu.h"
 
 #define MAXPOL 16
 
-static void noop_cpu(void *buffers[], void *arg)
-{
-    (void)buffers;
-    (void)arg;
-}
-
-static struct starpu_codelet noop_cl = {
-    .where = STARPU_CPU,
-    .cpu_funcs = {noop_cpu},
-    .nbuffers = 0,
-    .model = NULL,
-    .name = "noop",
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Submits `ntasks` empty tasks and waits; the seconds it took, or -1. */
-static double run_batch(long ntasks)
-{
-    double t0 = now_s();
-    for (long i = 0; i < ntasks; i++) {
-        struct starpu_task *task = starpu_task_create();
-        task->cl = &noop_cl;
-        int rc = starpu_task_submit(task);
-        if (rc != 0) {
-            fprintf(stderr, "policy_overhead: starpu_task_submit failed: %s\n", strerror(-rc));
-            return -1.0;
-        }
-    }
-    int rc = starpu_task_wait_for_all();
-    if (rc != 0) {
-        fprintf(stderr, "policy_overhead: starpu_task_wait_for_all failed: %s\n", strerror(-rc));
-        return -1.0;
-    }
-    return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Whether `name` is hf-hass or a StarPU predefined policy; lists them if not. */
 static int policy_known(const char *name)
 {
-    if (!strcmp(name, "hf-hass"))
+    if (!strcmp(name, "hf-hass") || policy_predefined(name))
         return 1;
-    for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
-        if ((*p)->policy_name && !strcmp((*p)->policy_name, name))
-            return 1;
     fprintf(stderr, "policy_overhead: unknown policy '%s' (known: hf-hass", name);
     for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
         fprintf(stderr, " %s", (*p)->policy_name);
@@ -100,18 +50,6 @@ static int policy_known(const char *name)
     return 0;
 }
 
-static long parse_count(const char *opt, const char *val, long max)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = val ? strtol(val, &end, 10) : 0;
-    if (!val || errno || *end || v < 1 || v > max) {
-        fprintf(stderr, "policy_overhead: %s = %s: expected an integer in 1..%ld\n", opt,
-                val ? val : "(missing)", max);
-        exit(2);
-    }
-    return v;
-}
 
 /* One StarPU life under `policy`: a warm-up batch, then `batches` timed
  * batches appended to samples. Returns 0 or -1. */
@@ -140,9 +78,9 @@ static int one_rep(const char *policy, long workers, long ntasks, long batches, 
         starpu_shutdown();
         return -1;
     }
-    int failed = run_batch(ntasks) < 0;
+    int failed = run_batch("policy_overhead", ntasks) < 0;
     for (long b = 0; b < batches && !failed; b++) {
-        samples[b] = run_batch(ntasks);
+        samples[b] = run_batch("policy_overhead", ntasks);
         failed = samples[b] < 0;
     }
     starpu_shutdown();
@@ -162,13 +100,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--policies") && v && strlen(v) < sizeof polbuf) {
             strcpy(polbuf, v);
         } else if (!strcmp(a, "--workers")) {
-            workers = parse_count(a, v, STARPU_MAXCPUS);
+            workers = parse_count("policy_overhead", a, v, STARPU_MAXCPUS);
         } else if (!strcmp(a, "--tasks")) {
-            ntasks = parse_count(a, v, 100000000L);
+            ntasks = parse_count("policy_overhead", a, v, 100000000L);
         } else if (!strcmp(a, "--batches")) {
-            batches = parse_count(a, v, 1000);
+            batches = parse_count("policy_overhead", a, v, 1000);
         } else if (!strcmp(a, "--reps")) {
-            reps = parse_count(a, v, 1000);
+            reps = parse_count("policy_overhead", a, v, 1000);
         } else {
             fprintf(stderr, "policy_overhead: unknown or incomplete option '%s'\n", a);
             return 2;
