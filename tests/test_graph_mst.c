@@ -215,9 +215,7 @@ static int setup_dir(void **state)
 static int remove_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 int main(void)
