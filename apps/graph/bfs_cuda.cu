@@ -43,7 +43,6 @@ struct fuse_state {
     unsigned long long start, end;
     unsigned long long edges[3];  /* the degrees of a level's finds, by the queue they go to */
     unsigned int count[3];        /* entries in each queue */
-    int levels;                   /* levels the fused kernel expanded */
 };
 
 /* Before the host-launched level: where its finds will start in the list. */
@@ -52,7 +51,6 @@ static __global__ void mark_start(struct hf_cuda_recorder rec, struct fuse_state
     st->start = *rec.count;
     st->edges[0] = st->edges[1] = st->edges[2] = 0;
     st->count[0] = st->count[1] = st->count[2] = 0;
-    st->levels = 0;
 }
 
 /* After it: where they end. */
@@ -136,8 +134,6 @@ static __global__ void fused_kernel(const uint64_t *offsets, const uint32_t *adj
             found_edges += __shfl_down_sync(0xffffffffu, found_edges, o);
         if ((threadIdx.x & 31) == 0 && found_edges)
             atomicAdd(&st->edges[out], found_edges);
-        if (tid == 0)
-            st->levels = it + 1;
         grid.sync(); /* the level is done: its finds, their count and edges are visible */
     }
 }
