@@ -200,12 +200,24 @@ static double round_bound(struct hf__engine *e)
 {
     double lat[e->ndev], inv[e->ndev], x[e->ndev];
     int use[e->ndev];
+    double mean_w = e->round.nchunks ? e->round.total_work / (double)e->round.nchunks : 0.0;
     for (int d = 0; d < e->ndev; d++) {
         struct hf_cost_model *m = &e->cost[d];
         hf_cost_refit(m);
         use[d] = e->alive[d] && m->fitted;
         lat[d] = m->lat;
         inv[d] = m->inv;
+        /* A CPU team runs one chunk per bundle, so it pays its latency per
+         * chunk, not once (as HASS's split models it): folded into its cost
+         * per unit at the round's mean chunk. Without this, a CPU whose
+         * chunks all had one size - its latency and slope cannot be told
+         * apart, and noise decides the fit - could be credited with the whole
+         * round for one latency (make run on a busy 2-core machine read
+         * bound_s 0.011 s against a 0.59 s makespan). */
+        if (!hf_devlist_get(e->devs, d)->info.is_gpu && mean_w > 0.0) {
+            inv[d] += lat[d] / mean_w;
+            lat[d] = 0.0;
+        }
         double model = lat[d] + inv[d] * e->stats[d].work;
         if (use[d] && e->stats[d].work > 0 && model > e->stats[d].busy_s) {
             double f = e->stats[d].busy_s / model;
