@@ -186,8 +186,9 @@ $(BUILD)/tests/test_starpu_hass: tests/test_starpu_hass.c $(SP_LIB)
 
 # The MPI transport's test under 3 ranks (what `make test` runs through the
 # test's own re-execution), and its dispatch bench (bench/mpi/dispatch.c).
+ifeq ($(HAVE_MPI),1)
 test-mpi: $(BUILD)/tests/test_mpi_transport
-	$(HF_MPIRUN) -np 3 $<
+	timeout 90 $(HF_MPIRUN) -np 3 $<
 
 $(BUILD)/bench/mpi/dispatch: bench/mpi/dispatch.c $(LIB)
 	@mkdir -p $(@D)
@@ -195,6 +196,10 @@ $(BUILD)/bench/mpi/dispatch: bench/mpi/dispatch.c $(LIB)
 
 bench-mpi: $(BUILD)/bench/mpi/dispatch
 	bench/mpi/run.sh $<
+else
+test-mpi bench-mpi:
+	@echo "$@: built without MPI (pkg-config ompi-c failed, or HAVE_MPI= was given): skipped"
+endif
 
 # Runs the given test programs; exit 77 counts as skipped (its last line says
 # why), anything else non-zero fails. Each outcome is appended to $(SUMMARY),
