@@ -58,7 +58,9 @@ enum hf_mpi_op { HF_MPI_MIN, HF_MPI_SUM, HF_MPI_OR };
 /* Initialises MPI (MPI_THREAD_FUNNELED: only the thread that calls these
  * functions talks MPI) unless the program already did, and opens the transport
  * on a private duplicate of MPI_COMM_WORLD. `timeout_s` (> 0) is the deadline
- * of every call that waits on another rank. `argc`/`argv` may be NULL. */
+ * of every call that waits on another rank. `argc`/`argv` may be NULL.
+ * Collective over MPI_COMM_WORLD (MPI_Comm_dup) and, unlike the calls below,
+ * not bounded by the deadline: call it at start-up, on every rank. */
 int hf_mpi_init(hf_mpi_t *t, int *argc, char ***argv, double timeout_s);
 /* Closes the transport, and finalises MPI if hf_mpi_init initialised it. */
 void hf_mpi_destroy(hf_mpi_t t);
@@ -82,7 +84,9 @@ int hf_mpi_collect(hf_mpi_t t, int *rank, struct hf_mpi_done *done);
 /* Number of spans handed to `rank` and not yet collected. */
 int hf_mpi_outstanding(hf_mpi_t t, int rank);
 
-/* Worker: waits for the next span from rank 0 (deadline: names rank 0). */
+/* Worker: waits for the next span from rank 0 (deadline: names rank 0). The
+ * deadline also runs while rank 0 does other work (between rounds, say): set
+ * it to cover that. */
 int hf_mpi_wait_span(hf_mpi_t t, struct hf_mpi_span *span);
 /* Worker: reports the completion of a span to rank 0. */
 int hf_mpi_report(hf_mpi_t t, const struct hf_mpi_done *done);
