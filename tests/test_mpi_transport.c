@@ -61,7 +61,10 @@ static void sleep_s(double s)
 enum { NSPANS = 3000, PER_RANK = 2 };
 
 /* Span i covers 1 + i % 7 chunks, so spans are uneven and the total is known. */
-static uint64_t span_count(int i) { return 1 + (uint64_t)(i % 7); }
+static uint64_t span_count(int i)
+{
+    return 1 + (uint64_t)(i % 7);
+}
 
 static void test_spans(void **state)
 {
@@ -155,7 +158,10 @@ static void test_bcast(void **state)
     free(buf);
 }
 
-static double value_at(size_t i) { return (double)i * 0.5 - 3.0; }
+static double value_at(size_t i)
+{
+    return (double)i * 0.5 - 3.0;
+}
 
 static void test_gather(void **state)
 {
@@ -208,7 +214,9 @@ static void test_gather(void **state)
                 a[i] = (type)((i * 7 + rank * 13) % 101);                                          \
             }                                                                                      \
             assert_int_equal(hf_mpi_allreduce(T, a, N, elem, (enum hf_mpi_op)op), 0);              \
-            const type *want = op == HF_MPI_MIN ? want_min : op == HF_MPI_SUM ? want_sum : want_or; \
+            const type *want = op == HF_MPI_MIN   ? want_min                                       \
+                               : op == HF_MPI_SUM ? want_sum                                       \
+                                                  : want_or;                                       \
             for (int i = 0; i < N; i++)                                                            \
                 if (a[i] != want[i])                                                               \
                     fail_msg(#type " op %d element %d: %g, expected %g", op, i, (double)a[i],      \
@@ -255,7 +263,8 @@ static void test_hung_rank(void **state)
         printf("rank 0 gave up after %.3f s: %s\n", waited, hf_last_error());
         assert_true(waited < deadline + slack);
         assert_non_null(strstr(hf_last_error(), "rank 2 reported nothing"));
-        assert_non_null(strstr(hf_last_error(), "1 span(s) outstanding, the last [4, 8) of round 7"));
+        assert_non_null(
+            strstr(hf_last_error(), "1 span(s) outstanding, the last [4, 8) of round 7"));
         /* Broken: the next call fails at once with the same message. */
         hf_clear_error();
         t0 = now_s();
@@ -341,10 +350,8 @@ int main(int argc, char **argv)
         hf_mpi_abort(T, 1);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spans),
-        cmocka_unit_test(test_bcast),
-        cmocka_unit_test(test_gather),
-        cmocka_unit_test(test_allreduce),
+        cmocka_unit_test(test_spans),     cmocka_unit_test(test_bcast),
+        cmocka_unit_test(test_gather),    cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_hung_rank),
     };
     char name[32];

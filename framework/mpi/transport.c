@@ -50,12 +50,12 @@ struct hf_mpi {
     int rank, size;
     int finalize; /* hf_mpi_init called MPI_Init_thread */
     double timeout_s;
-    int broken;            /* first error code, 0 while healthy */
-    char why[512];         /* its message */
-    int *outstanding;      /* rank 0: spans handed and not collected, per rank */
-    double *waiting_since; /* rank 0: when the oldest outstanding span was handed */
-    MPI_Op u8_sum;              /* wrapping u8 sum (see hf_mpi_allreduce) */
-    struct hf_mpi_span *last;   /* rank 0: the last span handed, for the message */
+    int broken;               /* first error code, 0 while healthy */
+    char why[512];            /* its message */
+    int *outstanding;         /* rank 0: spans handed and not collected, per rank */
+    double *waiting_since;    /* rank 0: when the oldest outstanding span was handed */
+    MPI_Op u8_sum;            /* wrapping u8 sum (see hf_mpi_allreduce) */
+    struct hf_mpi_span *last; /* rank 0: the last span handed, for the message */
 };
 
 static double now_s(void)
@@ -213,9 +213,18 @@ _Noreturn void hf_mpi_abort(hf_mpi_t t, int code)
     abort(); /* MPI_Abort does not return; this only tells the compiler */
 }
 
-int hf_mpi_rank(hf_mpi_t t) { return t->rank; }
-int hf_mpi_size(hf_mpi_t t) { return t->size; }
-double hf_mpi_timeout(hf_mpi_t t) { return t->timeout_s; }
+int hf_mpi_rank(hf_mpi_t t)
+{
+    return t->rank;
+}
+int hf_mpi_size(hf_mpi_t t)
+{
+    return t->size;
+}
+double hf_mpi_timeout(hf_mpi_t t)
+{
+    return t->timeout_s;
+}
 
 void hf_mpi_set_timeout(hf_mpi_t t, double timeout_s)
 {
@@ -241,8 +250,8 @@ static int send_record(struct hf_mpi *t, const void *rec, int bytes, int to, int
     rc = wait_all(t, &req, 1, now_s() + t->timeout_s, &late, what);
     if (rc == 1) {
         cancel_all(&req, 1);
-        return fail(t, HF_EDEVICE, "%s: rank %d did not take the message within %.3g s", what,
-                    to, t->timeout_s);
+        return fail(t, HF_EDEVICE, "%s: rank %d did not take the message within %.3g s", what, to,
+                    t->timeout_s);
     }
     return rc;
 }
@@ -446,7 +455,8 @@ int hf_mpi_gather_ranges(hf_mpi_t t, void *buf, size_t elem, const struct hf_mpi
         MPI_Request *req = malloc((size_t)(nmine + 1) * sizeof *req);
         if (req == NULL)
             return hf_fail(HF_ENOMEM, "gather: out of memory");
-        rc = MPI_Isend(mine, (int)(nmine * sizeof *mine), MPI_BYTE, 0, TAG_RANGES, t->comm, &req[0]);
+        rc =
+            MPI_Isend(mine, (int)(nmine * sizeof *mine), MPI_BYTE, 0, TAG_RANGES, t->comm, &req[0]);
         for (int i = 0; i < nmine && rc == MPI_SUCCESS; i++)
             rc = MPI_Isend((char *)buf + mine[i].first * elem, (int)(mine[i].count * elem),
                            MPI_BYTE, 0, TAG_DATA, t->comm, &req[i + 1]);
@@ -483,9 +493,10 @@ int hf_mpi_gather_ranges(hf_mpi_t t, void *buf, size_t elem, const struct hf_mpi
         }
         if (rc == 0 && (rc = wait_all(t, req, n, deadline, &late, "gather")) == 1) {
             cancel_all(req, n);
-            rc = fail(t, HF_EDEVICE, "gather: rank %d did not send range [%llu, %llu) within %.3g s",
-                      r, (unsigned long long)rs[late].first,
-                      (unsigned long long)(rs[late].first + rs[late].count), t->timeout_s);
+            rc =
+                fail(t, HF_EDEVICE, "gather: rank %d did not send range [%llu, %llu) within %.3g s",
+                     r, (unsigned long long)rs[late].first,
+                     (unsigned long long)(rs[late].first + rs[late].count), t->timeout_s);
         }
         free(rs);
         free(req);
@@ -498,13 +509,20 @@ int hf_mpi_gather_ranges(hf_mpi_t t, void *buf, size_t elem, const struct hf_mpi
 static MPI_Datatype mpi_type(enum hf_elem type)
 {
     switch (type) {
-    case HF_ELEM_U8: return MPI_UINT8_T;
-    case HF_ELEM_I32: return MPI_INT32_T;
-    case HF_ELEM_U32: return MPI_UINT32_T;
-    case HF_ELEM_F32: return MPI_FLOAT;
-    case HF_ELEM_I64: return MPI_INT64_T;
-    case HF_ELEM_U64: return MPI_UINT64_T;
-    case HF_ELEM_F64: return MPI_DOUBLE;
+    case HF_ELEM_U8:
+        return MPI_UINT8_T;
+    case HF_ELEM_I32:
+        return MPI_INT32_T;
+    case HF_ELEM_U32:
+        return MPI_UINT32_T;
+    case HF_ELEM_F32:
+        return MPI_FLOAT;
+    case HF_ELEM_I64:
+        return MPI_INT64_T;
+    case HF_ELEM_U64:
+        return MPI_UINT64_T;
+    case HF_ELEM_F64:
+        return MPI_DOUBLE;
     }
     return MPI_DATATYPE_NULL;
 }
