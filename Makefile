@@ -58,6 +58,22 @@ LIB_SRC := $(filter-out %_cuda.c,$(LIB_SRC))
 CU_SRC  :=
 endif
 
+# Open MPI (optional; framework/mpi/README.md): the rank transport, compiled
+# into the library with -DHF_HAVE_MPI when pkg-config finds ompi-c. `make
+# HAVE_MPI=` builds without it even when it is installed. tests/test_mpi_transport
+# is built either way; it skips (exit 77) without MPI and otherwise starts
+# itself under $(HF_MPIRUN) with 3 ranks (`make test-mpi` runs that directly).
+HAVE_MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)
+ifeq ($(HAVE_MPI),1)
+LIB_SRC += $(wildcard framework/mpi/*.c)
+CFLAGS  += -DHF_HAVE_MPI $(shell pkg-config --cflags ompi-c)
+LDLIBS  += $(shell pkg-config --libs ompi-c)
+endif
+# How the MPI tests and benches start their ranks: as root in a container,
+# oversubscribed (3 ranks on 2 cores). Exported: the test re-executes itself with it.
+HF_MPIRUN ?= mpirun --oversubscribe --allow-run-as-root
+export HF_MPIRUN
+
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.cu.o)
 
 # App registry: every apps/*/NAME.c that defines `const struct hf_app
@@ -91,7 +107,7 @@ SP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)) \
 $(BUILD)/framework/starpu/%.o: CFLAGS += $(SP_CFLAGS)
 
 .PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \
-        starpu \
+        starpu test-mpi bench-mpi \
         fuzz fuzz-build
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.
@@ -167,6 +183,23 @@ $(BUILD)/tests/test_starpu_hass: tests/test_starpu_hass.c $(SP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SP_CFLAGS) -iquote framework/starpu -Itests $(LDFLAGS) -o $@ $< $(SP_LIB) \
 	    $(SP_LIBS) $(LDLIBS) -lcmocka
+
+# The MPI transport's test under 3 ranks (what `make test` runs through the
+# test's own re-execution), and its dispatch bench (bench/mpi/dispatch.c).
+ifeq ($(HAVE_MPI),1)
+test-mpi: $(BUILD)/tests/test_mpi_transport
+	timeout 90 $(HF_MPIRUN) -np 3 $<
+
+$(BUILD)/bench/mpi/dispatch: bench/mpi/dispatch.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+bench-mpi: $(BUILD)/bench/mpi/dispatch
+	bench/mpi/run.sh $<
+else
+test-mpi bench-mpi:
+	@echo "$@: built without MPI (pkg-config ompi-c failed, or HAVE_MPI= was given): skipped"
+endif
 
 # Runs the given test programs; exit 77 counts as skipped (its last line says
 # why), anything else non-zero fails. Each outcome is appended to $(SUMMARY),

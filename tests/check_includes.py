@@ -14,6 +14,7 @@ framework) and checked against the rooms' rules:
     report/           faces, io/, core/, report/    (never drivers/)
     cli/              anything in framework/
     starpu/           faces and starpu/             (HASS as a StarPU policy: its own library)
+    mpi/              faces and mpi/                (the rank transport; built only with MPI)
     schedulers/       faces and schedulers/
     apps/NAME/        faces and apps/NAME/     (apps/ itself: faces)
 
@@ -34,6 +35,7 @@ ALLOWED = {
     "report": {"faces", "io", "core", "report"},
     "cli": {"faces", "io", "drivers", "core", "report", "cli"},
     "starpu": {"faces", "starpu"},
+    "mpi": {"faces", "mpi"},
     "schedulers": {"faces", "schedulers"},
     "apps": {"faces"},
 }

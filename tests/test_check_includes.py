@@ -44,6 +44,10 @@ CASES = [
      '#include "drivers/blas_env.h"', "room report may include only"),
     ("the StarPU policy includes core", "framework/starpu/deal.c", '#include "core/pool.h"',
      "room starpu may include only"),
+    ("the MPI transport includes core", "framework/mpi/transport.c", '#include "core/pool.h"',
+     "room mpi may include only"),
+    ("a driver includes the MPI transport", "framework/drivers/device_cpu.c",
+     '#include "mpi/transport.h"', "room drivers may include only"),
     ("a face includes a room", "framework/sched.h", '#include "core/profile.h"',
      "room faces may include only"),
 ]

@@ -1,0 +1,110 @@
+/* transport.h - hetfarm's rank transport over MPI: the primitives a run across
+ * nodes needs (framework/mpi/README.md), each with a deadline.
+ *
+ * Built only when the Makefile finds Open MPI (HF_HAVE_MPI). The header is plain
+ * C and does not include <mpi.h>: callers never touch MPI types.
+ *
+ * Errors (the HF_E* vocabulary of hetfarm.h):
+ *   HF_EDEVICE  a rank did not answer within the deadline (hung or dead); the
+ *               message names the rank ("rank 2 did not ...") and the
+ *               transport is broken from then on: every later call fails at
+ *               once with HF_EDEVICE, and the run should end with
+ *               hf_mpi_abort() (a hung rank cannot take part in MPI_Finalize).
+ *               A rank is a node-device to the top level, hence "device failed".
+ *   HF_EIO      an MPI call itself returned an error (its MPI error string is
+ *               in the message); the transport is broken as above.
+ *   HF_EINVAL   a bad argument: an operation a type does not support (OR on
+ *               floating point), an unknown element type.
+ *   HF_ERANGE   a message larger than MPI's int count allows (2 GiB - 1 bytes
+ *               per message).
+ *   HF_ENOMEM   a host allocation failed.
+ * Misuse (a worker-only call on rank 0, collecting with nothing outstanding)
+ * stops with HF_ASSERT_MSG.
+ */
+#ifndef HF_MPI_TRANSPORT_H
+#define HF_MPI_TRANSPORT_H
+
+#include "hetfarm.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hf_mpi *hf_mpi_t;
+
+/* A span handed by rank 0 to a worker rank: chunks [first, first + count) of
+ * round `round`. `stop` set (and count 0) tells the worker there is no more. */
+struct hf_mpi_span {
+    uint64_t first, count;
+    int32_t round;
+    int32_t stop;
+};
+
+/* A worker's completion of one span: the span, the seconds it was busy and its
+ * status (0 or a negative HF_E* code, passed through to rank 0 unchanged). */
+struct hf_mpi_done {
+    uint64_t first, count;
+    double busy_s;
+    int32_t round;
+    int32_t status;
+};
+
+/* A range of elements [first, first + count) of a result array. */
+struct hf_mpi_range {
+    uint64_t first, count;
+};
+
+enum hf_mpi_op { HF_MPI_MIN, HF_MPI_SUM, HF_MPI_OR };
+
+/* Initialises MPI (MPI_THREAD_FUNNELED: only the thread that calls these
+ * functions talks MPI) unless the program already did, and opens the transport
+ * on a private duplicate of MPI_COMM_WORLD. `timeout_s` (> 0) is the deadline
+ * of every call that waits on another rank. `argc`/`argv` may be NULL.
+ * Collective over MPI_COMM_WORLD (MPI_Comm_dup) and, unlike the calls below,
+ * not bounded by the deadline: call it at start-up, on every rank. */
+int hf_mpi_init(hf_mpi_t *t, int *argc, char ***argv, double timeout_s);
+/* Closes the transport, and finalises MPI if hf_mpi_init initialised it. */
+void hf_mpi_destroy(hf_mpi_t t);
+/* Ends every rank of the job at once (MPI_Abort) with exit status `code`; for
+ * a run that failed because a rank hung. Does not return. */
+_Noreturn void hf_mpi_abort(hf_mpi_t t, int code);
+
+int hf_mpi_rank(hf_mpi_t t);
+int hf_mpi_size(hf_mpi_t t);
+/* The deadline in seconds; it may be changed between calls. */
+double hf_mpi_timeout(hf_mpi_t t);
+void hf_mpi_set_timeout(hf_mpi_t t, double timeout_s);
+
+/* Rank 0: hands `span` to worker rank `rank` (1 .. size-1). Several spans may
+ * be outstanding per rank; each must be collected. */
+int hf_mpi_hand(hf_mpi_t t, int rank, const struct hf_mpi_span *span);
+/* Rank 0: waits for the next completion from any rank with an outstanding
+ * span; sets *rank and *done. Fails with HF_EDEVICE naming the rank whose
+ * oldest outstanding span has waited longer than the deadline. */
+int hf_mpi_collect(hf_mpi_t t, int *rank, struct hf_mpi_done *done);
+/* Number of spans handed to `rank` and not yet collected. */
+int hf_mpi_outstanding(hf_mpi_t t, int rank);
+
+/* Worker: waits for the next span from rank 0 (deadline: names rank 0). The
+ * deadline also runs while rank 0 does other work (between rounds, say): set
+ * it to cover that. */
+int hf_mpi_wait_span(hf_mpi_t t, struct hf_mpi_span *span);
+/* Worker: reports the completion of a span to rank 0. */
+int hf_mpi_report(hf_mpi_t t, const struct hf_mpi_done *done);
+
+/* Every rank: rank 0's `bytes` bytes at `buf` are copied into every other
+ * rank's `buf` (a read-only input replicated once). */
+int hf_mpi_bcast(hf_mpi_t t, void *buf, size_t bytes);
+
+/* Every rank: rank 0 receives into `buf` (elements of `elem` bytes) the ranges
+ * `mine[0 .. nmine)` of every other rank, each taken from that rank's own
+ * `buf` at the same offsets; rank 0's own ranges are already in place. The
+ * ranges of different ranks must not overlap (not checked: the pool's
+ * exactly-once ledger guarantees it for spans). */
+int hf_mpi_gather_ranges(hf_mpi_t t, void *buf, size_t elem, const struct hf_mpi_range *mine,
+                         int nmine);
+
+/* Every rank: `vec` (n elements of type `type`) becomes the element-wise
+ * min / sum / bitwise or of every rank's `vec`. OR takes integer types only. */
+int hf_mpi_allreduce(hf_mpi_t t, void *vec, size_t n, enum hf_elem type, enum hf_mpi_op op);
+
+#endif
