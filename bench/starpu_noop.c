@@ -75,14 +75,8 @@ int main(int argc, char **argv)
     setenv("STARPU_SILENT", "1", 1);
 
     struct starpu_conf conf;
-    starpu_conf_init(&conf);
-    conf.precedence_over_environment_variables = 1;
+    cpu_only_conf(&conf, workers);
     conf.sched_policy_name = policy;
-    conf.ncpus = (int)workers;
-    conf.ncuda = 0;
-    conf.nopencl = 0;
-    conf.nmic = 0;
-    conf.nmpi_ms = 0;
     int rc = starpu_init(&conf);
     if (rc != 0) {
         fprintf(stderr, "starpu_noop: starpu_init (policy %s, %ld CPU workers) failed: %s\n",

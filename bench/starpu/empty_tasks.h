@@ -61,6 +61,21 @@ static double run_batch(const char *prog, long ntasks)
     return now_s() - t0;
 }
 
+/* A conf of `workers` CPU workers and nothing else (CUDA, OpenCL, MIC and MPI
+ * master-slave off, so a machine with a GPU measures what one without does),
+ * taking precedence over STARPU_* variables so that a stray STARPU_SCHED or
+ * STARPU_NCPU cannot change what is measured. The caller sets the policy. */
+static void cpu_only_conf(struct starpu_conf *conf, long workers)
+{
+    starpu_conf_init(conf);
+    conf->precedence_over_environment_variables = 1;
+    conf->ncpus = (int)workers;
+    conf->ncuda = 0;
+    conf->nopencl = 0;
+    conf->nmic = 0;
+    conf->nmpi_ms = 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

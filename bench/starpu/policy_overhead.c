@@ -56,17 +56,11 @@ static int policy_known(const char *name)
 static int one_rep(const char *policy, long workers, long ntasks, long batches, double *samples)
 {
     struct starpu_conf conf;
-    starpu_conf_init(&conf);
-    conf.precedence_over_environment_variables = 1;
+    cpu_only_conf(&conf, workers);
     if (!strcmp(policy, "hf-hass"))
         conf.sched_policy = &hf_starpu_hass_policy;
     else
         conf.sched_policy_name = policy;
-    conf.ncpus = (int)workers;
-    conf.ncuda = 0;
-    conf.nopencl = 0;
-    conf.nmic = 0;
-    conf.nmpi_ms = 0;
     int rc = starpu_init(&conf);
     if (rc != 0) {
         fprintf(stderr, "policy_overhead: starpu_init (%s) failed: %s\n", policy, strerror(-rc));
