@@ -196,15 +196,16 @@ int hf__engine_execute_round(struct hf__engine *e)
  * devices without a model are left out of the bound, which only raises it
  * towards the same split. So efficiency = bound / makespan <= 1 by construction,
  * jitter or not; the test suite checks it on every scheduler. */
-static double round_bound(struct hf__engine *e)
+double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,
+                       const int *cpu, const int *alive, int n, double total, size_t nchunks)
 {
-    double lat[e->ndev], inv[e->ndev], x[e->ndev];
-    int use[e->ndev];
-    double mean_w = e->round.nchunks ? e->round.total_work / (double)e->round.nchunks : 0.0;
-    for (int d = 0; d < e->ndev; d++) {
-        struct hf_cost_model *m = &e->cost[d];
+    double lat[n], inv[n], x[n];
+    int use[n];
+    double mean_w = nchunks ? total / (double)nchunks : 0.0;
+    for (int d = 0; d < n; d++) {
+        struct hf_cost_model *m = &cost[d];
         hf_cost_refit(m);
-        use[d] = e->alive[d] && m->fitted;
+        use[d] = (!alive || alive[d]) && m->fitted;
         lat[d] = m->lat;
         inv[d] = m->inv;
         /* A CPU team runs one chunk per bundle, so it pays its latency per
@@ -214,19 +215,29 @@ static double round_bound(struct hf__engine *e)
          * apart, and noise decides the fit - could be credited with the whole
          * round for one latency (make run on a busy 2-core machine read
          * bound_s 0.011 s against a 0.59 s makespan). */
-        if (!hf_devlist_get(e->devs, d)->info.is_gpu && mean_w > 0.0) {
+        if (cpu[d] && mean_w > 0.0) {
             inv[d] += lat[d] / mean_w;
             lat[d] = 0.0;
         }
-        double model = lat[d] + inv[d] * e->stats[d].work;
-        if (use[d] && e->stats[d].work > 0 && model > e->stats[d].busy_s) {
-            double f = e->stats[d].busy_s / model;
+        double model = lat[d] + inv[d] * st[d].work;
+        if (use[d] && st[d].work > 0 && model > st[d].busy_s) {
+            double f = st[d].busy_s / model;
             lat[d] *= f;
             inv[d] *= f;
         }
     }
-    double t = hf_cost_split(lat, inv, use, e->ndev, e->round.total_work, x);
+    double t = hf_cost_split(lat, inv, use, n, total, x);
     return isfinite(t) ? t : 0.0;
+}
+
+/* The engine's round: its devices' models and statistics. */
+static double round_bound(struct hf__engine *e)
+{
+    int cpu[e->ndev];
+    for (int d = 0; d < e->ndev; d++)
+        cpu[d] = !hf_devlist_get(e->devs, d)->info.is_gpu;
+    return hf__round_bound(e->cost, e->stats, cpu, e->alive, e->ndev, e->round.total_work,
+                           e->round.nchunks);
 }
 
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */

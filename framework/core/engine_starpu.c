@@ -195,28 +195,6 @@ static int reserve_events(struct hf_run *run, size_t *cap, size_t n)
     return 0;
 }
 
-/* The round's bound: engine.c's round_bound over the devices' models. */
-static double round_bound(struct hf_cost_model *cost, const struct hf_round_device *st, int n,
-                          double total)
-{
-    double lat[n], inv[n], x[n];
-    int use[n];
-    for (int d = 0; d < n; d++) {
-        hf_cost_refit(&cost[d]);
-        use[d] = cost[d].fitted;
-        lat[d] = cost[d].lat;
-        inv[d] = cost[d].inv;
-        double model = lat[d] + inv[d] * st[d].work;
-        if (use[d] && st[d].work > 0 && model > st[d].busy_s) {
-            double f = st[d].busy_s / model;
-            lat[d] *= f;
-            inv[d] *= f;
-        }
-    }
-    double t = hf_cost_split(lat, inv, use, n, total, x);
-    return isfinite(t) ? t : 0.0;
-}
-
 /* Runs one round: load, chunks, one task per chunk, wait, check, record. */
 static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct starpu_codelet *cl,
                     struct hf_run *run, struct hf_cost_model *cost, size_t *evcap, double t0,
@@ -313,7 +291,10 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         rs->makespan_s = end - start;
         rs->load_units = r->load.units;
         rs->load_work = total;
-        rs->bound_s = round_bound(cost, rs->dev, nd, total);
+        int cpu[nd]; /* StarPU's workers here are CPU workers, one chunk per task */
+        for (int d = 0; d < nd; d++)
+            cpu[d] = 1;
+        rs->bound_s = hf__round_bound(cost, rs->dev, cpu, NULL, nd, total, r->nchunks);
         rs->efficiency = rs->makespan_s > 0 ? rs->bound_s / rs->makespan_s : 0;
         run->total_work = total;
         run->nrounds++;
