@@ -38,8 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "engine_internal.h"
 #include "engine_starpu.h"
 
 /* ---- the names: "starpu:POLICY" as an ops table -------------------------------- */
@@ -116,13 +116,6 @@ const struct hf_sched_ops *hf__starpu_sched(const char *policy)
     return &sp_ops[sp_n++];
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* What one task carries and brings back. */
 struct sp_task {
     struct sp_run *run;
@@ -151,7 +144,7 @@ static void sp_cpu(void *buffers[], void *arg)
     struct sp_run *r = t->run;
     int w = starpu_worker_get_id();
     t->device = w >= 0 && w < STARPU_NMAXWORKERS ? r->worker_dev[w] : -1;
-    t->start = now_s();
+    t->start = hf__now();
     struct hf_bundle b;
     int (*bundle)(void *, const struct hf_chunk *, size_t, struct hf_bundle *) =
         r->app->bundle ? r->app->bundle : hf_bundle_merge;
@@ -164,7 +157,7 @@ static void sp_cpu(void *buffers[], void *arg)
         if (!rc && r->app->collect)
             rc = r->app->collect(r->ctx, &b);
     }
-    t->end = now_s();
+    t->end = hf__now();
     if (rc)
         snprintf(t->err, sizeof t->err, "%s", *hf_last_error() ? hf_last_error() : hf_strerror(rc));
     t->rc = rc;
@@ -230,7 +223,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         total += r->chunks[i].work;
     }
 
-    double start = now_s();
+    double start = hf__now();
     for (size_t i = 0; i < r->nchunks && !rc; i++) {
         tasks[i] = (struct sp_task){.run = r, .chunk = i, .device = -1};
         struct starpu_task *t = starpu_task_create();
@@ -243,7 +236,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
             rc = hf_fail(HF_EAPP, "starpu_task_submit failed for chunk %zu: %s", i, strerror(-src));
     }
     int wrc = starpu_task_wait_for_all();
-    double end = now_s();
+    double end = hf__now();
     if (!rc && wrc)
         rc = hf_fail(HF_EAPP, "starpu_task_wait_for_all failed: %s", strerror(-wrc));
     for (size_t i = 0; i < r->nchunks && !rc; i++) {
@@ -433,7 +426,7 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     for (int d = 0; d < ndev && cost; d++)
         hf_cost_init(&cost[d]);
     size_t evcap = 0;
-    double t0 = now_s(), makespans = 0;
+    double t0 = hf__now(), makespans = 0;
     for (int round = 0; round < rounds && !rc; round++) {
         if (hf_run_interrupted()) {
             rc = hf_fail(HF_EINTR, "interrupted");
@@ -456,7 +449,7 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
             run->nfigures = i + 1;
         }
     }
-    run->wall_s = now_s() - t0;
+    run->wall_s = hf__now() - t0;
     if (started)
         starpu_shutdown(); /* saves the model's history, then forgets the model */
     if (app->teardown)
