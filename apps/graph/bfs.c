@@ -88,6 +88,7 @@ static int bfs_create(void **ctx, hf_config_t cfg)
         return hf_fail(HF_ECONFIG, "%s: [load] direction = pull needs a symmetric graph "
                                    "(symmetrise = yes)",
                        hf_config_where(cfg, "load", "direction"));
+    b->cpu_pulls = 1; /* until setup finds only real GPUs */
     if (!(b->front_bits = calloc((b->ga.g.nv + 63) / 64, sizeof *b->front_bits)))
         return hf_fail(HF_ENOMEM, "bfs: out of memory for the frontier bitmap");
     if (!(b->depth = malloc(b->ga.g.nv * sizeof *b->depth)))
@@ -162,6 +163,17 @@ static void next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t n)
     b->level = deepest;
 }
 
+/* Only bundles run by run_cpu read the pull bitmap: a run whose devices are
+ * all real GPUs (whose pull kernel reads the depths) need not build it. */
+static int bfs_setup(void *ctx, const struct hf_devices *devs)
+{
+    struct hf_bfs *b = ctx;
+    b->cpu_pulls = 0;
+    for (int d = 0; d < devs->count; d++)
+        b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA;
+    return 0;
+}
+
 /* The frontier as a bitmap for the CPU's pull: bit v set iff v is at depth
  * `level` (the frontier is exactly what the last round discovered). */
 static void frontier_bits(struct hf_bfs *b)
@@ -211,7 +223,8 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
     b->pull = load->round > 0 && choose_pull(b, m_f, b->fr.n);
     b->unexplored_edges -= m_f < b->unexplored_edges ? m_f : b->unexplored_edges;
     if (b->pull) {
-        frontier_bits(b);
+        if (b->cpu_pulls)
+            frontier_bits(b);
         b->rounds_pull++;
         load->units = g->nv;
         load->work = (double)g->ne + (double)g->nv;
@@ -416,6 +429,7 @@ const struct hf_app hf_app_bfs = {
     .teardown = bfs_teardown,
     .signature = bfs_signature,
     .shared = bfs_shared,
+    .setup = bfs_setup,
     .figures = bfs_figures,
     .default_grain = 4096,
 };

@@ -33,6 +33,7 @@ struct hf_bfs {
                                    its own while a level has at most this many edges (0: off) */
     long fused_levels;          /* levels run that way, for the figures */
     uint64_t *front_bits;       /* pull rounds, CPU side: the frontier as nv bits (next_load) */
+    int cpu_pulls;              /* some device runs run_cpu: pull rounds need front_bits */
 };
 
 /* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */

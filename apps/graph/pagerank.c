@@ -246,6 +246,14 @@ static size_t pr_partition(void *ctx, const struct hf_load *load, size_t grain,
     return n;
 }
 
+/* What vertex v passes to each out-neighbour next sweep, from the sum of its
+ * in-neighbours' contributions (the pull sweep stores contributions, not ranks). */
+static inline double contribution(const struct hf_pagerank *p, size_t v, double sum)
+{
+    uint32_t d = p->outdeg[v];
+    return (p->base + p->damping * sum) / (double)(d ? d : 1);
+}
+
 static int pr_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_pagerank *p = ctx;
@@ -253,7 +261,6 @@ static int pr_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
     size_t nv = p->ga.g.nv, off = (size_t)(bu->load->round & 1) * nv;
     const double *prev = p->state + (nv - off); /* the other half */
     double *next = p->state + off;
-    double base = p->base, damp = p->damping;
     HF_ASSERT_MSG(bu->begin >= off && bu->end <= off + nv, "pagerank: a bundle outside its half");
     size_t vb = bu->begin - off, ve = bu->end - off;
     size_t kb = heavy_lower_bound(p, vb), ke = heavy_lower_bound(p, ve);
@@ -270,8 +277,7 @@ static int pr_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
             double sum = 0;
             for (uint64_t j = b; j < e; j++)
                 sum += prev[in->adj[j]];
-            uint32_t d = p->outdeg[v];
-            next[v] = (base + damp * sum) / (double)(d ? d : 1);
+            next[v] = contribution(p, v, sum);
         }
 #pragma omp for schedule(dynamic, 1)
         for (size_t i = pb; i < pe; i++) {
@@ -289,8 +295,7 @@ static int pr_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
             double sum = 0;
             for (size_t i = p->piece_first[k]; i < p->piece_first[k + 1]; i++)
                 sum += p->piece_sum[i];
-            uint32_t v = p->heavy[k], d = p->outdeg[v];
-            next[v] = (base + damp * sum) / (double)(d ? d : 1);
+            next[p->heavy[k]] = contribution(p, p->heavy[k], sum);
         }
     }
     return 0;
