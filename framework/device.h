@@ -112,6 +112,12 @@ typedef struct hf_devlist *hf_devlist_t;
  * HF_ECONFIG naming file:line for malformed values. */
 int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated);
 void hf_devlist_destroy(hf_devlist_t list);
+/* Appends a node of a run across nodes (framework/mpi): one device to this
+ * rank's schedulers (kind HF_DEV_NODE, whole bundles like a GPU), driven by
+ * `ops` with driver state `drv` (owned by the caller). HF_ERANGE when the list
+ * is full. Call before the engine starts its threads. */
+int hf_devlist_add_node(hf_devlist_t list, const char *name, const struct hf_driver_ops *ops,
+                        void *drv);
 int hf_devlist_count(hf_devlist_t list);
 struct hf_device *hf_devlist_get(hf_devlist_t list, int i);
 /* The app's view (info array and count); valid while the list lives. */

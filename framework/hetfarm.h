@@ -180,6 +180,8 @@ struct hf_load {
     double bytes;   /* total host<->GPU traffic for the whole load */
     void *data;     /* app-owned */
     struct hf__shared_set *shared; /* set by the engine: the run's shared data (hf_shared_changed) */
+    unsigned long serial; /* set by the engine: loads drawn before this one in the run (the
+                             standalone passes draw round 0 again; a node redraws with it) */
 };
 
 /* An independent piece of a load: units [begin, end). */
@@ -204,7 +206,7 @@ struct hf_bundle {
 /* ------------------------------------------------------------------------ */
 /* Devices as an app sees them.                                               */
 
-enum hf_device_kind { HF_DEV_CPU, HF_DEV_CUDA, HF_DEV_SIM };
+enum hf_device_kind { HF_DEV_CPU, HF_DEV_CUDA, HF_DEV_SIM, HF_DEV_NODE };
 
 struct hf_device_info {
     int index;                /* 0..count-1, in the order of [devices] */
@@ -309,6 +311,13 @@ void hf_shared_changed(const struct hf_load *load, int s, size_t i);
  * scanning the array. Empty in round 0. */
 const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n);
 
+/* Bytes of host memory that a bundle wrote: what a run across nodes sends
+ * from the rank that ran the bundle to rank 0 (struct hf_app.results). */
+struct hf_region {
+    void *ptr;
+    size_t bytes;
+};
+
 /* One figure of an app's results: a name ("gteps"), a value, a unit ("1e9 edges/s"). */
 struct hf_figure {
     const char *name;
@@ -351,6 +360,15 @@ struct hf_app {
     /* Result collector, called after a bundle ran, from the device's host
      * thread (concurrently for disjoint bundles). Optional. */
     int (*collect)(void *ctx, const struct hf_bundle *b);
+    /* Where bundle b's results are in host memory: fills up to `cap` regions
+     * and returns how many (0: the bundle leaves nothing to send, < 0: an
+     * HF_E* code). For runs across nodes (framework/mpi): a node runs the
+     * bundle, then its regions' bytes are copied into rank 0's same regions,
+     * which the app on rank 0 names by the same call. Must depend only on the
+     * bundle and the load (every rank computes the same regions). Optional
+     * (NULL: the app runs on one node only; `mpirun` then stops with a clear
+     * message). */
+    int (*results)(void *ctx, const struct hf_bundle *b, struct hf_region *out, int cap);
     /* Checks the finished load against the app's plain reference; returns
      * HF_EVERIFY (with hf_fail details) on a mismatch. Optional. */
     int (*verify)(void *ctx, const struct hf_load *load);

@@ -87,7 +87,7 @@ static void test_spans(void **state)
         while (collected < NSPANS) {
             for (int r = 1; r < size && handed < NSPANS; r++)
                 while (hf_mpi_outstanding(T, r) < PER_RANK && handed < NSPANS) {
-                    struct hf_mpi_span s = {next, span_count(handed), handed / 1000, 0};
+                    struct hf_mpi_span s = {.first = next, .count = span_count(handed), .round = handed / 1000};
                     int k = (head[r] + hf_mpi_outstanding(T, r)) % PER_RANK;
                     assert_int_equal(hf_mpi_hand(T, r, &s), 0);
                     fifo[r][k] = s;
@@ -113,7 +113,7 @@ static void test_spans(void **state)
         for (uint64_t c = 0; c < nchunks; c++)
             assert_int_equal(ran[c], 1);
         memset(ran, 0, nchunks * sizeof *ran); /* rank 0 ran nothing itself */
-        struct hf_mpi_span stop = {0, 0, 0, 1};
+        struct hf_mpi_span stop = {.stop = 1};
         for (int r = 1; r < size; r++)
             assert_int_equal(hf_mpi_hand(T, r, &stop), 0);
         free(fifo);
@@ -249,7 +249,8 @@ static void test_hung_rank(void **state)
     int rank = hf_mpi_rank(T);
     hf_mpi_set_timeout(T, deadline);
     if (rank == 0) {
-        struct hf_mpi_span s1 = {0, 4, 7, 0}, s2 = {4, 4, 7, 0};
+        struct hf_mpi_span s1 = {.first = 0, .count = 4, .round = 7},
+                           s2 = {.first = 4, .count = 4, .round = 7};
         assert_int_equal(hf_mpi_hand(T, 1, &s1), 0);
         assert_int_equal(hf_mpi_hand(T, 2, &s2), 0);
         int r = -1;

@@ -203,6 +203,17 @@ static int matmul_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
     return 0;
 }
 
+/* A bundle's results are its rows of C (a run across nodes sends them to rank 0). */
+static int matmul_results(void *ctx, const struct hf_bundle *b, struct hf_region *out, int cap)
+{
+    struct hf_matmul *m = &((struct matmul_app *)ctx)->m;
+    if (cap < 1 || b->end <= b->begin)
+        return 0;
+    size_t row = m->n * m->elem;
+    out[0] = (struct hf_region){(char *)m->C + b->begin * row, (b->end - b->begin) * row};
+    return 1;
+}
+
 /* Checks C: every element must be a number, and the checked rows must match the
  * float64 reference within hf__matmul_tolerance, relative to sum_k |A_ik B_kj|. */
 static int matmul_verify(void *ctx, const struct hf_load *load)
@@ -296,6 +307,7 @@ const struct hf_app hf_app_matmul = {
 #ifdef HF_HAVE_CUDA
     .run_cuda = hf__matmul_run_cuda,
 #endif
+    .results = matmul_results,
     .verify = matmul_verify,
     .teardown = matmul_teardown,
     .signature = matmul_signature,

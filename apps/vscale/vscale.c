@@ -65,6 +65,16 @@ static int vscale_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
     return 0;
 }
 
+/* Where a bundle's results are: y[begin, end) (sent to rank 0 in a run across nodes). */
+static int vscale_results(void *ctx, const struct hf_bundle *b, struct hf_region *out, int cap)
+{
+    struct vscale *v = ctx;
+    if (cap < 1 || b->end <= b->begin)
+        return 0;
+    out[0] = (struct hf_region){v->y + b->begin, (b->end - b->begin) * sizeof *v->y};
+    return 1;
+}
+
 /* Checks the finished load against the reference (a NaN fails too). */
 static int vscale_verify(void *ctx, const struct hf_load *load)
 {
@@ -113,6 +123,6 @@ const struct hf_app hf_app_vscale = {
 #ifdef HF_HAVE_CUDA
     .run_cuda = vscale_run_cuda,
 #endif
-    .verify = vscale_verify, .teardown = vscale_teardown,
+    .results = vscale_results, .verify = vscale_verify, .teardown = vscale_teardown,
     .signature = vscale_signature, .default_grain = 1 << 16,
 };

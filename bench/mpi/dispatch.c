@@ -78,7 +78,7 @@ static double local_rt(long n)
     double t0 = now_s();
     for (long i = 0; i <= n; i++) {
         pthread_mutex_lock(&l.lock);
-        l.span = (struct hf_mpi_span){(uint64_t)i, 1, 0, i == n};
+        l.span = (struct hf_mpi_span){.first = (uint64_t)i, .count = 1, .stop = i == n};
         l.has_span = 1;
         pthread_cond_broadcast(&l.cv);
         while (!l.has_done)
@@ -120,7 +120,7 @@ static double local_spin_rt(long n)
         return -1;
     double t0 = now_s();
     for (long i = 0; i <= n; i++) {
-        p.span = (struct hf_mpi_span){(uint64_t)i, 1, 0, i == n};
+        p.span = (struct hf_mpi_span){.first = (uint64_t)i, .count = 1, .stop = i == n};
         atomic_store_explicit(&p.flag, 1, memory_order_release);
         while (atomic_load_explicit(&p.flag, memory_order_acquire) != 2)
             sched_yield();
@@ -140,7 +140,7 @@ static double remote(hf_mpi_t t, long n, int depth)
     while (collected < n) {
         for (int k = 0; k < size - 1 && handed < n; k++, r = r % (size - 1) + 1)
             if (hf_mpi_outstanding(t, r) < depth) {
-                struct hf_mpi_span s = {(uint64_t)handed, 1, 0, 0};
+                struct hf_mpi_span s = {.first = (uint64_t)handed, .count = 1};
                 if (hf_mpi_hand(t, r, &s) != 0)
                     return -1;
                 handed++;
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
             if (rt[i] < 0 || pipe[i] < 0 || loc[i] < 0 || spin[i] < 0)
                 rc = 1;
         }
-        struct hf_mpi_span stop = {0, 0, 0, 1};
+        struct hf_mpi_span stop = {.stop = 1};
         for (int r = 1; r < hf_mpi_size(t) && rc == 0; r++)
             rc = hf_mpi_hand(t, r, &stop) != 0;
         if (rc != 0) {

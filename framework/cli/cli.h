@@ -80,6 +80,15 @@ void hf__cli_free_runs(struct hf_run **runs, int nruns);
 int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan *p,
                       struct hf_run ***runs, int *nruns);
 
+/* cluster.c: a run across nodes. hf__cli_cluster opens the transport when
+ * mpirun started the process (NULL otherwise, or in a build without MPI) and
+ * sets its deadline; hf__cli_rank is this process's rank (0 alone);
+ * hf__cli_cluster_end closes it at the command's end, or, for a non-zero
+ * status, ends every rank of the job; returns the status. */
+struct hf_mpi *hf__cli_cluster(double timeout_s);
+int hf__cli_rank(void);
+int hf__cli_cluster_end(int status);
+
 /* One function per command (cmd_*.c); each returns the exit status. */
 int hf__cmd_run(const struct hf__cli *c);     /* run and compare */
 int hf__cmd_profile(const struct hf__cli *c);

@@ -50,7 +50,7 @@ int hf__cmd_run(const struct hf__cli *c)
     struct hf_run **runs = NULL;
     int nruns = 0;
     int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns);
-    if (!st) {
+    if (!st && hf__cli_rank() == 0) { /* the other ranks of mpirun served rank 0 */
         if (c->cmd == CMD_RUN)
             print_rounds(runs[0]);
         hf_results_table(stdout, runs, nruns);

@@ -63,9 +63,9 @@ int main(int argc, char **argv)
         case CMD_REPORT:
             return hf__cmd_report(&c);
         case CMD_PROFILE:
-            return hf__cmd_profile(&c);
+            return hf__cli_cluster_end(hf__cmd_profile(&c));
         default:
-            return hf__cmd_run(&c);
+            return hf__cli_cluster_end(hf__cmd_run(&c));
         }
     }
     fprintf(stderr, "hetfarm: unknown command '%s'\n\n", name);

@@ -49,7 +49,10 @@ int hf__cli_exit_status(int st)
 int hf__cli_fail(int rc)
 {
     const char *msg = hf_last_error();
-    fprintf(stderr, "hetfarm: %s\n", msg[0] ? msg : hf_strerror(rc));
+    if (hf__cli_rank() > 0 && strncmp(msg, "[rank", 5) != 0) /* the transport names it */
+        fprintf(stderr, "hetfarm [rank %d]: %s\n", hf__cli_rank(), msg[0] ? msg : hf_strerror(rc));
+    else
+        fprintf(stderr, "hetfarm: %s\n", msg[0] ? msg : hf_strerror(rc));
     return 1;
 }
 

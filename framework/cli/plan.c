@@ -31,6 +31,8 @@ static const struct hf_config_key run_keys[] = {
     {"run", "verify", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "check every round with the reference"},
     {"run", "execute", HF_KEY_BOOL, 0, 0, 0, NULL, "no", "sim: also run every bundle on the CPU"},
     {"run", "progress", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "the progress line on a terminal"},
+    {"run", "node_timeout", HF_KEY_NUM, 0, 1e9, HF_KEY_MIN_OPEN, NULL, "600",
+     "mpirun: seconds a rank may stay silent before the run ends"},
     {"compare", "schedulers", HF_KEY_LIST, 0, 0, 0, NULL, "all", "the schedulers to compare"},
     {"compare", "engines", HF_KEY_LIST, 0, 0, 0, NULL, "[run] engine",
      "the engines to compare on: real, sim"},
@@ -115,6 +117,13 @@ static int read_numbers(const struct hf__cli *c, hf_config_t cfg, struct hf_run_
         return hf__cli_fail(rc);
     o->progress = b;
     o->profile_dir = c->profiles ? c->profiles : "profiles";
+    double timeout;
+    if ((rc = hf_config_double(cfg, "run", "node_timeout", 600, 0, 1e9, &timeout)))
+        return hf__cli_fail(rc);
+    if (timeout <= 0)
+        return hf__cli_fail(hf_fail(HF_ECONFIG, "%s: node_timeout = %g: must be > 0 seconds",
+                                    hf_config_where(cfg, "run", "node_timeout"), timeout));
+    o->nodes = hf__cli_cluster(timeout);
     return 0;
 }
 

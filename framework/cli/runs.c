@@ -28,6 +28,14 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
             o.engine = p->engines[e];
             o.sched = p->sched[s];
             hf_clear_error();
+            /* A node of a run across nodes serves rank 0's real-engine runs
+             * and records none (cluster.c). */
+            if (hf__cli_rank() > 0) {
+                int rc = o.engine == HF_ENGINE_REAL ? hf_run_serve(&o) : 0;
+                if (rc)
+                    st = hf__cli_fail(rc);
+                continue;
+            }
             int rc = hf_run(&o, &(*runs)[*nruns]);
             if (rc != 0 || !(*runs)[*nruns])
                 st = hf__cli_fail(rc ? rc : HF_EINVAL);

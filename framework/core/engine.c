@@ -56,12 +56,14 @@ static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved
     return seen;
 }
 
-/* Draws the next load and cuts it into chunks. Returns 1, 0 (no more loads) or an error. */
-int hf__engine_prepare_round(struct hf__engine *e, int round)
+/* Draws round `round`'s load and cuts it into e->chunks. Returns 1, 0 (no
+ * more loads) or an error. */
+int hf__engine_draw_round(struct hf__engine *e, int round)
 {
     memset(&e->load, 0, sizeof e->load);
     e->load.round = round;
     e->load.shared = e->shared;
+    e->load.serial = e->draws++;
     if (round == 0) /* a standalone pass may have left a union: round 0 has no past */
         hf__shared_round_start(e->shared);
     hf_clear_error();
@@ -101,22 +103,38 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
         hf__engine_error(e, HF_EINVAL, "app %s: the partitioner made no chunks", e->app->name);
         return HF_EINVAL;
     }
-    if (n > e->chunks_cap) {
-        struct hf_chunk *c = realloc(e->chunks, n * sizeof *c);
-        if (!c) {
-            hf__engine_error(e, HF_ENOMEM, "cannot hold %zu chunks", n);
-            return HF_ENOMEM;
-        }
-        e->chunks = c;
-        e->chunks_cap = n;
-    }
+    if ((rc = hf__engine_hold_chunks(e, n)))
+        return rc;
     e->nchunks = part(e->app_ctx, &e->load, grain, e->chunks, n);
     for (size_t i = 0; i < e->nchunks; i++)
         e->chunks[i].index = i;
+    e->host.partition_s = hf__now() - t0;
+    return 1;
+}
+
+int hf__engine_hold_chunks(struct hf__engine *e, size_t n)
+{
+    if (n <= e->chunks_cap)
+        return 0;
+    struct hf_chunk *c = realloc(e->chunks, n * sizeof *c);
+    if (!c) {
+        hf__engine_error(e, HF_ENOMEM, "cannot hold %zu chunks", n);
+        return HF_ENOMEM;
+    }
+    e->chunks = c;
+    e->chunks_cap = n;
+    return 0;
+}
+
+/* Makes e->chunks the round to run: what the schedulers see of them, the
+ * pool, the round record and the per-round bookkeeping. */
+int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
+{
+    double t0 = hf__now();
     /* Schedulers see each chunk's learned cost (chunk_cost.c), not the
      * declared work; bundles are still built from the app's own chunks. */
     double moved = 0.0;
-    const struct hf_chunk *seen = learned_chunks(e, &moved);
+    const struct hf_chunk *seen = learn ? learned_chunks(e, &moved) : e->chunks;
     if (!seen) {
         hf__engine_error(e, HF_ENOMEM, "cannot hold the costs of %zu chunks", e->nchunks);
         return HF_ENOMEM;
@@ -127,11 +145,12 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
     /* A round ends when every chunk is done (standalone.c lowers the target
      * for a CPU's sample); the pool starts with every chunk free. */
     e->round_target = e->nchunks;
-    if ((rc = hf_pool_reset(e->pool, e->nchunks))) {
+    int rc = hf_pool_reset(e->pool, e->nchunks);
+    if (rc) {
         hf__engine_error(e, rc, "%s", hf_last_error());
         return rc;
     }
-    e->host.partition_s = hf__now() - t0;
+    e->host.partition_s += hf__now() - t0;
     e->round = (struct hf_round){
         .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
         .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
@@ -145,7 +164,17 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
         e->last_event[d] = -1;
     }
     e->orphans.head = e->orphans.n = 0;
-    return 1;
+    return 0;
+}
+
+/* Draws the next load and cuts it into chunks. Returns 1, 0 (no more loads) or an error. */
+int hf__engine_prepare_round(struct hf__engine *e, int round)
+{
+    int rc = hf__engine_draw_round(e, round);
+    if (rc <= 0)
+        return rc;
+    rc = hf__engine_arm_round(e, round, 1);
+    return rc ? rc : 1;
 }
 
 /* Runs the prepared round on the chosen engine. */
@@ -240,6 +269,22 @@ static double round_bound(struct hf__engine *e)
                            e->round.nchunks);
 }
 
+int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, double *busy,
+                     size_t *chunks)
+{
+    struct hf_round_report rep = {
+        .round = e->round.round, .makespan_s = makespan_s, .work = work, .busy_s = busy,
+        .chunks = chunks,
+    };
+    hf_clear_error();
+    int rc = e->sched->round_end ? e->sched->round_end(e->sched_state, &rep) : 0;
+    if (rc)
+        hf__engine_error(e, rc, "scheduler %s: adaptation failed after round %d: %s",
+                         e->sched->name, rep.round,
+                         *hf_last_error() ? hf_last_error() : hf_strerror(rc));
+    return rc;
+}
+
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */
 int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
 {
@@ -270,15 +315,7 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
             busy[d] = e->stats[d].busy_s;
             chunks[d] = e->stats[d].chunks;
         }
-        struct hf_round_report rep = {
-            .round = e->round.round, .makespan_s = rs->makespan_s, .work = work,
-            .busy_s = busy, .chunks = chunks,
-        };
-        hf_clear_error();
-        if (e->sched->round_end && (rc = e->sched->round_end(e->sched_state, &rep)))
-            hf__engine_error(e, rc, "scheduler %s: adaptation failed after round %d: %s",
-                             e->sched->name, rep.round,
-                             *hf_last_error() ? hf_last_error() : hf_strerror(rc));
+        rc = hf__engine_adapt(e, rs->makespan_s, work, busy, chunks);
         if (rc == 0 && e->sched->plan)
             rs->has_plan = e->sched->plan(e->sched_state, rs->plan);
     }

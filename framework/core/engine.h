@@ -19,6 +19,8 @@ extern "C" {
 
 enum hf_engine_kind { HF_ENGINE_REAL, HF_ENGINE_SIM };
 
+struct hf_mpi; /* the rank transport of a run across nodes (framework/mpi) */
+
 /* The most figures an app may report for a run. */
 #define HF_RUN_FIGURES 16
 
@@ -35,6 +37,8 @@ struct hf_run_options {
     const char *profile_dir;/* NULL = in-memory profiles */
     int progress;           /* draw a progress line on stderr */
     int reprofile;          /* measure standalone rates even if the profile has them */
+    struct hf_mpi *nodes;   /* a run across nodes (mpirun): rank 0 lists the other ranks as
+                               node devices (real engine); NULL: this process alone */
 };
 
 /* One bundle as it ran: the trace and the Gantt chart are drawn from these. */
@@ -100,6 +104,14 @@ struct hf_run {
 /* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure
  * returns an HF_E* code with hf_fail details and *out is NULL. */
 int hf_run(const struct hf_run_options *opts, struct hf_run **out);
+/* A node's side of a run across nodes (every rank but 0, under mpirun): sets
+ * up the run as hf_run does (its own devices, opts->sched as its scheduler),
+ * then runs the chunk spans rank 0 hands it, each as a round of its own, and
+ * sends back each span's completion and results, until rank 0 says stop.
+ * Returns 0, or an HF_E* code with hf_fail details (the caller should then
+ * end the job: rank 0 cannot go on without this node). HF_EINVAL in a build
+ * without MPI. */
+int hf_run_serve(const struct hf_run_options *opts);
 /* Asks every run in progress (and every later one) to stop: no new span is
  * handed out, bundles already running finish, the devices are closed and
  * hf_run fails with HF_EINTR. Async-signal-safe: meant for a SIGINT or

@@ -34,6 +34,7 @@ struct hf__engine {
 
     /* The current round. */
     struct hf_load load;
+    unsigned long draws;           /* loads drawn so far (struct hf_load.serial) */
     struct hf_chunk *chunks;
     size_t nchunks, chunks_cap;
     size_t round_target;           /* chunks that end the round (all, or a solo sample) */
@@ -66,6 +67,7 @@ struct hf__engine {
 
     struct hf__shared_set *shared; /* the app's shared data (shared.c), NULL if none */
     struct hf__real *real;         /* real engine: device threads */
+    struct hf__nodes *nodes;       /* rank 0 of a run across nodes: its node devices (nodes.c) */
     double sim_now;                /* sim engine: virtual clock */
     uint64_t rng;                  /* sim engine: jitter draws */
     size_t *sim_sizes;             /* sim engine: bundle sizes each device ran (engine_sim.c) */
@@ -97,14 +99,38 @@ void hf__engine_error(struct hf__engine *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* engine.c: draws round `round`'s load and cuts it into chunks (1, 0 = no
- * more loads, or an error), and runs a prepared round on the chosen engine. */
+ * more loads, or an error), and runs a prepared round on the chosen engine.
+ * prepare_round = draw_round (next_load and the partitioner, into e->chunks)
+ * + arm_round (the pool, the round record, the schedulers' view of the
+ * chunks: their learned costs when `learn` is set). A node of a run across
+ * nodes arms a part of a drawn load as a round of its own (core/nodes.c);
+ * hold_chunks makes room for n chunks in e->chunks. */
 int hf__engine_prepare_round(struct hf__engine *e, int round);
+int hf__engine_draw_round(struct hf__engine *e, int round);
+int hf__engine_arm_round(struct hf__engine *e, int round, int learn);
+int hf__engine_hold_chunks(struct hf__engine *e, size_t n);
+/* The scheduler's adaptation after a round: its round_end with the devices'
+ * work, busy seconds and chunks (arrays of e->ndev). */
+int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, double *busy,
+                     size_t *chunks);
 int hf__engine_execute_round(struct hf__engine *e);
 /* Records the round just run in `run` (statistics, plan) after the
  * scheduler's adaptation, and checks the result against the app's reference
  * when the run verifies. 0 or an HF_E* code (also the run's error). */
 int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run);
 int hf__engine_verify_round(struct hf__engine *e);
+/* run.c: sets up everything a run needs (devices, nodes, the app and its
+ * data, shared data, the device threads) and undoes it in reverse (the
+ * device threads stop first: they may still hold app data). */
+int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o);
+void hf__run_teardown(struct hf__engine *e);
+/* run.c: creates the run's scheduler (opts->sched) for the engine's devices. */
+int hf__run_create_sched(struct hf__engine *e);
+/* nodes.c (a run across nodes): on rank 0, lists every other rank as a node
+ * device and, when the run ends, tells them to stop; both do nothing when
+ * the run has no nodes. */
+int hf__nodes_add(struct hf__engine *e);
+void hf__nodes_stop(struct hf__engine *e);
 /* standalone.c: fills e->standalone (work/s of each device alone). */
 int hf__measure_standalone(struct hf__engine *e);
 

@@ -127,7 +127,7 @@ int hf__engine_bundle(struct hf__engine *e, int dev, const struct hf_span *span,
         e->app->bundle ? e->app->bundle : hf_bundle_merge;
     int rc = bundler(e->app_ctx, e->chunks + span->first, span->count, b);
     b->load = &e->load;
-    b->first = span->first;
+    b->first = e->chunks[span->first].index; /* the load's numbering, also in a node's part */
     b->count = span->count;
     b->device = dev;
     return rc;

@@ -59,13 +59,14 @@ static struct hf_run *new_run(struct hf__engine *e)
     return run;
 }
 
-/* Sets up everything a run needs; the counterpart is teardown(). */
-static int setup(struct hf__engine *e, const struct hf_run_options *o)
+int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
 {
     e->opts = o;
     e->app = o->app;
     int simulated = o->engine == HF_ENGINE_SIM;
     int rc = hf_devlist_init(&e->devs, o->cfg, simulated);
+    if (rc == 0)
+        rc = hf__nodes_add(e);
     if (rc)
         return rc;
     e->ndev = hf_devlist_count(e->devs);
@@ -125,12 +126,11 @@ static int setup(struct hf__engine *e, const struct hf_run_options *o)
     return 0;
 }
 
-/* Undoes setup() in reverse: the device threads stop first, because they may
- * still hold app data (pinned buffers, GPU copies) and the scheduler's state. */
-static void teardown(struct hf__engine *e)
+void hf__run_teardown(struct hf__engine *e)
 {
     if (e->real)
         hf__real_stop(e);
+    hf__nodes_stop(e);
     if (e->sched_state && e->sched->destroy)
         e->sched->destroy(e->sched_state);
     hf__shared_destroy(e->shared, e->ndev);
@@ -153,8 +153,7 @@ static void teardown(struct hf__engine *e)
     free(e->events);
 }
 
-/* Runs the rounds proper, after the standalone rates are known. */
-static int run_rounds(struct hf__engine *e, struct hf_run *run)
+int hf__run_create_sched(struct hf__engine *e)
 {
     const struct hf_run_options *o = e->opts;
     struct hf_sched_env env = {
@@ -168,6 +167,16 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
         e->sched_state = NULL;
         return *hf_last_error() ? rc : hf_fail(rc, "scheduler %s: create failed", e->sched->name);
     }
+    return 0;
+}
+
+/* Runs the rounds proper, after the standalone rates are known. */
+static int run_rounds(struct hf__engine *e, struct hf_run *run)
+{
+    const struct hf_run_options *o = e->opts;
+    int rc = hf__run_create_sched(e);
+    if (rc)
+        return rc;
     /* Only the scheduled rounds are recorded and can have faults injected;
      * the standalone passes before them are measurement, not the run. */
     e->recording = 1;
@@ -270,7 +279,7 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
     struct hf_run *run = NULL;
     double wall0 = hf__now();
     hf_clear_error();
-    int rc = setup(&e, o);
+    int rc = hf__run_setup(&e, o);
     if (rc == 0 && !(run = new_run(&e)))
         rc = hf_fail(HF_ENOMEM, "engine: out of memory");
     if (rc == 0)
@@ -295,7 +304,7 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
         hf_clear_error();
         hf_fail(e.error, "%s", e.errmsg);
     }
-    teardown(&e);
+    hf__run_teardown(&e);
     if (rc) {
         hf_run_free(run);
         return rc;

@@ -58,6 +58,8 @@ const struct hf_config_key hf_device_keys[] = {
     {"faults", "error_at", HF_KEY_STR, 0, 0, 0, NULL, NULL,
      "device:round:bundle fails that bundle; the device is retired"},
     {"faults", "cuda_error_at", HF_KEY_STR, 0, 0, 0, NULL, NULL, "the same as error_at"},
+    {"faults", "node_fails", HF_KEY_STR, 0, 0, 0, NULL, NULL,
+     "RANK:hang|exit: under mpirun, that rank hangs or exits at its first span"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -378,6 +380,30 @@ int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
     l->view.dev = l->info;
     l->view.executes = !simulated;
     *list = l;
+    return 0;
+}
+
+int hf_devlist_add_node(hf_devlist_t l, const char *name, const struct hf_driver_ops *ops,
+                        void *drv)
+{
+    HF_ASSERT_MSG(ops && name, "hf_devlist_add_node: no driver or no name");
+    if (l->count >= HF_MAX_DEVICES)
+        return hf_fail(HF_ERANGE, "devices: more than %d devices with the nodes of the run",
+                       HF_MAX_DEVICES);
+    struct hf_device *d = &l->dev[l->count];
+    memset(d, 0, sizeof *d);
+    d->info.index = l->count;
+    d->info.kind = HF_DEV_NODE;
+    d->info.is_gpu = 1; /* whole bundles, may steal: a node is a device of its own rate */
+    d->info.cuda_ordinal = -1;
+    d->info.host_core = -1;
+    snprintf(d->info.name, sizeof d->info.name, "%s", name);
+    d->ops = ops;
+    d->drv = drv;
+    d->core_first = -1;
+    d->fault_round = d->fault_bundle = -1;
+    l->info[l->count] = d->info;
+    l->view.count = ++l->count;
     return 0;
 }
 

@@ -36,6 +36,7 @@
 
 #include <mpi.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,13 +44,15 @@
 #include <string.h>
 #include <time.h>
 
-enum { TAG_SPAN = 1, TAG_DONE, TAG_ARRIVE, TAG_RANGES, TAG_DATA };
+enum { TAG_SPAN = 1, TAG_DONE, TAG_ARRIVE, TAG_RANGES, TAG_DATA, TAG_RESULT };
 
 struct hf_mpi {
     MPI_Comm comm;
     int rank, size;
     int finalize; /* hf_mpi_init called MPI_Init_thread */
+    int multiple; /* MPI_THREAD_MULTIPLE was granted */
     double timeout_s;
+    pthread_mutex_t lock;     /* broken/why: node threads of rank 0 may fail at once */
     int broken;               /* first error code, 0 while healthy */
     char why[512];            /* its message */
     int *outstanding;         /* rank 0: spans handed and not collected, per rank */
@@ -70,6 +73,7 @@ static int fail(struct hf_mpi *t, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(struct hf_mpi *t, int code, const char *fmt, ...)
 {
+    pthread_mutex_lock(&t->lock);
     if (!t->broken) {
         va_list ap;
         va_start(ap, fmt);
@@ -78,13 +82,18 @@ static int fail(struct hf_mpi *t, int code, const char *fmt, ...)
         va_end(ap);
         t->broken = code;
     }
-    return hf_fail(t->broken, "%s", t->why);
+    int rc = hf_fail(t->broken, "%s", t->why);
+    pthread_mutex_unlock(&t->lock);
+    return rc;
 }
 
 /* Fails a call on a broken transport with the first message. */
 static int check_broken(struct hf_mpi *t)
 {
-    return t->broken ? hf_fail(t->broken, "%s", t->why) : 0;
+    pthread_mutex_lock(&t->lock);
+    int rc = t->broken ? hf_fail(t->broken, "%s", t->why) : 0;
+    pthread_mutex_unlock(&t->lock);
+    return rc;
 }
 
 static int mpi_fail(struct hf_mpi *t, int rc, const char *what)
@@ -164,16 +173,22 @@ int hf_mpi_init(hf_mpi_t *out, int *argc, char ***argv, double timeout_s)
     if (t == NULL)
         return hf_fail(HF_ENOMEM, "hf_mpi_init: out of memory");
     t->timeout_s = timeout_s;
+    pthread_mutex_init(&t->lock, NULL);
     int inited = 0, provided = 0;
     MPI_Initialized(&inited);
     if (!inited) {
-        int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+        /* Rank 0's node devices talk to their ranks from their own host
+         * threads, side by side (framework/mpi/README.md). */
+        int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
         if (rc != MPI_SUCCESS) {
             free(t);
             return hf_fail(HF_EIO, "MPI_Init_thread failed (code %d)", rc);
         }
         t->finalize = 1;
+    } else {
+        MPI_Query_thread(&provided);
     }
+    t->multiple = provided >= MPI_THREAD_MULTIPLE;
     /* Errors come back as codes, mapped to HF_EIO, instead of aborting the job. */
     MPI_Comm_dup(MPI_COMM_WORLD, &t->comm);
     MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
@@ -202,7 +217,13 @@ void hf_mpi_destroy(hf_mpi_t t)
     free(t->outstanding);
     free(t->waiting_since);
     free(t->last);
+    pthread_mutex_destroy(&t->lock);
     free(t);
+}
+
+int hf_mpi_threads_ok(hf_mpi_t t)
+{
+    return t->multiple;
 }
 
 _Noreturn void hf_mpi_abort(hf_mpi_t t, int code)
@@ -349,6 +370,71 @@ int hf_mpi_report(hf_mpi_t t, const struct hf_mpi_done *done)
     HF_ASSERT_MSG(t->rank != 0, "hf_mpi_report: only worker ranks report");
     int rc = check_broken(t);
     return rc ? rc : send_record(t, done, (int)sizeof *done, 0, TAG_DONE, "reporting a span");
+}
+
+int hf_mpi_collect_from(hf_mpi_t t, int rank, struct hf_mpi_done *done)
+{
+    HF_ASSERT_MSG(t->rank == 0 && rank > 0 && rank < t->size && t->outstanding[rank] > 0,
+                  "hf_mpi_collect_from: only rank 0 collects, from a rank with a span out");
+    int rc = check_broken(t), late = 0;
+    if (rc != 0)
+        return rc;
+    MPI_Request req;
+    rc = MPI_Irecv(done, (int)sizeof *done, MPI_BYTE, rank, TAG_DONE, t->comm, &req);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(t, rc, "collecting a completion");
+    rc = wait_all(t, &req, 1, t->waiting_since[rank] + t->timeout_s, &late,
+                  "collecting a completion");
+    if (rc == 1) {
+        cancel_all(&req, 1);
+        const struct hf_mpi_span *s = &t->last[rank];
+        return fail(t, HF_EDEVICE,
+                    "rank %d reported nothing within %.3g s (hung or dead); the span [%llu, %llu) "
+                    "of round %d was outstanding",
+                    rank, t->timeout_s, (unsigned long long)s->first,
+                    (unsigned long long)(s->first + s->count), (int)s->round);
+    }
+    if (rc == 0 && --t->outstanding[rank] > 0)
+        t->waiting_since[rank] = now_s();
+    return rc;
+}
+
+/* Bytes from a worker to rank 0 (TAG_RESULT), in pieces of at most 1 GiB
+ * (MPI counts are ints); `peer` is rank 0 for a sender, the worker for rank 0. */
+static int move_result(struct hf_mpi *t, int send, int peer, void *buf, size_t bytes)
+{
+    const char *what = send ? "sending results" : "receiving results";
+    int rc = check_broken(t), late = 0;
+    for (size_t off = 0; rc == 0 && off < bytes;) {
+        size_t piece = bytes - off < ((size_t)1 << 30) ? bytes - off : (size_t)1 << 30;
+        MPI_Request req;
+        rc = send ? MPI_Isend((char *)buf + off, (int)piece, MPI_BYTE, peer, TAG_RESULT, t->comm,
+                              &req)
+                  : MPI_Irecv((char *)buf + off, (int)piece, MPI_BYTE, peer, TAG_RESULT, t->comm,
+                              &req);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(t, rc, what);
+        if ((rc = wait_all(t, &req, 1, now_s() + t->timeout_s, &late, what)) == 1) {
+            cancel_all(&req, 1);
+            return fail(t, HF_EDEVICE, "%s: rank %d did not %s %zu bytes within %.3g s", what,
+                        peer, send ? "take" : "send", piece, t->timeout_s);
+        }
+        off += piece;
+    }
+    return rc;
+}
+
+int hf_mpi_send_results(hf_mpi_t t, const void *buf, size_t bytes)
+{
+    HF_ASSERT_MSG(t->rank != 0, "hf_mpi_send_results: only worker ranks send results");
+    return move_result(t, 1, 0, (void *)buf, bytes);
+}
+
+int hf_mpi_recv_results(hf_mpi_t t, int rank, void *buf, size_t bytes)
+{
+    HF_ASSERT_MSG(t->rank == 0 && rank > 0 && rank < t->size,
+                  "hf_mpi_recv_results: rank 0 receives, from a worker rank");
+    return move_result(t, 0, rank, buf, bytes);
 }
 
 /* The arrival step before a collective (see DESIGN): workers send `payload`

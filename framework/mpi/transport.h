@@ -32,9 +32,10 @@
 typedef struct hf_mpi *hf_mpi_t;
 
 /* A span handed by rank 0 to a worker rank: chunks [first, first + count) of
- * round `round`. `stop` set (and count 0) tells the worker there is no more. */
+ * round `round`, of the load rank 0 drew as its `serial`-th (struct
+ * hf_load.serial). `stop` set (and count 0) tells the worker there is no more. */
 struct hf_mpi_span {
-    uint64_t first, count;
+    uint64_t first, count, serial;
     int32_t round;
     int32_t stop;
 };
@@ -55,8 +56,9 @@ struct hf_mpi_range {
 
 enum hf_mpi_op { HF_MPI_MIN, HF_MPI_SUM, HF_MPI_OR };
 
-/* Initialises MPI (MPI_THREAD_FUNNELED: only the thread that calls these
- * functions talks MPI) unless the program already did, and opens the transport
+/* Initialises MPI (asking for MPI_THREAD_MULTIPLE: rank 0's node devices
+ * each talk to their own rank from their own thread) unless the program
+ * already did, and opens the transport
  * on a private duplicate of MPI_COMM_WORLD. `timeout_s` (> 0) is the deadline
  * of every call that waits on another rank. `argc`/`argv` may be NULL.
  * Collective over MPI_COMM_WORLD (MPI_Comm_dup) and, unlike the calls below,
@@ -81,6 +83,19 @@ int hf_mpi_hand(hf_mpi_t t, int rank, const struct hf_mpi_span *span);
  * span; sets *rank and *done. Fails with HF_EDEVICE naming the rank whose
  * oldest outstanding span has waited longer than the deadline. */
 int hf_mpi_collect(hf_mpi_t t, int *rank, struct hf_mpi_done *done);
+/* Rank 0: waits for the next completion of worker `rank` alone (deadline:
+ * timeout_s after its oldest outstanding span was handed). Threads may wait
+ * on different ranks at once (rank 0's node devices do); a run uses either
+ * this or hf_mpi_collect, not both. */
+int hf_mpi_collect_from(hf_mpi_t t, int rank, struct hf_mpi_done *done);
+/* Results of a span: a worker sends `bytes` bytes to rank 0, which receives
+ * them from that worker in the same order (pieces of any size; each call
+ * under the deadline). */
+int hf_mpi_send_results(hf_mpi_t t, const void *buf, size_t bytes);
+int hf_mpi_recv_results(hf_mpi_t t, int rank, void *buf, size_t bytes);
+/* 1 when MPI granted MPI_THREAD_MULTIPLE (several threads may call the
+ * point-to-point calls above at once, each for its own rank), else 0. */
+int hf_mpi_threads_ok(hf_mpi_t t);
 /* Number of spans handed to `rank` and not yet collected. */
 int hf_mpi_outstanding(hf_mpi_t t, int rank);
 

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""test_mpi_run.py - `mpirun -np 3 build/hetfarm ...`: a run across nodes.
+
+DESIGN
+------
+Three ranks on this machine (--oversubscribe), each with a one-thread CPU
+team: rank 0 runs the run with ranks 1 and 2 as node devices (node1, node2),
+which run the spans they are handed with their own scheduler and send the
+results back (framework/core/nodes.c). Checked, through the CLI as a user
+runs it:
+
+- conformance under 3 ranks: noop with every scheduler, every round verified
+  on rank 0 after the nodes' per-unit counters landed there, so a unit run
+  twice or never (on any rank) fails the run; per round the devices' chunk
+  counts add up to the load, and the nodes got work;
+- matmul n = 256 with every row checked against the reference on rank 0;
+- the same noop load without mpirun: the same loads, round by round;
+- a rank that hangs (`[faults] node_fails = 2:hang`) ends the job within the
+  deadline with a message naming rank 2, and one that exits ends it too; no
+  results file either way;
+- an app that cannot run across nodes (BFS: shared data) is refused clearly.
+
+Skips (77) when the build has no MPI (build/hetfarm does not link libmpi) or
+mpirun is missing.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HETFARM = os.path.join(ROOT, "build", "hetfarm")
+MPIRUN = os.environ.get("HF_MPIRUN", "mpirun --oversubscribe --allow-run-as-root").split()
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def have_mpi():
+    if not shutil.which(MPIRUN[0]) or not os.path.exists(HETFARM):
+        return False
+    out = subprocess.run(["ldd", HETFARM], capture_output=True, text=True).stdout
+    return "libmpi" in out
+
+
+def ini(app, load, extra_run="", faults=""):
+    return ("[run]\napp = %s\nrounds = 3\nprogress = no\n%s\n[load]\n%s\n"
+            "[devices]\ncpu = 1\ncuda = none\n"
+            "[compare]\nschedulers = hass, greedy, minmin, qilin, static\n%s"
+            % (app, extra_run, load, faults))
+
+
+def hetfarm(tmp, name, text, cmd="compare", ranks=3, timeout=240):
+    cfg = os.path.join(tmp, name + ".ini")
+    with open(cfg, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, name + ".json")
+    argv = [HETFARM, cmd, cfg, "-o", out]
+    if ranks:
+        argv = MPIRUN + ["-np", str(ranks)] + argv
+    p = subprocess.run(argv, cwd=tmp, capture_output=True, text=True, timeout=timeout)
+    return p, out
+
+
+def load_runs(path):
+    with open(path) as f:
+        return json.load(f)["runs"]
+
+
+def check_conformance(tmp):
+    p, out = hetfarm(tmp, "noop", ini("noop", "chunks = 600\nspin_ns = 2000"))
+    if p.returncode != 0:
+        fail("noop across 3 ranks: exit %d\n%s" % (p.returncode, p.stderr[-3000:]))
+        return None
+    runs = load_runs(out)
+    if len(runs) != 5:
+        fail("noop across 3 ranks: %d runs, expected 5" % len(runs))
+    for run in runs:
+        names = [d["name"] for d in run["devices"]]
+        kinds = [d["kind"] for d in run["devices"]]
+        if names != ["cpu", "node1", "node2"] or kinds != ["cpu", "node", "node"]:
+            fail("%s: devices %s %s, expected cpu, node1, node2" % (run["scheduler"], names, kinds))
+            continue
+        node_work = 0
+        for r in run["rounds"]:
+            chunks = sum(d["chunks"] for d in r["devices"])
+            if chunks != 600:
+                fail("%s round %d: %d chunks ran, expected 600" % (run["scheduler"], r["round"],
+                                                                    chunks))
+            node_work += sum(d["work"] for d in r["devices"][1:])
+        if node_work <= 0:
+            fail("%s: the nodes got no work in any round" % run["scheduler"])
+    return runs
+
+
+def check_one_process(tmp, runs):
+    p, out = hetfarm(tmp, "noop1", ini("noop", "chunks = 600\nspin_ns = 2000"), ranks=0)
+    if p.returncode != 0:
+        fail("noop alone: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+        return
+    alone = load_runs(out)
+    for a, b in zip(alone, runs or []):
+        # load_work is the sum of the chunks' learned costs: equal up to rounding.
+        la = [(r["load_units"], round(r["load_work"], 6)) for r in a["rounds"]]
+        lb = [(r["load_units"], round(r["load_work"], 6)) for r in b["rounds"]]
+        if la != lb:
+            fail("%s: loads alone %s differ from across nodes %s" % (a["scheduler"], la, lb))
+
+
+def check_matmul(tmp):
+    text = ini("matmul", "n = 256", extra_run="scheduler = hass")
+    p, out = hetfarm(tmp, "matmul", text, cmd="run")
+    if p.returncode != 0:
+        fail("matmul across 3 ranks: exit %d\n%s" % (p.returncode, p.stderr[-3000:]))
+
+
+def check_failures(tmp):
+    for how, want in (("2:hang", "rank 2 reported nothing within 2 s"), ("1:exit", "")):
+        text = ini("noop", "chunks = 600\nspin_ns = 2000", extra_run="node_timeout = 2",
+                   faults="[faults]\nnode_fails = %s\n" % how)
+        p, out = hetfarm(tmp, "fault" + how[0], text, cmd="run", timeout=120)
+        if p.returncode == 0:
+            fail("node_fails = %s: the job succeeded" % how)
+        if want and want not in p.stderr:
+            fail("node_fails = %s: no '%s' in:\n%s" % (how, want, p.stderr[-2000:]))
+        if os.path.exists(out):
+            fail("node_fails = %s: %s was written" % (how, out))
+    text = ini("bfs", "generate = grid\nrows = 20\ncols = 20", extra_run="scheduler = hass")
+    p, out = hetfarm(tmp, "bfs", text, cmd="run", timeout=120)
+    if p.returncode == 0 or "cannot run across nodes" not in p.stderr:
+        fail("bfs across nodes: exit %d, expected a clear refusal:\n%s" % (p.returncode,
+                                                                           p.stderr[-2000:]))
+
+
+def main():
+    if not have_mpi():
+        print("no MPI in this build (or no mpirun)")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = check_conformance(tmp)
+        check_one_process(tmp, runs)
+        check_matmul(tmp)
+        check_failures(tmp)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
