@@ -12,7 +12,8 @@ runs it:
 - conformance under 3 ranks: noop with every scheduler, every round verified
   on rank 0 after the nodes' per-unit counters landed there, so a unit run
   twice or never (on any rank) fails the run; per round the devices' chunk
-  counts add up to the load, and the nodes got work;
+  counts add up to the load, the nodes got work, and each node's chunks are
+  what its own devices (node1:cpu, node2:cpu) report;
 - matmul n = 256 with every row checked against the reference on rank 0;
 - the same noop load without mpirun: the same loads, round by round;
 - a rank that hangs (`[faults] node_fails = 2:hang`) ends the job within the
@@ -87,6 +88,11 @@ def check_conformance(tmp):
         if names != ["cpu", "node1", "node2"] or kinds != ["cpu", "node", "node"]:
             fail("%s: devices %s %s, expected cpu, node1, node2" % (run["scheduler"], names, kinds))
             continue
+        inner = [d["name"] for d in run.get("node_devices", [])]
+        if inner != ["node1:cpu", "node2:cpu"]:
+            fail("%s: devices inside the nodes %s, expected node1:cpu, node2:cpu"
+                 % (run["scheduler"], inner))
+            continue
         node_work = 0
         for r in run["rounds"]:
             chunks = sum(d["chunks"] for d in r["devices"])
@@ -94,6 +100,12 @@ def check_conformance(tmp):
                 fail("%s round %d: %d chunks ran, expected 600" % (run["scheduler"], r["round"],
                                                                     chunks))
             node_work += sum(d["work"] for d in r["devices"][1:])
+            # A node's chunks are what its own devices ran.
+            for k, node in enumerate(r["devices"][1:]):
+                ran = r["node_devices"][k]["chunks"]
+                if ran != node["chunks"]:
+                    fail("%s round %d: %s ran %d chunks, its devices %d"
+                         % (run["scheduler"], r["round"], node["name"], node["chunks"], ran))
         if node_work <= 0:
             fail("%s: the nodes got no work in any round" % run["scheduler"])
     return runs

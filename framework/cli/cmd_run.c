@@ -27,6 +27,20 @@ static void print_rounds(const struct hf_run *r)
         putchar('\n');
     }
     putchar('\n');
+    if (!r->ninner)
+        return;
+    /* A run across nodes: how each node split its part over its own devices. */
+    printf("%-6s", "round");
+    for (int k = 0; k < r->ninner; k++)
+        printf(" %14.14s", r->inner[k].name);
+    printf("   (share of the node's work)\n");
+    for (int i = 0; i < r->nrounds; i++) {
+        printf("%-6d", r->rounds[i].round);
+        for (int k = 0; k < r->ninner && r->rounds[i].inner; k++)
+            printf(" %14.3f", r->rounds[i].inner[k].share);
+        putchar('\n');
+    }
+    putchar('\n');
 }
 
 /* The apps' own figures (a BFS's GTEPS), one line per run that has any. */

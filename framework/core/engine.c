@@ -164,6 +164,7 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
         e->last_event[d] = -1;
     }
     e->orphans.head = e->orphans.n = 0;
+    hf__nodes_round_start(e);
     return 0;
 }
 
@@ -315,7 +316,9 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
             busy[d] = e->stats[d].busy_s;
             chunks[d] = e->stats[d].chunks;
         }
-        rc = hf__engine_adapt(e, rs->makespan_s, work, busy, chunks);
+        rc = hf__nodes_round_end(e, rs);
+        if (rc == 0)
+            rc = hf__engine_adapt(e, rs->makespan_s, work, busy, chunks);
         if (rc == 0 && e->sched->plan)
             rs->has_plan = e->sched->plan(e->sched_state, rs->plan);
     }

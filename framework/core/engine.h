@@ -78,6 +78,8 @@ struct hf_round_stats {
     int has_plan;
     double *plan;               /* scheduler's planned shares for the next round */
     struct hf_round_device *dev;/* per device */
+    struct hf_round_device *inner; /* per device inside a node (struct hf_run.inner), or NULL:
+                                      chunks, bundles, work, busy_s; share of its node's work */
 };
 
 /* Everything a run records (one scheduler on one device set). */
@@ -91,6 +93,11 @@ struct hf_run {
     size_t nchunk_cost;         /* the last load's chunks, when their costs were learned ... */
     double *chunk_cost;         /* ... and each chunk's learned cost (core/chunk_cost.c), or NULL */
     int chunk_cost_loaded;      /* the run started from estimates saved by an earlier run */
+    int ninner;                 /* devices inside the nodes of a run across nodes (0: none) */
+    struct hf_inner_device {
+        char name[64];          /* "node1:cpu", "node1:cuda0" */
+        int node;               /* index in devs of the node device it belongs to */
+    } *inner;
     int nrounds;
     struct hf_round_stats *rounds;
     size_t nevents;

@@ -131,6 +131,12 @@ int hf__run_create_sched(struct hf__engine *e);
  * the run has no nodes. */
 int hf__nodes_add(struct hf__engine *e);
 void hf__nodes_stop(struct hf__engine *e);
+/* nodes.c: the devices inside the nodes (names into run->inner), their
+ * statistics dropped at the start of a round (standalone passes included) and
+ * handed to the round's record at its end (rs->inner). No-ops without nodes. */
+int hf__nodes_describe(struct hf__engine *e, struct hf_run *run);
+void hf__nodes_round_start(struct hf__engine *e);
+int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs);
 /* standalone.c: fills e->standalone (work/s of each device alone). */
 int hf__measure_standalone(struct hf__engine *e);
 

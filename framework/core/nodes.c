@@ -42,8 +42,55 @@
 struct hf__nodes {
     hf_mpi_t t;
     int n;                    /* node devices: ranks 1 .. n */
-    struct hf_mpi_node *node; /* their driver state */
+    int first_dev;            /* the device index of node1 (the others follow) */
+    struct hf_mpi_node *node; /* their driver state, by rank */
+    char (*names)[48];        /* the devices inside each node, by rank ... */
+    struct hf_mpi_inner *acc; /* ... and what they did this round */
+    int ninner;
 };
+
+/* A node's first words once it is set up: how many devices it has, and their
+ * names. Rank 0 sizes the node's statistics from them. */
+static int send_hello(struct hf__engine *e)
+{
+    int32_t n = e->ndev;
+    char names[HF_NODE_DEVICES][48];
+    memset(names, 0, sizeof names);
+    for (int d = 0; d < e->ndev && d < HF_NODE_DEVICES; d++)
+        snprintf(names[d], sizeof names[d], "%s", hf_devlist_get(e->devs, d)->info.name);
+    if (e->ndev > HF_NODE_DEVICES)
+        return hf_fail(HF_ERANGE, "a node may have at most %d devices", HF_NODE_DEVICES);
+    int rc = hf_mpi_send_results(e->opts->nodes, &n, sizeof n);
+    return rc ? rc : hf_mpi_send_results(e->opts->nodes, names, (size_t)n * sizeof names[0]);
+}
+
+/* Rank 0: every node's hello, in rank order; fills N->names and N->acc. */
+static int receive_hellos(struct hf__nodes *N)
+{
+    int32_t count[N->n + 1];
+    int total = 0;
+    for (int r = 1; r <= N->n; r++) {
+        int rc = hf_mpi_recv_results(N->t, r, &count[r], sizeof count[r]);
+        if (rc)
+            return rc;
+        if (count[r] < 1 || count[r] > HF_NODE_DEVICES)
+            return hf_fail(HF_EIO, "rank %d says it has %d devices", r, (int)count[r]);
+        total += count[r];
+    }
+    N->names = calloc((size_t)total, sizeof *N->names);
+    N->acc = calloc((size_t)total, sizeof *N->acc);
+    if (!N->names || !N->acc)
+        return hf_fail(HF_ENOMEM, "nodes: out of memory");
+    N->ninner = total;
+    for (int r = 1, at = 0; r <= N->n; at += count[r], r++) {
+        int rc = hf_mpi_recv_results(N->t, r, N->names[at], (size_t)count[r] * sizeof *N->names);
+        if (rc)
+            return rc;
+        N->node[r].ninner = count[r];
+        N->node[r].acc = N->acc + at;
+    }
+    return 0;
+}
 
 int hf__nodes_add(struct hf__engine *e)
 {
@@ -71,6 +118,7 @@ int hf__nodes_add(struct hf__engine *e)
         return hf_fail(HF_ENOMEM, "nodes: out of memory");
     }
     N->t = t;
+    N->first_dev = hf_devlist_count(e->devs);
     e->nodes = N;
     for (int r = 1; r < size; r++) {
         char name[32];
@@ -80,6 +128,51 @@ int hf__nodes_add(struct hf__engine *e)
         if (rc)
             return rc;
         N->n = r;
+    }
+    return receive_hellos(N);
+}
+
+int hf__nodes_describe(struct hf__engine *e, struct hf_run *run)
+{
+    struct hf__nodes *N = e->nodes;
+    if (!N || !N->ninner)
+        return 0;
+    if (!(run->inner = calloc((size_t)N->ninner, sizeof *run->inner)))
+        return hf_fail(HF_ENOMEM, "nodes: out of memory");
+    run->ninner = N->ninner;
+    for (int r = 1, k = 0; r <= N->n; r++)
+        for (int i = 0; i < N->node[r].ninner; i++, k++) {
+            snprintf(run->inner[k].name, sizeof run->inner[k].name, "node%d:%s", r, N->names[k]);
+            run->inner[k].node = N->first_dev + r - 1;
+        }
+    return 0;
+}
+
+void hf__nodes_round_start(struct hf__engine *e)
+{
+    if (e->nodes && e->nodes->acc)
+        memset(e->nodes->acc, 0, (size_t)e->nodes->ninner * sizeof *e->nodes->acc);
+}
+
+int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs)
+{
+    struct hf__nodes *N = e->nodes;
+    if (!N || !N->ninner)
+        return 0;
+    if (!(rs->inner = calloc((size_t)N->ninner, sizeof *rs->inner)))
+        return hf_fail(HF_ENOMEM, "nodes: out of memory");
+    for (int r = 1; r <= N->n; r++) {
+        const struct hf_mpi_node *n = &N->node[r];
+        struct hf_round_device *out = rs->inner + (n->acc - N->acc);
+        double work = 0;
+        for (int i = 0; i < n->ninner; i++)
+            work += n->acc[i].work;
+        for (int i = 0; i < n->ninner; i++)
+            out[i] = (struct hf_round_device){
+                .chunks = (size_t)n->acc[i].chunks, .bundles = (size_t)n->acc[i].bundles,
+                .work = n->acc[i].work, .busy_s = n->acc[i].busy_s,
+                .share = work > 0 ? n->acc[i].work / work : 0,
+            };
     }
     return 0;
 }
@@ -94,6 +187,8 @@ void hf__nodes_stop(struct hf__engine *e)
         if (hf_mpi_hand(N->t, r, &stop))
             break; /* a broken transport: the CLI ends the job */
     free(N->node);
+    free(N->names);
+    free(N->acc);
     free(N);
     e->nodes = NULL;
 }
@@ -178,9 +273,16 @@ static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
     b.count = s->count;
     struct hf_region reg[HF_NODE_REGIONS];
     int n = e->app->results(e->app_ctx, &b, reg, HF_NODE_REGIONS);
+    if (n < 0)
+        return n;
     for (int i = 0; i < n && rc == 0; i++)
         rc = hf_mpi_send_results(e->opts->nodes, reg[i].ptr, reg[i].bytes);
-    return n < 0 ? n : rc;
+    /* What each of this node's devices did in the span (node.c sums it). */
+    struct hf_mpi_inner in[HF_NODE_DEVICES];
+    for (int d = 0; d < e->ndev; d++)
+        in[d] = (struct hf_mpi_inner){(double)e->stats[d].chunks, (double)e->stats[d].bundles,
+                                      e->stats[d].work, e->stats[d].busy_s};
+    return rc ? rc : hf_mpi_send_results(e->opts->nodes, in, (size_t)e->ndev * sizeof *in);
 }
 
 /* [faults] node_fails = RANK:hang|exit: what this rank does at its first span
@@ -218,6 +320,8 @@ int hf_run_serve(const struct hf_run_options *o)
     int fault = 0;
     if (rc == 0)
         rc = read_node_fault(o->cfg, hf_mpi_rank(o->nodes), &fault);
+    if (rc == 0)
+        rc = send_hello(&e);
     if (rc == 0)
         rc = hf__run_create_sched(&e);
     for (int sub = 0; rc == 0; sub++) {
@@ -258,6 +362,23 @@ int hf__nodes_add(struct hf__engine *e)
 void hf__nodes_stop(struct hf__engine *e)
 {
     (void)e;
+}
+
+int hf__nodes_describe(struct hf__engine *e, struct hf_run *run)
+{
+    (void)e, (void)run;
+    return 0;
+}
+
+void hf__nodes_round_start(struct hf__engine *e)
+{
+    (void)e;
+}
+
+int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs)
+{
+    (void)e, (void)rs;
+    return 0;
 }
 
 int hf_run_serve(const struct hf_run_options *o)

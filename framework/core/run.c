@@ -56,6 +56,10 @@ static struct hf_run *new_run(struct hf__engine *e)
     }
     for (int d = 0; d < e->ndev; d++)
         run->devs[d] = hf_devlist_get(e->devs, d)->info;
+    if (hf__nodes_describe(e, run)) {
+        hf_run_free(run);
+        return NULL;
+    }
     return run;
 }
 
@@ -321,7 +325,9 @@ void hf_run_free(struct hf_run *run)
     for (int i = 0; i < run->nrounds; i++) {
         free(run->rounds[i].dev);
         free(run->rounds[i].plan);
+        free(run->rounds[i].inner);
     }
+    free(run->inner);
     free(run->rounds);
     free(run->devs);
     free(run->standalone_rate);

@@ -9,7 +9,8 @@
  * (MPI_THREAD_MULTIPLE): hand the span (chunk indices of the load, which the
  * rank draws itself from the same config), collect the rank's completion
  * (its busy seconds and status), then receive the bundle's result regions
- * into place. The completion comes before the results so that a rank that
+ * into place and what each of the node's devices did (for the results'
+ * `node1:cpu`, `node1:cuda0` rows). The completion comes before the results so that a rank that
  * failed does not leave rank 0 waiting for results that will never come.
  *
  * Any failure of a node ends the run (HF_EIO, the message naming the rank):
@@ -68,8 +69,18 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
         return nreg;
     for (int i = 0; i < nreg && rc == 0; i++)
         rc = hf_mpi_recv_results(n->t, n->rank, reg[i].ptr, reg[i].bytes);
+    /* Then what each of the node's devices did in this span. */
+    struct hf_mpi_inner in[HF_NODE_DEVICES];
+    if (rc == 0)
+        rc = hf_mpi_recv_results(n->t, n->rank, in, (size_t)n->ninner * sizeof *in);
     if (rc)
         return node_failed(rc);
+    for (int k = 0; k < n->ninner; k++) {
+        n->acc[k].chunks += in[k].chunks;
+        n->acc[k].bundles += in[k].bundles;
+        n->acc[k].work += in[k].work;
+        n->acc[k].busy_s += in[k].busy_s;
+    }
     /* What the rank spent running the span, and what moving it cost here. */
     t->kernel_s = done.busy_s;
     t->copy_in_s = t1 - t0 > done.busy_s ? t1 - t0 - done.busy_s : 0.0;

@@ -16,10 +16,23 @@
 /* The most result regions one bundle may name (struct hf_app.results). */
 #define HF_NODE_REGIONS 16
 
-/* Driver state of one node device: the transport and the rank it stands for. */
+/* What one device inside a node did: per span on the wire (a node sends one
+ * per device after each span's results), summed per round on rank 0. */
+struct hf_mpi_inner {
+    double chunks, bundles, work, busy_s;
+};
+
+/* The most devices one node may have. */
+#define HF_NODE_DEVICES 64
+
+/* Driver state of one node device: the transport, the rank it stands for, and
+ * what its devices did this round (`ninner` of them, summed by the driver on
+ * the node device's thread, read and reset by the engine between rounds). */
 struct hf_mpi_node {
     hf_mpi_t t;
     int rank;
+    int ninner;
+    struct hf_mpi_inner *acc;
 };
 
 extern const struct hf_driver_ops hf_driver_node;

@@ -118,6 +118,21 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
         cJSON_AddNumberToObject(x, "outliers", (double)rd->outliers);
         cJSON_AddItemToArray(devs, x);
     }
+    /* The devices inside the nodes of a run across nodes (run's "node_devices"). */
+    if (r->ninner && rs->inner) {
+        cJSON *in = cJSON_AddArrayToObject(o, "node_devices");
+        for (int k = 0; k < r->ninner; k++) {
+            const struct hf_round_device *rd = &rs->inner[k];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", r->inner[k].name);
+            cJSON_AddNumberToObject(x, "chunks", (double)rd->chunks);
+            cJSON_AddNumberToObject(x, "bundles", (double)rd->bundles);
+            cJSON_AddNumberToObject(x, "work", rd->work);
+            cJSON_AddNumberToObject(x, "share_of_node", rd->share);
+            cJSON_AddNumberToObject(x, "busy_s", rd->busy_s);
+            cJSON_AddItemToArray(in, x);
+        }
+    }
     return o;
 }
 
@@ -164,6 +179,15 @@ static cJSON *run_json(const struct hf_run *r)
         cJSON_AddNumberToObject(x, "standalone_rate",
                                 r->standalone_rate ? r->standalone_rate[d] : 0);
         cJSON_AddItemToArray(devs, x);
+    }
+    if (r->ninner) {
+        cJSON *in = cJSON_AddArrayToObject(o, "node_devices");
+        for (int k = 0; k < r->ninner; k++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", r->inner[k].name);
+            cJSON_AddStringToObject(x, "node", r->devs[r->inner[k].node].name);
+            cJSON_AddItemToArray(in, x);
+        }
     }
     cJSON_AddNumberToObject(o, "total_work", r->total_work);
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
