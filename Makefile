@@ -194,7 +194,13 @@ $(BUILD)/bench/mpi/dispatch: bench/mpi/dispatch.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-bench-mpi: $(BUILD)/bench/mpi/dispatch
+# StarPU-MPI's cost for the same empty tasks, side by side (Debian's libstarpumpi).
+$(BUILD)/bench/mpi/starpu_mpi: bench/mpi/starpu_mpi.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror $(shell pkg-config --cflags starpumpi-1.3 ompi-c) -o $@ $< \
+	    $(shell pkg-config --libs starpumpi-1.3 ompi-c)
+
+bench-mpi: $(BUILD)/bench/mpi/dispatch $(if $(shell pkg-config --exists starpumpi-1.3 && echo 1),$(BUILD)/bench/mpi/starpu_mpi)
 	bench/mpi/run.sh $<
 else
 test-mpi bench-mpi:

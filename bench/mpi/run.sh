@@ -16,11 +16,20 @@ OUT=${OUT:-bench/results/mpi_dispatch.json}
 [ -x "$BIN" ] || { echo "run.sh: $BIN not built (make bench-mpi)" >&2; exit 1; }
 
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+sp=$(mktemp)
+trap 'rm -f "$tmp" "$sp"' EXIT
 # shellcheck disable=SC2086  # HF_MPIRUN is a command line
 timeout 300 $HF_MPIRUN -np "$RANKS" "$BIN" "$SPANS" "$REPS" > "$tmp"
+# StarPU-MPI's cost for the same empty tasks, right after (bench/mpi/starpu_mpi.c), when built.
+SPBIN=$(dirname "$BIN")/starpu_mpi
+echo '{}' > "$sp"
+if [ -x "$SPBIN" ]; then
+    # shellcheck disable=SC2086
+    timeout 600 $HF_MPIRUN -np 3 "$SPBIN" "${SP_TASKS:-500}" "$REPS" 2>/dev/null | tail -n 1 > "$sp" ||
+        echo '{}' > "$sp"
+fi
 
-python3 - "$tmp" "$OUT" "$HF_MPIRUN -np $RANKS" <<'PY'
+python3 - "$tmp" "$OUT" "$HF_MPIRUN -np $RANKS" "$sp" <<'PY'
 import json, subprocess, sys
 sys.path.insert(0, "bench")
 import machine
@@ -42,6 +51,16 @@ out = {
 }
 out["ratio_remote_rt_vs_local_spin_rt"] = round(
     res["remote_rt"]["us_per_span"] / res["local_spin_rt"]["us_per_span"], 2)
+sp = json.load(open(sys.argv[4]))
+if sp:
+    out["starpu_mpi"] = dict(sp, method=(
+        "bench/mpi/starpu_mpi.c, right after: empty tasks inserted on every rank "
+        "(starpu_mpi_task_insert), each STARPU_RW on a variable owned by rank 0 and "
+        "STARPU_EXECUTE_ON_NODE rank 1 or 2 in turn: chain_rt one variable (one task in "
+        "flight, like remote_rt), two_chains one variable per worker rank; one StarPU CPU "
+        "worker per rank; us per task = batch wall time / tasks"))
+    out["ratio_starpu_chain_vs_remote_rt"] = round(
+        sp["chain_rt"]["median"] / res["remote_rt"]["us_per_span"], 1)
 machine.write_json_atomic(sys.argv[2], out)
 print(json.dumps(out, indent=2))
 PY
