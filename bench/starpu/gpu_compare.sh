@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench/starpu/gpu_compare.sh - HASS next to StarPU's own policies on CPU + GPUs (issue 15).
+#
+# For matmul float32 (N, default 16384, the app's 64-row chunks) and, with STRSEARCH=1,
+# strsearch (a generated MIB MiB text, 100 patterns, 4 MiB chunks), runs ONE `hetfarm
+# compare` each with hass and starpu:dmda, ws, eager, heft side by side on [devices] cpu =
+# all, cuda = $CUDA (default 0: CPU + 1 GPU; every row gets the same cores: hetfarm's CPU
+# team of cores - GPUs threads, StarPU's cores - GPUs CPU workers), ROUNDS rounds, every
+# round verified. The StarPU rows use the GPU only when hetfarm was built against a StarPU
+# with CUDA (`make starpu-cuda`, then `make`): the script stops if that is not so, rather
+# than compare against CPU-only StarPU rows. Then bench/starpu/gpu_summary.py prints, per
+# row, the median makespan and the mean efficiency (bound_s / makespan) from round 2, the
+# GPU's share, tasks per round and the per-task overhead (gpu_summary.py says how it is
+# measured), and writes them to $OUT/summary.json.
+#
+# Builds nothing: build here, carry the binary and .gpulibs/ (see framework/starpu/README.md),
+# then from the repository root:
+#
+#   OUT=/some/dir bench/starpu/gpu_compare.sh
+#
+# Environment: BUILD (build), OUT (bench/results/gpu/starpu-cuda), N (16384), ROUNDS (10),
+# CUDA (0), STRSEARCH (1), MIB (2048), SCHEDULERS (hass, starpu:dmda, starpu:ws,
+# starpu:eager, starpu:modular-heft). StarPU's models and bus calibration go to $OUT/starpu-home
+# (fresh: dmda and heft calibrate in their first rounds, as a new user's would; the
+# summary starts at round 2).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+OUT=${OUT:-bench/results/gpu/starpu-cuda}
+N=${N:-16384}
+ROUNDS=${ROUNDS:-10}
+CUDA=${CUDA:-0}
+STRSEARCH=${STRSEARCH:-1}
+MIB=${MIB:-2048}
+SCHEDULERS=${SCHEDULERS:-hass, starpu:dmda, starpu:ws, starpu:eager, starpu:modular-heft}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+if [ -d .gpulibs ]; then
+    export LD_LIBRARY_PATH="$PWD/.gpulibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+exe=$BUILD/hetfarm
+[ -x "$exe" ] || { echo "gpu_compare.sh: $exe is not built" >&2; exit 1; }
+nvidia-smi -L >/dev/null 2>&1 || { echo "gpu_compare.sh: no GPU (nvidia-smi -L failed)" >&2; exit 1; }
+starpu=$(ldd "$exe" | awk '/libstarpu/{print $3}')
+echo "hetfarm: $exe; libstarpu: ${starpu:-none}"
+if [ -z "$starpu" ] || ! ldd "$starpu" | grep -q libcudart; then
+    echo "gpu_compare.sh: $exe does not use a StarPU with CUDA (${starpu:-no libstarpu}):" \
+         "the starpu:* rows would be CPU-only; build with make starpu-cuda, then make" >&2
+    exit 1
+fi
+export STARPU_HOME=$OUT/starpu-home
+mkdir -p "$STARPU_HOME"
+log=$OUT/gpu-compare.log
+: >"$log"
+status=0
+
+# The sections every app's config shares; its [load] follows.
+common() { # app
+    cat <<INI
+[run]
+app = $1
+rounds = $ROUNDS
+engine = real
+scheduler = hass
+progress = no
+[devices]
+cpu = all
+cuda = $CUDA
+[compare]
+schedulers = $SCHEDULERS
+INI
+}
+
+# Runs one compare; its table goes to the log.
+compare() { # name
+    echo "== $1: $SCHEDULERS on cpu = all, cuda = $CUDA, $ROUNDS rounds" | tee -a "$log"
+    timeout 1800 "$exe" compare "$OUT/$1.ini" -o "$OUT/$1.json" --profiles "$OUT/profiles" \
+        --trace "$OUT/$1.trace.json" 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+}
+
+{ common matmul; printf '[load]\nn = %s\ndtype = float32\nseed = 1\nverify = 4\n' "$N"; } \
+    >"$OUT/matmul.ini"
+compare matmul
+
+if [ "$STRSEARCH" = 1 ]; then
+    text=$OUT/text.txt pats=$OUT/patterns.txt
+    [ -s "$text" ] || python3 bench/strsearch/gen.py "$text" "$MIB" "$pats" 100 1
+    { common strsearch; printf '[load]\ntext = %s\npatterns = %s\noutput = counts\nout = %s\nchunk = 4MiB\n' \
+          "$text" "$pats" "$OUT/strsearch.out"
+      printf 'passes = %s\nverify = 1MiB\n' "$ROUNDS"; } >"$OUT/strsearch.ini"
+    compare strsearch
+fi
+
+python3 bench/starpu/gpu_summary.py "$OUT"/matmul.json $([ "$STRSEARCH" = 1 ] && echo "$OUT/strsearch.json") \
+    -o "$OUT/summary.json" | tee -a "$log" || status=1
+exit $status
