@@ -3,7 +3,7 @@
 #
 # For matmul float32 (N, default 16384, the app's 64-row chunks) and, with STRSEARCH=1,
 # strsearch (a generated MIB MiB text, 100 patterns, 4 MiB chunks), runs ONE `hetfarm
-# compare` each with hass and starpu:dmda, ws, eager, heft side by side on [devices] cpu =
+# compare` each with hass and starpu:dmda, ws, eager, modular-heft side by side on [devices] cpu =
 # all, cuda = $CUDA (default 0: CPU + 1 GPU; every row gets the same cores: hetfarm's CPU
 # team of cores - GPUs threads, StarPU's cores - GPUs CPU workers), ROUNDS rounds, every
 # round verified. The StarPU rows use the GPU only when hetfarm was built against a StarPU
@@ -20,9 +20,10 @@
 #
 # Environment: BUILD (build), OUT (bench/results/gpu/starpu-cuda), N (16384), ROUNDS (10),
 # CUDA (0), STRSEARCH (1), MIB (2048), SCHEDULERS (hass, starpu:dmda, starpu:ws,
-# starpu:eager, starpu:modular-heft). StarPU's models and bus calibration go to $OUT/starpu-home
-# (fresh: dmda and heft calibrate in their first rounds, as a new user's would; the
-# summary starts at round 2).
+# starpu:eager, starpu:modular-heft: StarPU 1.3's HEFT; it has no policy named heft).
+# StarPU's models and bus calibration go to $OUT/starpu-home (fresh: a one-round warm-up
+# measures the bus; dmda and modular-heft calibrate their task models in the measured run's
+# first rounds, as a new user's would, and the summary starts at round 2).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -78,6 +79,14 @@ compare() { # name
         --trace "$OUT/$1.trace.json" 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 }
+
+# StarPU measures the bus once per STARPU_HOME, in starpu_init, ending with a
+# cudaDeviceReset: done here by a small StarPU-only run, not inside the measured
+# compare (where it would also reset the GPU between two rows of one process).
+{ common matmul; printf '[load]\nn = 1024\ndtype = float32\nverify = 4\n'; } |
+    sed 's/^rounds = .*/rounds = 1/; s/^schedulers = .*/schedulers = starpu:eager/' >"$OUT/warmup.ini"
+timeout 600 "$exe" compare "$OUT/warmup.ini" -o "$OUT/warmup.json" >>"$log" 2>&1 ||
+    { echo "gpu_compare.sh: the StarPU warm-up run failed (see $log)" >&2; exit 1; }
 
 { common matmul; printf '[load]\nn = %s\ndtype = float32\nseed = 1\nverify = 4\n' "$N"; } \
     >"$OUT/matmul.ini"
