@@ -41,9 +41,11 @@ patchfile=$here/starpu-1.3.10-cuda13.patch
 
 fail() { echo "starpu-cuda: $*" >&2; exit 1; }
 for tool in curl sha256sum dpkg-source patch make cc; do
-    command -v "$tool" >/dev/null || fail "needs '$tool' (apt-get install curl dpkg-dev patch build-essential)"
+    command -v "$tool" >/dev/null ||
+        fail "needs '$tool' (apt-get install curl dpkg-dev patch build-essential)"
 done
-[ -x "$cuda/bin/nvcc" ] || fail "no nvcc at $cuda/bin/nvcc: StarPU with CUDA needs the CUDA toolkit (give CUDA_HOME)"
+[ -x "$cuda/bin/nvcc" ] ||
+    fail "no nvcc at $cuda/bin/nvcc: StarPU with CUDA needs the CUDA toolkit (give CUDA_HOME)"
 [ -f "$patchfile" ] || fail "missing $patchfile"
 
 mkdir -p "$prefix/dl"
@@ -88,6 +90,7 @@ rm -rf "$prefix/src" "$prefix/obj" "$prefix/lib/pkgconfig/starpu-1.3.pc"
 # needed); its SHA-256 is pinned above and it checks the tarballs.
 step "unpacking Debian's source package (with Debian's patches)" \
     dpkg-source --no-check -x "$prefix/dl/$dsc" "$prefix/src"
+rm -f "$prefix"/starpu_*.orig.tar.* # dpkg-source copies the tarball next to src/; dl/ has it
 step "applying $(basename "$patchfile")" patch -d "$prefix/src" -p1 -i "$patchfile"
 mkdir -p "$prefix/obj"
 cd "$prefix/obj"
