@@ -92,10 +92,30 @@ TSAN_TESTS := test_pool test_engine test_shared
 # model, the error vocabulary), its example and its overhead bench, built when
 # pkg-config finds starpu-1.3; then libhetfarm's StarPU engine is built with it. tests/test_starpu_hass is built either way and
 # skips (exit 77) without StarPU.
-HAVE_STARPU := $(shell pkg-config --exists starpu-1.3 2>/dev/null && echo 1)
+#
+# `make starpu-cuda` builds StarPU 1.3 with CUDA from Debian's source package
+# into $(STARPU_CUDA) (framework/starpu/starpu-cuda.sh, a few minutes; never
+# needed by `make test`). When its starpu-1.3.pc is there, every build uses
+# that StarPU instead of Debian's, linked with an rpath to it (ldd and
+# ../shared/tools/pack-runtime-libs then find it), and the StarPU engine's
+# tasks get a CUDA implementation (core/engine_starpu.c). $(BUILD)/starpu-used
+# names the StarPU in use, so that switching rebuilds what includes or links it.
+STARPU_CUDA := $(CURDIR)/build/starpu-cuda
+ifneq ($(wildcard $(STARPU_CUDA)/lib/pkgconfig/starpu-1.3.pc),)
+SP_PKGCONFIG := PKG_CONFIG_PATH=$(STARPU_CUDA)/lib/pkgconfig pkg-config
+SP_RPATH     := -Wl,-rpath,$(STARPU_CUDA)/lib
+else
+SP_PKGCONFIG := pkg-config
+SP_RPATH     :=
+endif
+HAVE_STARPU := $(shell $(SP_PKGCONFIG) --exists starpu-1.3 2>/dev/null && echo 1)
 ifeq ($(HAVE_STARPU),1)
-SP_CFLAGS := -DHF_HAVE_STARPU $(shell pkg-config --cflags starpu-1.3)
-SP_LIBS   := $(shell pkg-config --libs starpu-1.3) -lm
+# STARPU_DONT_INCLUDE_CUDA_HEADERS: nothing here uses StarPU's CUDA helpers, and a
+# CUDA StarPU's starpu.h would include cusparse.h, whose CUDA 13 declarations
+# fail -Werror (deprecated types).
+SP_CFLAGS := -DHF_HAVE_STARPU -DSTARPU_DONT_INCLUDE_CUDA_HEADERS \
+             $(shell $(SP_PKGCONFIG) --cflags starpu-1.3)
+SP_LIBS   := $(shell $(SP_PKGCONFIG) --libs starpu-1.3) $(SP_RPATH) -lm
 SP_LIB    := $(BUILD)/libhetfarm-starpu.a
 SP_BINS   := $(BUILD)/bench/starpu/hass_example $(BUILD)/bench/starpu/policy_overhead
 # core/engine_starpu.c: StarPU's policies as rows of compare (starpu:eager, ...).
@@ -105,9 +125,22 @@ $(BUILD)/framework/core/engine_starpu.o: CFLAGS += $(SP_CFLAGS)
 SP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)) \
           $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/io/error.o
 $(BUILD)/framework/starpu/%.o: CFLAGS += $(SP_CFLAGS)
+$(BUILD)/framework/core/engine_starpu.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)): \
+    $(BUILD)/starpu-used
+
+# Which StarPU the build uses ("none" without one); rewritten only when it changes.
+$(BUILD)/starpu-used: FORCE
+	@mkdir -p $(@D)
+	@echo '$(if $(HAVE_STARPU),$(SP_CFLAGS) $(SP_LIBS),none)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
+# StarPU 1.3 with CUDA from Debian's source package (see STARPU_CUDA above).
+starpu-cuda:
+	@test -n "$(NVCC)" || { echo "starpu-cuda: no nvcc found: StarPU with CUDA needs the CUDA toolkit"; exit 1; }
+	framework/starpu/starpu-cuda.sh $(STARPU_CUDA) $(CUDA_HOME) 2
 
 .PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \
-        starpu test-mpi bench-mpi \
+        starpu starpu-cuda test-mpi bench-mpi \
         fuzz fuzz-build
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.

@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-#define HF_MATMUL_MAX_GPUS 16
+/* Per-GPU state is kept by device index, and a GPU's index can be large: the
+ * StarPU rows of compare list one device per CPU worker before their GPUs. */
+#define HF_MATMUL_MAX_DEVICES 256
 
 struct hf_matmul {
     size_t n;
@@ -22,7 +24,7 @@ struct hf_matmul {
     uint64_t seed;        /* inputs are drawn from it */
     int rounds;           /* loads still to produce; 0 = no natural end (unused now) */
     void *A, *B, *C;      /* host matrices (A and C pinned by the CUDA side when present) */
-    void *gpu[HF_MATMUL_MAX_GPUS]; /* per-GPU state owned by matmul_cuda.cu, by device index */
+    void *gpu[HF_MATMUL_MAX_DEVICES]; /* per-GPU state owned by matmul_cuda.cu, by device index */
 };
 
 /* Relative error bound of one element of C against the float64 reference. */

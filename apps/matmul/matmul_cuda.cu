@@ -62,7 +62,7 @@ static void *mm_pin(void *p, size_t bytes)
 extern "C" void hf__matmul_cuda_teardown(struct hf_matmul *m)
 {
     void *pinned_A = NULL, *pinned_C = NULL;
-    for (int i = 0; i < HF_MATMUL_MAX_GPUS; i++) {
+    for (int i = 0; i < HF_MATMUL_MAX_DEVICES; i++) {
         struct mm_gpu *g = (struct mm_gpu *)m->gpu[i];
         if (!g)
             continue;
@@ -93,9 +93,9 @@ extern "C" int hf__matmul_cuda_setup(struct hf_matmul *m, const struct hf_device
         const struct hf_device_info *d = &devs->dev[i];
         if (d->kind != HF_DEV_CUDA)
             continue;
-        if (d->index < 0 || d->index >= HF_MATMUL_MAX_GPUS) {
-            rc = hf_fail(HF_ERANGE, "matmul: %s: device index %d, at most %d GPUs supported",
-                         d->name, d->index, HF_MATMUL_MAX_GPUS);
+        if (d->index < 0 || d->index >= HF_MATMUL_MAX_DEVICES) {
+            rc = hf_fail(HF_ERANGE, "matmul: %s: device index %d; GPUs need indices below %d",
+                         d->name, d->index, HF_MATMUL_MAX_DEVICES);
             break;
         }
         struct mm_gpu *g = (struct mm_gpu *)calloc(1, sizeof *g);
@@ -121,7 +121,7 @@ extern "C" int hf__matmul_cuda_setup(struct hf_matmul *m, const struct hf_device
     }
     if (!rc && ngpu > 0) {
         void *A = mm_pin(m->A, bytes), *C = mm_pin(m->C, bytes);
-        for (int i = 0; i < HF_MATMUL_MAX_GPUS; i++) {
+        for (int i = 0; i < HF_MATMUL_MAX_DEVICES; i++) {
             struct mm_gpu *g = (struct mm_gpu *)m->gpu[i];
             if (g) {
                 g->A = A;
@@ -138,7 +138,8 @@ extern "C" int hf__matmul_run_cuda(void *ctx, const struct hf_bundle *b, struct 
 {
     struct hf_matmul *m = (struct hf_matmul *)ctx;
     int idx = hf_cuda_device_index(gpu);
-    struct mm_gpu *g = idx >= 0 && idx < HF_MATMUL_MAX_GPUS ? (struct mm_gpu *)m->gpu[idx] : NULL;
+    struct mm_gpu *g =
+        idx >= 0 && idx < HF_MATMUL_MAX_DEVICES ? (struct mm_gpu *)m->gpu[idx] : NULL;
     if (!g || !g->d_B)
         return hf_fail(HF_EAPP, "matmul: %s: B is not on this GPU (setup did not list device %d)",
                        hf_cuda_name(gpu), idx);

@@ -8,19 +8,31 @@
  * load (next_load), cuts it with the app's partitioner at the run's grain,
  * and submits one StarPU task per chunk: the grain of a StarPU task is one
  * chunk, the unit a hetfarm CPU device also takes per bundle, so every policy
- * sees as many decisions as hetfarm's schedulers do. The task's CPU function
- * builds the chunk's bundle with the app's bundler and calls run_cpu and
- * collect for it; then starpu_task_wait_for_all ends the round, every chunk
- * must have run exactly once (else HF_ESCHED, as the pool does for the other
- * engines) and verify checks the load.
+ * sees as many decisions as hetfarm's schedulers do. The task's function
+ * builds the chunk's bundle with the app's bundler and runs it through the
+ * driver of the worker's device, then calls collect; then
+ * starpu_task_wait_for_all ends the round, every chunk must have run exactly
+ * once (else HF_ESCHED, as the pool does for the other engines) and verify
+ * checks the load.
  *
- * Devices are StarPU's CPU workers, one hetfarm device each ("starpu-cpuN",
- * one thread): the app's setup gets that list, so an app keeping per-device
- * state (strsearch's parts) keeps it per worker, and run_cpu is never called
- * concurrently for one device, as the app template promises. Debian's StarPU
- * has no CUDA, so run_cuda is not wired: a StarPU built with CUDA would add a
- * cuda_func calling run_cuda with the hf_cuda of the worker's GPU, which lives
- * in drivers/ (not reachable from core/) and is left for later.
+ * Devices are StarPU's workers, one hetfarm device each: a CPU worker is a
+ * one-thread CPU device ("starpu-cpuN", hf_driver_cpu, so run_cpu with one
+ * thread), a CUDA worker a GPU ("starpu-cudaK" for GPU K, hf_driver_cuda, so
+ * the app's run_cuda with that GPU's streams, arena and cuBLAS handle, the
+ * pipeline of pieces every hetfarm GPU runs). Each device lives as the real
+ * engine's do: opened on its own thread (the StarPU worker's, through
+ * starpu_execute_on_each_worker) after the app's setup, run only there,
+ * closed there before StarPU shuts down; the drivers are reached through
+ * their ops tables in device.h, so this file needs nothing of drivers/. The
+ * app's setup gets the list, so an app keeping per-device state (strsearch's
+ * parts) keeps it per worker, and no device runs two bundles at once, as the
+ * app template promises. CUDA workers exist only when the build has CUDA, the
+ * StarPU it is built against has CUDA (STARPU_USE_CUDA: Debian's has not;
+ * `make starpu-cuda` builds one), the app has run_cuda, and [devices] cuda
+ * names GPUs, read through the device list as every other row reads it; the
+ * codelet then has a CUDA implementation and StarPU's policy chooses between
+ * the CPU workers and the GPUs. A device error fails the round and the run
+ * (StarPU cannot give a task to another worker after it ran).
  *
  * The codelet has a history-based performance model whose symbol is the
  * app's name and load signature, keyed by the chunk's units (footprint), so
@@ -32,7 +44,8 @@
  * (first submit to the end of the wait), per device chunks, bundles, work,
  * busy seconds and share, and the round's bound_s from per-device cost
  * models fed with every task (core/cost_model.c, as engine.c does); every
- * task is an event of the trace. StarPU is started and shut down once per run.
+ * task is an event of the trace, with its copy and kernel times on a GPU.
+ * StarPU is started and shut down once per run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +73,11 @@ int hf__starpu_is(const struct hf_sched_ops *ops)
 
 #ifndef HF_HAVE_STARPU
 
+int hf__starpu_has_cuda(void)
+{
+    return 0;
+}
+
 const struct hf_sched_ops *hf__starpu_sched(const char *policy)
 {
     hf_fail(HF_ENOTSUP, "scheduler starpu:%s: this build has no StarPU (pkg-config starpu-1.3)",
@@ -75,6 +93,21 @@ int hf__run_starpu(const struct hf_run_options *opts, struct hf_run **out)
 
 #else
 #include <starpu.h>
+
+#include "device.h"
+
+/* Whether the tasks have a CUDA implementation (see DESIGN): decided when
+ * this file is compiled. */
+#if defined(HF_HAVE_CUDA) && defined(STARPU_USE_CUDA)
+#define SP_CUDA 1
+#else
+#define SP_CUDA 0
+#endif
+
+int hf__starpu_has_cuda(void)
+{
+    return SP_CUDA;
+}
 
 #define SP_MAX 64
 static struct hf_sched_ops sp_ops[SP_MAX];
@@ -122,7 +155,16 @@ struct sp_task {
     size_t chunk;
     int rc, device;
     double start, end; /* monotonic */
+    struct hf_bundle_times times;
     char err[160];
+};
+
+/* A worker's device: what its driver keeps, whether it is open, how opening
+ * it went (opened and closed on the worker's thread). */
+struct sp_dev {
+    struct hf_device dev;
+    int open, rc;
+    char err[200];
 };
 
 /* One run's state. */
@@ -133,27 +175,62 @@ struct sp_run {
     struct hf_chunk *chunks;
     size_t nchunks;
     int *ran;                           /* per chunk: how often it ran this round */
+    struct sp_dev *dev;                 /* per device (index of run->devs) */
     int worker_dev[STARPU_NMAXWORKERS]; /* StarPU worker id -> device index, -1 */
 };
 
-/* The StarPU CPU function: the chunk's bundle through the app's run_cpu. */
-static void sp_cpu(void *buffers[], void *arg)
+/* The device of the calling StarPU worker, or NULL. */
+static struct sp_dev *sp_here(struct sp_run *r)
+{
+    int w = starpu_worker_get_id();
+    int d = w >= 0 && w < STARPU_NMAXWORKERS ? r->worker_dev[w] : -1;
+    return d >= 0 ? &r->dev[d] : NULL;
+}
+
+/* Opens the calling worker's device with its driver, on the worker's thread. */
+static void sp_open_here(void *arg)
+{
+    struct sp_dev *d = sp_here(arg);
+    if (!d)
+        return;
+    hf_clear_error();
+    d->rc = d->dev.ops->open(&d->dev);
+    d->open = d->rc == 0;
+    if (d->rc)
+        snprintf(d->err, sizeof d->err, "%s",
+                 *hf_last_error() ? hf_last_error() : hf_strerror(d->rc));
+}
+
+/* Closes the calling worker's device, if open, on the worker's thread. */
+static void sp_close_here(void *arg)
+{
+    struct sp_dev *d = sp_here(arg);
+    if (d && d->open) {
+        d->dev.ops->close(&d->dev);
+        d->open = 0;
+    }
+}
+
+/* The task's function, the CPU and the CUDA implementation alike: the chunk's
+ * bundle through the driver of the worker's device (run_cpu with one thread
+ * on a CPU worker, run_cuda's pipeline on a CUDA worker), then collect. */
+static void sp_exec(void *buffers[], void *arg)
 {
     (void)buffers;
     struct sp_task *t = arg;
     struct sp_run *r = t->run;
-    int w = starpu_worker_get_id();
-    t->device = w >= 0 && w < STARPU_NMAXWORKERS ? r->worker_dev[w] : -1;
+    struct sp_dev *d = sp_here(r);
+    t->device = d ? (int)(d - r->dev) : -1;
     t->start = hf__now();
     struct hf_bundle b;
     int (*bundle)(void *, const struct hf_chunk *, size_t, struct hf_bundle *) =
         r->app->bundle ? r->app->bundle : hf_bundle_merge;
     hf_clear_error();
-    int rc = t->device < 0 ? HF_EDEVICE : bundle(r->ctx, &r->chunks[t->chunk], 1, &b);
+    int rc = !d || !d->open ? HF_EDEVICE : bundle(r->ctx, &r->chunks[t->chunk], 1, &b);
     if (!rc) {
         b.load = &r->load;
         b.device = t->device;
-        rc = r->app->run_cpu(r->ctx, &b, 1);
+        rc = d->dev.ops->run(&d->dev, r->app, r->ctx, &b, &t->times);
         if (!rc && r->app->collect)
             rc = r->app->collect(r->ctx, &b);
     }
@@ -275,6 +352,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
             .work = r->chunks[i].work,
             .start_s = t->start - t0,
             .end_s = t->end - t0,
+            .t = t->times,
         };
     }
     if (!rc) {
@@ -284,7 +362,9 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         rs->makespan_s = end - start;
         rs->load_units = r->load.units;
         rs->load_work = total;
-        int cpu[nd]; /* StarPU's workers here are CPU workers, one chunk per task */
+        /* Every device, a GPU too, runs one chunk per task here, so each pays
+         * its latency per chunk (what hf__round_bound models for CPU teams). */
+        int cpu[nd];
         for (int d = 0; d < nd; d++)
             cpu[d] = 1;
         rs->bound_s = hf__round_bound(cost, rs->dev, cpu, NULL, nd, total, r->nchunks);
@@ -300,11 +380,66 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
     return rc ? rc : 1;
 }
 
-/* Starts StarPU with its CPU workers under `policy` and lists them as devices.
- * [devices] cpu sets how many, as it sets the CPU threads of the other rows:
- * "all" is StarPU's default (every core), a number that many workers. */
-static int sp_start(hf_config_t cfg, const char *policy, struct sp_run *r,
-                    struct hf_device_info **devs, int *ndev)
+/* The CUDA ordinals that [devices] cuda names (all | none | 0,1), read by the
+ * device list as every other row reads them (the same checks and messages),
+ * or an HF_E* code. None when the tasks have no CUDA implementation or the
+ * app no run_cuda. */
+static int sp_cuda_ordinals(hf_config_t cfg, const struct hf_app *app, int *ord, int cap)
+{
+    if (!SP_CUDA || !app->run_cuda)
+        return 0;
+    hf_devlist_t list;
+    int rc = hf_devlist_init(&list, cfg, 0);
+    if (rc)
+        return rc;
+    int n = 0;
+    for (int i = 0; i < hf_devlist_count(list) && !rc; i++) {
+        const struct hf_device *d = hf_devlist_get(list, i);
+        if (d->info.kind != HF_DEV_CUDA)
+            continue;
+        if (n == cap)
+            rc = hf_fail(HF_ERANGE, "[devices] cuda: this StarPU has at most %d CUDA workers", cap);
+        else
+            ord[n++] = d->info.cuda_ordinal;
+    }
+    hf_devlist_destroy(list);
+    return rc ? rc : n;
+}
+
+/* Adds StarPU worker w as device *ndev of `devs` (and of r->dev), driven by
+ * `ops`. */
+static void sp_add_device(struct sp_run *r, struct hf_device_info *devs, int *ndev, int w,
+                          const struct hf_driver_ops *ops)
+{
+    int gpu = starpu_worker_get_type(w) == STARPU_CUDA_WORKER;
+    struct hf_device_info *d = &devs[*ndev];
+    d->index = *ndev;
+    d->kind = gpu ? HF_DEV_CUDA : HF_DEV_CPU;
+    d->is_gpu = gpu;
+    d->nthreads = 1;
+    d->cuda_ordinal = gpu ? starpu_worker_get_devid(w) : -1;
+    d->host_core = starpu_worker_get_bindid(w);
+    if (gpu)
+        snprintf(d->name, sizeof d->name, "starpu-cuda%d", d->cuda_ordinal);
+    else
+        snprintf(d->name, sizeof d->name, "starpu-cpu%d", *ndev);
+    struct hf_device *dev = &r->dev[*ndev].dev;
+    dev->info = *d;
+    dev->ops = ops;
+    dev->core_first = d->host_core;
+    dev->core_count = 1;
+    dev->fault_round = dev->fault_bundle = -1;
+    r->worker_dev[w] = (*ndev)++;
+}
+
+/* Starts StarPU under `policy` with its CPU workers and, where the tasks can
+ * run on GPUs (see DESIGN), a CUDA worker per GPU [devices] cuda names, and
+ * lists them as devices, CPU workers first as in every other row. [devices]
+ * cpu sets how many CPU workers, as it sets the CPU threads of the other rows:
+ * "all" is StarPU's default (every core but one per GPU), a number that many
+ * workers. */
+static int sp_start(hf_config_t cfg, const char *policy, const struct hf_app *app,
+                    struct sp_run *r, struct hf_device_info **devs, int *ndev)
 {
     const char *spec;
     long ncpus = -1;
@@ -314,40 +449,58 @@ static int sp_start(hf_config_t cfg, const char *policy, struct sp_run *r,
     if (rc)
         return hf_fail(rc, "%s (this StarPU has at most %d CPU workers)", hf_last_error(),
                        STARPU_MAXCPUS);
+    int ord[STARPU_MAXCUDADEVS + 1];
+    int ncuda = sp_cuda_ordinals(cfg, app, ord, STARPU_MAXCUDADEVS);
+    if (ncuda < 0)
+        return ncuda;
     setenv("STARPU_SILENT", "1", 0);
     struct starpu_conf conf;
     starpu_conf_init(&conf);
     conf.precedence_over_environment_variables = 1;
     conf.sched_policy_name = policy;
     conf.ncpus = (int)ncpus;
-    conf.ncuda = 0; /* see DESIGN: run_cuda is not wired */
+    conf.ncuda = ncuda;
+    conf.use_explicit_workers_cuda_gpuid = ncuda > 0;
+    for (int i = 0; i < ncuda; i++)
+        conf.workers_cuda_gpuid[i] = (unsigned)ord[i];
     conf.nopencl = 0;
     conf.nmic = 0;
     conf.nmpi_ms = 0;
     rc = starpu_init(&conf);
     if (rc)
-        return hf_fail(HF_EDEVICE, "starpu_init (policy %s) failed: %s", policy, strerror(-rc));
+        return hf_fail(HF_EDEVICE, "starpu_init (policy %s, %d GPUs) failed: %s", policy, ncuda,
+                       strerror(-rc));
     int n = (int)starpu_worker_get_count();
     *devs = calloc((size_t)(n > 0 ? n : 1), sizeof **devs);
-    if (!*devs) {
+    r->dev = calloc((size_t)(n > 0 ? n : 1), sizeof *r->dev);
+    if (!*devs || !r->dev) {
         starpu_shutdown();
         return hf_fail(HF_ENOMEM, "starpu engine: out of memory");
     }
     *ndev = 0;
     for (int w = 0; w < STARPU_NMAXWORKERS; w++)
         r->worker_dev[w] = -1;
-    for (int w = 0; w < n; w++) {
-        if (starpu_worker_get_type(w) != STARPU_CPU_WORKER)
-            continue;
-        struct hf_device_info *d = &(*devs)[*ndev];
-        d->index = *ndev;
-        d->kind = HF_DEV_CPU;
-        d->nthreads = 1;
-        d->cuda_ordinal = -1;
-        d->host_core = starpu_worker_get_bindid(w);
-        snprintf(d->name, sizeof d->name, "starpu-cpu%d", *ndev);
-        r->worker_dev[w] = (*ndev)++;
-    }
+    for (int w = 0; w < n; w++)
+        if (starpu_worker_get_type(w) == STARPU_CPU_WORKER)
+            sp_add_device(r, *devs, ndev, w, &hf_driver_cpu);
+#if SP_CUDA
+    for (int w = 0; w < n; w++)
+        if (starpu_worker_get_type(w) == STARPU_CUDA_WORKER)
+            sp_add_device(r, *devs, ndev, w, &hf_driver_cuda);
+#endif
+    return 0;
+}
+
+/* Opens every worker's device on the worker's own thread; the first failure
+ * is the result. */
+static int sp_open(struct sp_run *r, int ndev)
+{
+    starpu_execute_on_each_worker_ex(sp_open_here, r, STARPU_CPU | STARPU_CUDA, "hetfarm-open");
+    for (int d = 0; d < ndev; d++)
+        if (!r->dev[d].open)
+            return hf_fail(r->dev[d].rc ? r->dev[d].rc : HF_EDEVICE, "%s: open failed: %s",
+                           r->dev[d].dev.info.name,
+                           r->dev[d].rc ? r->dev[d].err : "StarPU did not run it on its worker");
     return 0;
 }
 
@@ -383,10 +536,10 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     int started = 0;
     struct hf_device_info *devs = NULL;
     int ndev = 0;
-    if (!(rc = sp_start(o->cfg, policy, &r, &devs, &ndev)))
+    if (!(rc = sp_start(o->cfg, policy, app, &r, &devs, &ndev)))
         started = 1;
     if (!rc && ndev == 0)
-        rc = hf_fail(HF_ENODEV, "StarPU started no CPU worker");
+        rc = hf_fail(HF_ENODEV, "StarPU started no worker");
     if (!rc) {
         run->ndevices = ndev;
         run->devs = devs;
@@ -396,6 +549,8 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
         if (app->setup && (rc = app->setup(r.ctx, &dl)))
             rc = hf_fail(rc, "app %s: setup failed: %s", app->name, hf_last_error());
     }
+    if (!rc)
+        rc = sp_open(&r, ndev); /* after setup, as the real engine opens its devices */
     char sig[128] = "";
     if (!rc) {
         app->signature(r.ctx, sig, sizeof sig);
@@ -415,7 +570,7 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     };
     struct starpu_codelet cl = {
         .where = STARPU_CPU,
-        .cpu_funcs = {sp_cpu},
+        .cpu_funcs = {sp_exec},
         .nbuffers = 0,
         .model = &model,
         .name = app->name,
@@ -425,6 +580,10 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
         rc = hf_fail(HF_ENOMEM, "starpu engine: out of memory");
     for (int d = 0; d < ndev && cost; d++)
         hf_cost_init(&cost[d]);
+#if SP_CUDA
+    cl.where |= STARPU_CUDA;
+    cl.cuda_funcs[0] = sp_exec;
+#endif
     size_t evcap = 0;
     double t0 = hf__now(), makespans = 0;
     for (int round = 0; round < rounds && !rc; round++) {
@@ -450,12 +609,16 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
         }
     }
     run->wall_s = hf__now() - t0;
-    if (started)
+    if (started) {
+        starpu_execute_on_each_worker_ex(sp_close_here, &r, STARPU_CPU | STARPU_CUDA,
+                                         "hetfarm-close");
         starpu_shutdown(); /* saves the model's history, then forgets the model */
+    }
     if (app->teardown)
         app->teardown(r.ctx);
     free(r.chunks);
     free(r.ran);
+    free(r.dev);
     free(cost);
     free(devs);
     if (!rc && run->nrounds == 0)

@@ -3,7 +3,8 @@
  * A scheduler named "starpu:POLICY" (POLICY one of StarPU 1.3's predefined
  * policies: eager, ws, dmda, ...) is not a hetfarm scheduler: the run goes
  * through StarPU, each chunk of a round one StarPU task whose CPU function
- * calls the app's run_cpu, and StarPU's POLICY decides where it runs.
+ * calls the app's run_cpu (and, with a StarPU built with CUDA, whose CUDA
+ * function calls its run_cuda), and StarPU's POLICY decides where it runs.
  * run.c hands such runs to hf__run_starpu; cli/plan.c resolves the names.
  */
 #ifndef HF_ENGINE_STARPU_H
@@ -18,6 +19,10 @@
 const struct hf_sched_ops *hf__starpu_sched(const char *policy);
 /* Whether ops stands for a StarPU policy. */
 int hf__starpu_is(const struct hf_sched_ops *ops);
+/* 1 when StarPU's tasks have a CUDA implementation (run_cuda on the GPU of a
+ * StarPU CUDA worker): the build has CUDA and the StarPU it was built against
+ * too (`make starpu-cuda`; Debian's has none). Else 0: CPU workers only. */
+int hf__starpu_has_cuda(void);
 /* hf_run for such a scheduler: same options, same record (see engine_starpu.c). */
 int hf__run_starpu(const struct hf_run_options *opts, struct hf_run **out);
 
