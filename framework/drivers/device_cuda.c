@@ -113,10 +113,15 @@ void hf_cuda_driver_version(char *buf, size_t len)
             line[0] = '\0';
         fclose(f);
     }
-    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." or, for
+     * the open modules, "... UNIX Open Kernel Module for x86_64  580.159.04 ...":
+     * the first word after "Kernel Module" that starts with a digit. */
     const char *k = strstr(line, "Kernel Module");
-    if (k && sscanf(k, "Kernel Module %63s", buf) == 1)
-        return;
+    for (char word[64]; k && sscanf(k, "%63s", word) == 1; k = strstr(k, word) + strlen(word))
+        if (word[0] >= '0' && word[0] <= '9') {
+            snprintf(buf, len, "%s", word);
+            return;
+        }
     int v = 0;
     if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
         snprintf(buf, len, "CUDA %d.%d", v / 1000, (v % 1000) / 10);
