@@ -9,8 +9,9 @@
  * every result back. So the test runs each app twice on the same graph, once
  * with placement = range and once with partition, verify on, and checks that
  * the partition run's output file is the range run's (byte for byte for bfs
- * and cc, whose values are integers; to 1e-9 relative for pagerank, whose
- * sums run in another order) and that both match the references of
+ * and cc, whose values are integers; to 1e-8 relative for pagerank, whose
+ * sums run in another order, so that a rank printed with %.9g may flip its
+ * last digit) and that both match the references of
  * graph_apps_util.h, which know nothing of placement. Graphs: 4elt (or a grid
  * of its size), a road-like grid, a grid with keep = 0.3 (hundreds of
  * components and isolated vertices) and a small Kronecker graph (hubs,
@@ -95,7 +96,9 @@ static int run_app(const char *app, const char *load, const char *extra, const c
     return rc;
 }
 
-/* Whether two pagerank outputs agree line by line to 1e-9 relative. */
+/* Whether two pagerank outputs agree line by line to 1e-8 relative (a rank
+ * printed with %.9g may flip its last digit when its sum ran in another
+ * order: seen at 1.3e-9 on a million-vertex grid). */
 static void same_ranks(const char *a, const char *b)
 {
     FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
@@ -107,10 +110,10 @@ static void same_ranks(const char *a, const char *b)
     while (fscanf(fa, "%llu %lf", &ia, &xa) == 2) {
         assert_int_equal(fscanf(fb, "%llu %lf", &ib, &xb), 2);
         assert_int_equal(ia, ib);
-        if (fabs(xa - xb) > 1e-9 * fabs(xa))
+        if (fabs(xa - xb) > 1e-8 * fabs(xa))
             fprintf(stderr, "pagerank: vertex %llu: %.12g with range, %.12g with partition\n",
                     ia, xa, xb);
-        assert_true(fabs(xa - xb) <= 1e-9 * fabs(xa));
+        assert_true(fabs(xa - xb) <= 1e-8 * fabs(xa));
         n++;
     }
     assert_int_equal(fscanf(fb, "%llu %lf", &ib, &xb), EOF);

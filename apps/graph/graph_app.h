@@ -42,6 +42,7 @@ struct hf_gapp {
     uint64_t cached_cuts[HF_GAPP_TRAFFIC_DEVS + 1];
     double cached_all_halo; /* halo of "every vertex changed" under cached_cuts, or -1 */
     double halo_total, broadcast_total;
+    int traffic_rounds;     /* rounds measured (none under an engine that has no round_figures) */
 };
 
 /* Reads the graph keys of [load] and loads or generates the graph:

@@ -268,6 +268,7 @@ void hf__gapp_traffic_reset(struct hf_gapp *ga)
     if (ga->dev_work)
         memset(ga->dev_work, 0, 2 * (size_t)ga->ndev * sizeof *ga->dev_work);
     ga->halo_total = ga->broadcast_total = 0;
+    ga->traffic_rounds = 0;
     ga->cached_all_halo = -1;
 }
 
@@ -348,22 +349,25 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
     double bcast = (double)n * (double)(nd - 1);
     ga->halo_total += halo;
     ga->broadcast_total += bcast;
+    ga->traffic_rounds++;
     out[0] = (struct hf_figure){"halo", halo, "elements (owner-computes)"};
     out[1] = (struct hf_figure){"broadcast", bcast, "elements (to every device)"};
     out[2] = (struct hf_figure){"changed", (double)n, "vertices"};
     return 3;
 }
 
+/* The totals only when some round was measured: a run on one device, or
+ * under an engine that calls no round_figures (StarPU's), has none. */
 int hf__gapp_traffic_figures(const struct hf_gapp *ga, struct hf_figure *out, int cap)
 {
     struct hf_figure f[] = {
-        {"halo", ga->halo_total, "elements (owner-computes)"},
-        {"broadcast", ga->broadcast_total, "elements (to every device)"},
         {"placement_parts", (double)ga->place_parts, "0: range"},
         {"placement_cut", ga->place_cut, "edges between parts"},
         {"placement_s", ga->place_s, "s (partition + relabel)"},
+        {"halo", ga->halo_total, "elements (owner-computes)"},
+        {"broadcast", ga->broadcast_total, "elements (to every device)"},
     };
-    int n = (int)(sizeof f / sizeof f[0]);
+    int n = (int)(sizeof f / sizeof f[0]) - (ga->traffic_rounds ? 0 : 2);
     for (int i = 0; i < n && i < cap; i++)
         out[i] = f[i];
     return n < cap ? n : cap;
