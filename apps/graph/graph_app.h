@@ -43,6 +43,7 @@ struct hf_gapp {
     double cached_all_halo; /* halo of "every vertex changed" under cached_cuts, or -1 */
     double halo_total, broadcast_total;
     int traffic_rounds;     /* rounds measured (none under an engine that has no round_figures) */
+    double traffic_s;       /* seconds spent measuring them */
 };
 
 /* Reads the graph keys of [load] and loads or generates the graph:

@@ -39,9 +39,9 @@
  * a replay of the round's bundles: push rounds' items are frontier vertices
  * in discovery order, and a pull round's spans match it only when the
  * scheduler gave each device one span in device order. Its cost is the
- * changed vertices' edges (at most one extra pass over the round's work);
- * PageRank, where every vertex changes, reuses the last count while the
- * spans do not move.
+ * changed vertices' edges (at most one extra pass over the round's work),
+ * serial, reported as traffic_s; PageRank, where every vertex changes,
+ * reuses the last count while the spans do not move.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +269,7 @@ void hf__gapp_traffic_reset(struct hf_gapp *ga)
         memset(ga->dev_work, 0, 2 * (size_t)ga->ndev * sizeof *ga->dev_work);
     ga->halo_total = ga->broadcast_total = 0;
     ga->traffic_rounds = 0;
+    ga->traffic_s = 0;
     ga->cached_all_halo = -1;
 }
 
@@ -312,6 +313,7 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
     int nd = ga->ndev;
     if (!ga->dev_work || nd > HF_GAPP_TRAFFIC_DEVS || cap < 3)
         return 0;
+    double t0 = place_now();
     int ran = 0;
     for (int d = 0; d < nd; d++)
         ran += ga->dev_work[d] > 0;
@@ -335,9 +337,11 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
     if (!changed && ga->cached_all_halo >= 0 && memcmp(ga->cuts, ga->cached_cuts, ncuts) == 0) {
         halo = ga->cached_all_halo;
     } else {
+        /* Serial: this runs between rounds, while the CPU teams' threads
+         * spin, and OpenMP loops there ran ~10x slower than serial ones
+         * (bench/NOTES.md, the partitioner's host glue). */
         const uint64_t *cuts = ga->cuts;
         uint64_t h = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : h) if (n > 4096)
         for (size_t i = 0; i < n; i++)
             h += (uint64_t)halo_of(g, cuts, nd, changed ? changed[i] : i);
         halo = (double)h;
@@ -350,6 +354,7 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
     ga->halo_total += halo;
     ga->broadcast_total += bcast;
     ga->traffic_rounds++;
+    ga->traffic_s += place_now() - t0;
     out[0] = (struct hf_figure){"halo", halo, "elements (owner-computes)"};
     out[1] = (struct hf_figure){"broadcast", bcast, "elements (to every device)"};
     out[2] = (struct hf_figure){"changed", (double)n, "vertices"};
@@ -366,8 +371,9 @@ int hf__gapp_traffic_figures(const struct hf_gapp *ga, struct hf_figure *out, in
         {"placement_s", ga->place_s, "s (partition + relabel)"},
         {"halo", ga->halo_total, "elements (owner-computes)"},
         {"broadcast", ga->broadcast_total, "elements (to every device)"},
+        {"traffic_s", ga->traffic_s, "s measuring halo (host)"},
     };
-    int n = (int)(sizeof f / sizeof f[0]) - (ga->traffic_rounds ? 0 : 2);
+    int n = (int)(sizeof f / sizeof f[0]) - (ga->traffic_rounds ? 0 : 3);
     for (int i = 0; i < n && i < cap; i++)
         out[i] = f[i];
     return n < cap ? n : cap;

@@ -40,6 +40,7 @@ def main():
         "placement_parts": figs.get("placement_parts"),
         "placement_cut": figs.get("placement_cut"),
         "placement_s": figs.get("placement_s"),
+        "traffic_s": figs.get("traffic_s"),
         "round_halo": [r.get("app_figures", {}).get("halo", {}).get("value") for r in rounds],
         "round_changed": [r.get("app_figures", {}).get("changed", {}).get("value") for r in rounds],
     })
