@@ -219,8 +219,11 @@ void hf__gapp_destroy(struct hf_gapp *ga)
     free(ga->to_new);
     free(ga->to_old);
     free(ga->dev_work);
+    free(ga->nb_lo);
+    free(ga->nb_hi);
     ga->to_new = ga->to_old = NULL;
     ga->dev_work = NULL;
+    ga->nb_lo = ga->nb_hi = NULL;
 }
 
 int hf__gapp_shared_csr(struct hf_gapp *ga, int with_weights, struct hf_shared *out, int cap)

@@ -38,6 +38,9 @@ struct hf_gapp {
     int ndev;
     uint64_t *dev_work;     /* ndev: this round's work per device */
     uint64_t *split_work;   /* ndev: summed over the rounds run by more than one device */
+    hf_vid_t *nb_lo, *nb_hi; /* nv each: a vertex's smallest and largest neighbour (itself
+                                when it has none), so that most vertices are settled
+                                without a scan of their list */
     uint64_t cuts[HF_GAPP_TRAFFIC_DEVS + 1];
     uint64_t cached_cuts[HF_GAPP_TRAFFIC_DEVS + 1];
     double cached_all_halo; /* halo of "every vertex changed" under cached_cuts, or -1 */

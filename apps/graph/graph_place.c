@@ -39,9 +39,11 @@
  * a replay of the round's bundles: push rounds' items are frontier vertices
  * in discovery order, and a pull round's spans match it only when the
  * scheduler gave each device one span in device order. Its cost is the
- * changed vertices' edges (at most one extra pass over the round's work),
- * serial, reported as traffic_s; PageRank, where every vertex changes,
- * reuses the last count while the spans do not move.
+ * changed vertices, each settled by its smallest and largest neighbour
+ * (precomputed once) unless those straddle a span boundary, when its list
+ * is scanned; serial, reported as traffic_s. PageRank, where every vertex
+ * changes, reuses the last count while the spans do not move. A run on one
+ * device reports no traffic figures.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +256,23 @@ int hf__gapp_traffic_setup(struct hf_gapp *ga, const struct hf_devices *devs)
         return hf_fail(HF_ENOMEM, "graph: out of memory");
     ga->split_work = ga->dev_work + devs->count;
     hf__gapp_traffic_reset(ga);
+    if (devs->count < 2 || ga->nb_lo)
+        return 0;
+    const struct hf_graph *g = &ga->g;
+    ga->nb_lo = malloc(g->nv * sizeof *ga->nb_lo);
+    ga->nb_hi = malloc(g->nv * sizeof *ga->nb_hi);
+    if (!ga->nb_lo || !ga->nb_hi)
+        return hf_fail(HF_ENOMEM, "graph: out of memory for %llu neighbour ranges",
+                       (unsigned long long)g->nv);
+    for (uint64_t v = 0; v < g->nv; v++) {
+        hf_vid_t lo = (hf_vid_t)v, hi = (hf_vid_t)v;
+        for (uint64_t j = g->offsets[v]; j < g->offsets[v + 1]; j++) {
+            lo = g->adj[j] < lo ? g->adj[j] : lo;
+            hi = g->adj[j] > hi ? g->adj[j] : hi;
+        }
+        ga->nb_lo[v] = lo;
+        ga->nb_hi[v] = hi;
+    }
     return 0;
 }
 
@@ -296,13 +315,18 @@ static inline int owner(const uint64_t *cuts, int ndev, uint64_t v)
     return d;
 }
 
-/* The other devices that own a neighbour of v. */
-static inline int halo_of(const struct hf_graph *g, const uint64_t *cuts, int ndev, uint64_t v)
+/* The other devices that own a neighbour of v: none when v, its smallest
+ * and its largest neighbour lie in one span (spans are id intervals). */
+static inline int halo_of(const struct hf_gapp *ga, const uint64_t *cuts, int ndev, uint64_t v)
 {
+    const struct hf_graph *g = &ga->g;
+    int own = owner(cuts, ndev, v);
+    if (owner(cuts, ndev, ga->nb_lo[v]) == own && owner(cuts, ndev, ga->nb_hi[v]) == own)
+        return 0;
     uint64_t mask = 0;
     for (uint64_t j = g->offsets[v]; j < g->offsets[v + 1]; j++)
         mask |= 1ull << owner(cuts, ndev, g->adj[j]);
-    mask &= ~(1ull << owner(cuts, ndev, v));
+    mask &= ~(1ull << own);
     return __builtin_popcountll(mask);
 }
 
@@ -311,7 +335,7 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
 {
     const struct hf_graph *g = &ga->g;
     int nd = ga->ndev;
-    if (!ga->dev_work || nd > HF_GAPP_TRAFFIC_DEVS || cap < 3)
+    if (!ga->dev_work || nd < 2 || nd > HF_GAPP_TRAFFIC_DEVS || cap < 3)
         return 0;
     double t0 = place_now();
     int ran = 0;
@@ -343,7 +367,7 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
         const uint64_t *cuts = ga->cuts;
         uint64_t h = 0;
         for (size_t i = 0; i < n; i++)
-            h += (uint64_t)halo_of(g, cuts, nd, changed ? changed[i] : i);
+            h += (uint64_t)halo_of(ga, cuts, nd, changed ? changed[i] : i);
         halo = (double)h;
         if (!changed) {
             memcpy(ga->cached_cuts, ga->cuts, ncuts);
