@@ -13,13 +13,14 @@ size (bfs and cc 4 bytes, pagerank 8), the seconds those bytes take at
 LINK_GBS (25 GB/s: a PCIe 4.0 x16 link's practical rate), next to the
 seconds partitioning and relabelling cost, and both runs' makespan sums (on
 this VM's CPU teams, or the sim's virtual seconds). Prints one line per
-pair. Per-round halo and changed counts are kept under each run. Written
-atomically; failed runs are kept with their error.
+pair. Per-round halo counts are kept under each run, one line per run.
+Written atomically; failed runs are kept with their error.
 
     bench/graph/placement_summary.py OUT RESULT
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -27,6 +28,20 @@ import machine  # noqa: E402
 
 LINK_GBS = 25.0
 ELEM_BYTES = {"bfs": 4, "cc": 4, "pagerank": 8}
+
+
+def write_compact(path, obj):
+    """Writes obj as indented JSON with every list of numbers on one line (the
+    per-round halos of a 14k-level BFS would otherwise take a line each), to a
+    temporary file next to path, then renames it."""
+    text = json.dumps(obj, indent=2)
+    text = re.sub(r"\[\s*([-0-9.eE+, \nnul]*?)\s*\]",
+                  lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"
+                  if m.group(1).strip() else "[]", text)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    os.replace(tmp, path)
 
 
 def main():
@@ -63,7 +78,10 @@ def main():
             print(f'{p["graph"]:5} {p["app"]:8} {p["devices"]:6} FAILED: '
                   f'{rng.get("error") or part.get("error") or "no figures"}')
         rows.append(p)
-    machine.write_json_atomic(result, {
+    for p in rows:
+        for k in ("range", "partition"):
+            p.get(k, {}).pop("round_changed", None)  # the totals keep it (broadcast)
+    write_compact(result, {
         "bench": "graph_placement",
         "machine": machine.describe(),
         "link_gbs": LINK_GBS,
