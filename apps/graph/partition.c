@@ -56,6 +56,10 @@
  * with HF_EVERIFY naming the heaviest part and the bound, and no part file
  * is written.
  *
+ * The same rounds run in-process through hf__partition_graph (one CPU team,
+ * each round one bundle, verified), for apps that need a partition inside
+ * their own run: graph_place.c's [load] placement = partition.
+ *
  * Determinism: `seed` fixes the tie-breaks and METIS, but which claim wins a
  * matching conflict and the order of concurrent refinement moves depend on
  * how threads and devices interleave, so two runs may differ by a few
