@@ -385,6 +385,13 @@ struct hf_app {
      * bundles really ran; the figures go to results.json ("app_figures") and
      * under `hetfarm run`'s table. Optional. */
     int (*figures)(void *ctx, double seconds, struct hf_figure *out, int cap);
+    /* The app's own figures of the round that just ended (a graph app's
+     * cross-device traffic): fills up to `cap` figures and returns how many.
+     * Called after the round's merge and verify, when bundles really ran,
+     * from the engine's thread; hf_shared_last_changes(load, ...) is valid.
+     * They go to results.json under the round ("app_figures"). The real and
+     * sim engines call it; the StarPU engine does not (yet). Optional. */
+    int (*round_figures)(void *ctx, const struct hf_load *load, struct hf_figure *out, int cap);
     /* Describes the load in a few words ("n=4096 dtype=float32"): the key of
      * its profile and a label in results. Required. */
     void (*signature)(void *ctx, char *buf, size_t len);

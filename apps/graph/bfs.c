@@ -82,7 +82,7 @@ static int bfs_create(void **ctx, hf_config_t cfg)
     else
         return hf_fail(HF_ECONFIG, "%s: [load] direction = %s: expected auto, push or pull",
                        hf_config_where(cfg, "load", "direction"), dir);
-    if ((rc = hf__gapp_create(&b->ga, cfg, 0, 1)))
+    if ((rc = hf__gapp_create(&b->ga, cfg, 0, 1)) || (rc = hf__gapp_place(&b->ga, cfg)))
         return rc;
     if (b->direction == 2 && !b->ga.g.symmetric)
         return hf_fail(HF_ECONFIG, "%s: [load] direction = pull needs a symmetric graph "
@@ -171,7 +171,23 @@ static int bfs_setup(void *ctx, const struct hf_devices *devs)
     b->cpu_pulls = 0;
     for (int d = 0; d < devs->count; d++)
         b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA;
+    return hf__gapp_traffic_setup(&b->ga, devs);
+}
+
+/* Cross-device traffic (graph_place.c): each bundle's work counts for its device. */
+static int bfs_collect(void *ctx, const struct hf_bundle *b)
+{
+    hf__gapp_traffic_add(&((struct hf_bfs *)ctx)->ga, b);
     return 0;
+}
+
+/* The round's cross-device traffic: its changed depths. */
+static int bfs_round_figures(void *ctx, const struct hf_load *load, struct hf_figure *out, int cap)
+{
+    struct hf_bfs *b = ctx;
+    size_t n;
+    const uint32_t *changed = hf_shared_last_changes(load, BFS_DEPTH, &n);
+    return hf__gapp_traffic_round(&b->ga, changed, n, out, cap);
 }
 
 /* The frontier as a bitmap for the CPU's pull: bit v set iff v is at depth
@@ -210,6 +226,7 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
         b->unexplored_edges = g->ne;
         b->fused_levels = 0;
         b->level = 0;
+        hf__gapp_traffic_reset(&b->ga);
     } else {
         size_t n;
         const uint32_t *changed = hf_shared_last_changes(load, BFS_DEPTH, &n);
@@ -306,14 +323,18 @@ static int check_sound(const struct hf_bfs *b)
             int32_t dv = b->depth[g->adj[j]];
             if (du != HF_BFS_UNSEEN && dv > du + 1)
                 return hf_fail(HF_EVERIFY, "bfs: edge %llu-%u spans depths %d and %d",
-                               (unsigned long long)u + (uint64_t)b->ga.g.base,
-                               g->adj[j] + (unsigned)b->ga.g.base, du, dv);
+                               (unsigned long long)hf__gapp_input_id(&b->ga, (hf_vid_t)u) +
+                                   (uint64_t)b->ga.g.base,
+                               hf__gapp_input_id(&b->ga, g->adj[j]) + (unsigned)b->ga.g.base,
+                               du, dv);
             parent |= dv == du - 1;
         }
         if (!parent && g->symmetric)
             return hf_fail(HF_EVERIFY, "bfs: vertex %llu at depth %d has no neighbour at "
-                                       "depth %d", (unsigned long long)u + (uint64_t)g->base, du,
-                           du - 1);
+                                       "depth %d",
+                           (unsigned long long)hf__gapp_input_id(&b->ga, (hf_vid_t)u) +
+                               (uint64_t)g->base,
+                           du, du - 1);
     }
     return 0;
 }
@@ -336,7 +357,9 @@ static int bfs_verify(void *ctx, const struct hf_load *load)
     for (uint64_t v = 0; v < g->nv && !rc; v++)
         if (ref[v] != b->depth[v])
             rc = hf_fail(HF_EVERIFY, "bfs: vertex %llu has depth %d, the reference says %d",
-                         (unsigned long long)v + (uint64_t)g->base, b->depth[v], ref[v]);
+                         (unsigned long long)hf__gapp_input_id(&b->ga, (hf_vid_t)v) +
+                             (uint64_t)g->base,
+                         b->depth[v], ref[v]);
     free(ref);
     return rc;
 }
@@ -382,7 +405,8 @@ static int bfs_figures(void *ctx, double seconds, struct hf_figure *out, int cap
     int n = (int)(sizeof f / sizeof f[0]);
     for (int i = 0; i < n && i < cap; i++)
         out[i] = f[i];
-    return n < cap ? n : cap;
+    n = n < cap ? n : cap;
+    return n + hf__gapp_traffic_figures(&b->ga, out + n, cap - n);
 }
 
 static void bfs_teardown(void *ctx)
@@ -403,6 +427,7 @@ static void bfs_teardown(void *ctx)
 static const struct hf_config_key bfs_keys[] = {
     HF_GAPP_KEYS,
     HF_GAPP_SOURCE_KEY,
+    HF_GAPP_PLACEMENT_KEYS,
     {NULL, "direction", HF_KEY_STR, 0, 0, 0, "auto|push|pull", "auto",
      "push (top-down), pull (bottom-up), or switch by Beamer's rule"},
     {NULL, "alpha", HF_KEY_NUM, 1e-3, 1e9, 0, NULL, "14", "pull when frontier edges > m_u / alpha"},
@@ -430,6 +455,8 @@ const struct hf_app hf_app_bfs = {
     .signature = bfs_signature,
     .shared = bfs_shared,
     .setup = bfs_setup,
+    .collect = bfs_collect,
     .figures = bfs_figures,
+    .round_figures = bfs_round_figures,
     .default_grain = 4096,
 };

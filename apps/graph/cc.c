@@ -81,7 +81,7 @@ static int cc_create(void **ctx, hf_config_t cfg)
                        "%s: [load] symmetrise = no: connected components are "
                        "defined on undirected graphs (leave symmetrise = yes)",
                        hf_config_where(cfg, "load", "symmetrise"));
-    if ((rc = hf__gapp_create(&c->ga, cfg, 0, 0)))
+    if ((rc = hf__gapp_create(&c->ga, cfg, 0, 0)) || (rc = hf__gapp_place(&c->ga, cfg)))
         return rc;
     if (!c->ga.g.symmetric)
         return hf_fail(HF_ECONFIG,
@@ -103,7 +103,23 @@ static int cc_setup(void *ctx, const struct hf_devices *devs)
     for (int d = 0; d < devs->count; d++)
         if (devs->dev[d].kind == HF_DEV_CUDA)
             c->may_skip = 0;
+    return hf__gapp_traffic_setup(&c->ga, devs);
+}
+
+/* Cross-device traffic (graph_place.c): each bundle's work counts for its device ... */
+static int cc_collect(void *ctx, const struct hf_bundle *b)
+{
+    hf__gapp_traffic_add(&((struct hf_cc *)ctx)->ga, b);
     return 0;
+}
+
+/* ... and the round's changed labels are what moves. */
+static int cc_round_figures(void *ctx, const struct hf_load *load, struct hf_figure *out, int cap)
+{
+    struct hf_cc *c = ctx;
+    size_t n;
+    const uint32_t *changed = hf_shared_last_changes(load, CC_LABEL, &n);
+    return hf__gapp_traffic_round(&c->ga, changed, n, out, cap);
 }
 
 static int cc_shared(void *ctx, struct hf_shared *out, int cap)
@@ -163,6 +179,7 @@ static int cc_next_load(void *ctx, struct hf_load *load)
         c->finished = 0;
         c->skipped = 0;
         c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
+        hf__gapp_traffic_reset(&c->ga);
     } else {
         size_t n;
         hf_shared_last_changes(load, CC_LABEL, &n);
@@ -296,9 +313,12 @@ static int cc_verify(void *ctx, const struct hf_load *load)
         for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
             if (c->label[u] != c->label[g->adj[j]])
                 return hf_fail(HF_EVERIFY, "cc: edge %llu-%u joins labels %u and %u",
-                               (unsigned long long)u + (uint64_t)g->base,
-                               g->adj[j] + (unsigned)g->base, c->label[u] + (unsigned)g->base,
-                               c->label[g->adj[j]] + (unsigned)g->base);
+                               (unsigned long long)hf__gapp_input_id(&c->ga, (hf_vid_t)u) +
+                                   (uint64_t)g->base,
+                               hf__gapp_input_id(&c->ga, g->adj[j]) + (unsigned)g->base,
+                               hf__gapp_input_id(&c->ga, c->label[u]) + (unsigned)g->base,
+                               hf__gapp_input_id(&c->ga, c->label[g->adj[j]]) +
+                                   (unsigned)g->base);
     uint32_t *ref = malloc(g->nv * sizeof *ref);
     if (!ref)
         return hf_fail(HF_ENOMEM, "cc: out of memory for the reference");
@@ -308,8 +328,10 @@ static int cc_verify(void *ctx, const struct hf_load *load)
         got += c->label[v] == v;
         if (ref[v] != c->label[v])
             rc = hf_fail(HF_EVERIFY, "cc: vertex %llu has label %u, the reference says %u",
-                         (unsigned long long)v + (uint64_t)g->base, c->label[v] + (unsigned)g->base,
-                         ref[v] + (unsigned)g->base);
+                         (unsigned long long)hf__gapp_input_id(&c->ga, (hf_vid_t)v) +
+                             (uint64_t)g->base,
+                         hf__gapp_input_id(&c->ga, c->label[v]) + (unsigned)g->base,
+                         hf__gapp_input_id(&c->ga, ref[v]) + (unsigned)g->base);
     }
     if (!rc && got != want)
         rc = hf_fail(HF_EVERIFY, "cc: %llu components, union-find finds %llu",
@@ -318,10 +340,37 @@ static int cc_verify(void *ctx, const struct hf_load *load)
     return rc;
 }
 
+/* A label as the input numbers it: a component's smallest vertex in the
+ * input's numbering (out_label when placement relabelled the graph). */
+static uint32_t input_label(const struct hf_cc *c, hf_vid_t v)
+{
+    return c->out_label ? c->out_label[c->label[v]] : c->label[v];
+}
+
 static void label_value(void *ctx, hf_vid_t v, char *buf, size_t len)
 {
     const struct hf_cc *c = ctx;
-    snprintf(buf, len, "%llu", (unsigned long long)c->label[v] + (unsigned long long)c->ga.g.base);
+    snprintf(buf, len, "%llu",
+             (unsigned long long)input_label(c, v) + (unsigned long long)c->ga.g.base);
+}
+
+/* With placement = partition a finished label is the smallest RELABELLED id
+ * of its component; what the output promises is the smallest input id, so
+ * out_label[root] = min over the component of to_old (the labels are roots). */
+static int input_labels(struct hf_cc *c)
+{
+    if (!c->ga.to_old)
+        return 0;
+    uint64_t nv = c->ga.g.nv;
+    if (!(c->out_label = malloc(nv * sizeof *c->out_label)))
+        return hf_fail(HF_ENOMEM, "cc: out of memory for %llu labels", (unsigned long long)nv);
+    for (uint64_t v = 0; v < nv; v++)
+        c->out_label[v] = UINT32_MAX;
+    for (uint64_t v = 0; v < nv; v++) {
+        uint32_t r = c->label[v], old = c->ga.to_old[v];
+        c->out_label[r] = old < c->out_label[r] ? old : c->out_label[r];
+    }
+    return 0;
 }
 
 static void cc_signature(void *ctx, char *buf, size_t len)
@@ -347,7 +396,8 @@ static int cc_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
     int n = (int)(sizeof f / sizeof f[0]);
     for (int i = 0; i < n && i < cap; i++)
         out[i] = f[i];
-    return n < cap ? n : cap;
+    n = n < cap ? n : cap;
+    return n + hf__gapp_traffic_figures(&c->ga, out + n, cap - n);
 }
 
 static void cc_teardown(void *ctx)
@@ -355,8 +405,9 @@ static void cc_teardown(void *ctx)
     struct hf_cc *c = ctx;
     if (!c)
         return;
-    if (c->finished && hf__gapp_write_values(&c->ga, c, label_value))
+    if (c->finished && (input_labels(c) || hf__gapp_write_values(&c->ga, c, label_value)))
         fprintf(stderr, "hetfarm: cc: %s\n", hf_last_error());
+    free(c->out_label);
     free(c->label);
     hf__gapp_destroy(&c->ga);
     free(c);
@@ -365,6 +416,7 @@ static void cc_teardown(void *ctx)
 /* The keys of [load] (hetfarm.h): validation and help read this table. */
 static const struct hf_config_key cc_keys[] = {
     HF_GAPP_KEYS,
+    HF_GAPP_PLACEMENT_KEYS,
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -384,6 +436,8 @@ const struct hf_app hf_app_cc = {
     .teardown = cc_teardown,
     .signature = cc_signature,
     .shared = cc_shared,
+    .collect = cc_collect,
     .figures = cc_figures,
+    .round_figures = cc_round_figures,
     .default_grain = 4096,
 };

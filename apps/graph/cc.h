@@ -21,6 +21,7 @@ enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
 struct hf_cc {
     struct hf_gapp ga;
     uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
+    uint32_t *out_label; /* placement = partition: root -> smallest input id (teardown) */
     int finished;    /* a round changed nothing: every label is final */
     int rounds;      /* sweeps run */
     int sample;      /* this round links the CPU's vertices to neighbour number `sample` only

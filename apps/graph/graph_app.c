@@ -16,7 +16,8 @@
  * thousand.
  *
  * The output file has one line per vertex, "id<TAB>value", ids numbered as in
- * the input file (1-based for METIS, DIMACS and Matrix Market), written to a
+ * the input file (1-based for METIS, DIMACS and Matrix Market) also when
+ * placement = partition relabelled the graph (graph_place.c), written to a
  * temporary name and renamed, so a failed run leaves no half-written file.
  */
 #include <errno.h>
@@ -215,6 +216,14 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
 void hf__gapp_destroy(struct hf_gapp *ga)
 {
     hf_graph_free(&ga->g);
+    free(ga->to_new);
+    free(ga->to_old);
+    free(ga->dev_work);
+    free(ga->nb_lo);
+    free(ga->nb_hi);
+    ga->to_new = ga->to_old = NULL;
+    ga->dev_work = NULL;
+    ga->nb_lo = ga->nb_hi = NULL;
 }
 
 int hf__gapp_shared_csr(struct hf_gapp *ga, int with_weights, struct hf_shared *out, int cap)
@@ -355,7 +364,7 @@ int hf__gapp_write_values(const struct hf_gapp *ga, void *ctx,
     setvbuf(f, iobuf, _IOFBF, sizeof iobuf);
     char val[64];
     for (uint64_t v = 0; v < ga->g.nv; v++) {
-        value(ctx, (hf_vid_t)v, val, sizeof val);
+        value(ctx, ga->to_new ? ga->to_new[v] : (hf_vid_t)v, val, sizeof val);
         fprintf(f, "%llu\t%s\n", (unsigned long long)(v + (uint64_t)ga->g.base), val);
     }
     int bad = ferror(f) | (fclose(f) != 0);

@@ -16,13 +16,37 @@
 extern "C" {
 #endif
 
+/* The most devices the traffic figure tells apart (a bit each). */
+#define HF_GAPP_TRAFFIC_DEVS 64
+
 /* The graph of a run and how it was made. */
 struct hf_gapp {
     struct hf_graph g;
     const char *out_path;   /* [load] out, or NULL */
     long source;            /* [load] source in the file's numbering, -1 = first vertex */
-    hf_vid_t src;           /* the source, 0-based */
+    hf_vid_t src;           /* the source, 0-based (in g's numbering: relabelled when placed) */
     int have_source;
+    /* [load] placement = partition (graph_place.c): g is relabelled so that
+     * each part is a contiguous id range; to_new[input id] and
+     * to_old[g's id] translate (both NULL with placement = range). */
+    hf_vid_t *to_new, *to_old;
+    long place_parts;       /* parts of the placement (0: range) */
+    double place_cut;       /* their edge cut (undirected edges) */
+    double place_s;         /* seconds spent partitioning and relabelling */
+    /* Cross-device traffic (graph_place.c): the work each device ran this
+     * round (collect), the owner spans derived from it, the run's totals. */
+    int ndev;
+    uint64_t *dev_work;     /* ndev: this round's work per device */
+    uint64_t *split_work;   /* ndev: summed over the rounds run by more than one device */
+    hf_vid_t *nb_lo, *nb_hi; /* nv each: a vertex's smallest and largest neighbour (itself
+                                when it has none), so that most vertices are settled
+                                without a scan of their list */
+    uint64_t cuts[HF_GAPP_TRAFFIC_DEVS + 1];
+    uint64_t cached_cuts[HF_GAPP_TRAFFIC_DEVS + 1];
+    double cached_all_halo; /* halo of "every vertex changed" under cached_cuts, or -1 */
+    double halo_total, broadcast_total;
+    int traffic_rounds;     /* rounds measured (none under an engine that has no round_figures) */
+    double traffic_s;       /* seconds spent measuring them */
 };
 
 /* Reads the graph keys of [load] and loads or generates the graph:
@@ -73,6 +97,46 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
     {NULL, "source", HF_KEY_STR, 0, 0, 0, NULL, "first",                                      \
      "start vertex: an id as in the file, first or maxdegree"}
 void hf__gapp_destroy(struct hf_gapp *ga);
+
+/* The [load] keys of placement, for the apps that call hf__gapp_place. */
+#define HF_GAPP_PLACEMENT_KEYS                                                                \
+    {NULL, "placement", HF_KEY_STR, 0, 0, 0, "range|partition", "range",                      \
+     "vertices reach devices by id ranges, or by parts of the graph's own partition"},        \
+    {NULL, "placement_parts", HF_KEY_INT, 0, 1024, 0, NULL, "0",                              \
+     "parts of placement = partition (0: nv / 4096, within 8..64)"}
+
+/* graph_place.c: reads [load] placement (range, the default: nothing to do;
+ * partition: partitions ga->g with the repository's partitioner into
+ * placement_parts parts, orders the parts so that neighbouring parts are
+ * adjacent, and relabels ga->g and ga->src so that each part is a
+ * contiguous id range). Call after hf__gapp_create, before anything is
+ * derived from the graph. HF_ECONFIG naming file:line and the value for an
+ * unknown placement or a directed graph. */
+int hf__gapp_place(struct hf_gapp *ga, hf_config_t cfg);
+/* g's vertex v as the input numbered it (0-based; add g.base to print). */
+static inline hf_vid_t hf__gapp_input_id(const struct hf_gapp *ga, hf_vid_t v)
+{
+    return ga->to_old ? ga->to_old[v] : v;
+}
+
+/* Cross-device traffic (graph_place.c). Every round's devices own
+ * contiguous spans of g's ids, one per device in device order, sized by the
+ * work each ran that round (so the spans follow the scheduler's split); a
+ * vertex whose state changed must reach every other device that owns one of
+ * its neighbours: that count, summed over the round's changed vertices, is
+ * the round's "halo" (what an owner-computes exchange moves); "broadcast" is
+ * changed x (devices - 1), what sending every change to every other device
+ * moves, which is what hetfarm's merge does whatever the placement.
+ * traffic_setup in setup, traffic_add in collect, traffic_reset in
+ * next_load's round 0, traffic_round in round_figures (changed NULL: all n
+ * vertices changed), traffic_figures in figures (totals and the placement's
+ * parts, cut and seconds). */
+int hf__gapp_traffic_setup(struct hf_gapp *ga, const struct hf_devices *devs);
+void hf__gapp_traffic_add(struct hf_gapp *ga, const struct hf_bundle *b);
+void hf__gapp_traffic_reset(struct hf_gapp *ga);
+int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n,
+                           struct hf_figure *out, int cap);
+int hf__gapp_traffic_figures(const struct hf_gapp *ga, struct hf_figure *out, int cap);
 
 /* The CSR as READONLY shared arrays at out[0] (offsets, U64) and out[1]
  * (adj, U32), and out[2] (weights, F32) when asked for and the graph has them; returns

@@ -147,7 +147,7 @@ static int pr_create(void **ctx, hf_config_t cfg)
     if (!(p->tol > 0))
         return hf_fail(HF_ECONFIG, "%s: [load] tol = %g: must be > 0",
                        hf_config_where(cfg, "load", "tol"), p->tol);
-    if ((rc = hf__gapp_create(&p->ga, cfg, 0, 0)))
+    if ((rc = hf__gapp_create(&p->ga, cfg, 0, 0)) || (rc = hf__gapp_place(&p->ga, cfg)))
         return rc;
     const struct hf_graph *g = &p->ga.g;
     if (g->symmetric) {
@@ -216,6 +216,7 @@ static int pr_next_load(void *ctx, struct hf_load *load)
         }
         p->finished = 0;
         p->last_delta = 0;
+        hf__gapp_traffic_reset(&p->ga);
     } else {
         sweep_stats(p, (load->round - 1) & 1, &delta, &dangling);
         p->last_delta = delta;
@@ -335,7 +336,9 @@ static int check_sound(const struct hf_pagerank *p, int h)
             return hf_fail(HF_EVERIFY,
                            "pagerank: vertex %llu has rank %.12g, its in-neighbours "
                            "give %.12g",
-                           (unsigned long long)v + (uint64_t)p->ga.g.base, got, want);
+                           (unsigned long long)hf__gapp_input_id(&p->ga, (hf_vid_t)v) +
+                               (uint64_t)p->ga.g.base,
+                           got, want);
     }
     return 0;
 }
@@ -361,7 +364,9 @@ static int pr_verify(void *ctx, const struct hf_load *load)
             rc = hf_fail(HF_EVERIFY,
                          "pagerank: vertex %llu has rank %.12g after %d iterations, "
                          "the reference says %.12g",
-                         (unsigned long long)v + (uint64_t)g->base, got, load->round + 1, ref[v]);
+                         (unsigned long long)hf__gapp_input_id(&p->ga, (hf_vid_t)v) +
+                             (uint64_t)g->base,
+                         got, load->round + 1, ref[v]);
     }
     free(ref);
     return rc;
@@ -399,9 +404,44 @@ static void pr_teardown(void *ctx)
     free(p);
 }
 
+/* Cross-device traffic (graph_place.c): the devices of the run ... */
+static int pr_setup(void *ctx, const struct hf_devices *devs)
+{
+    return hf__gapp_traffic_setup(&((struct hf_pagerank *)ctx)->ga, devs);
+}
+
+/* ... each bundle's work for its device ... */
+static int pr_collect(void *ctx, const struct hf_bundle *b)
+{
+    hf__gapp_traffic_add(&((struct hf_pagerank *)ctx)->ga, b);
+    return 0;
+}
+
+/* ... and a sweep changes every rank. */
+static int pr_round_figures(void *ctx, const struct hf_load *load, struct hf_figure *out,
+                            int cap)
+{
+    (void)load;
+    struct hf_pagerank *p = ctx;
+    return hf__gapp_traffic_round(&p->ga, NULL, p->ga.g.nv, out, cap);
+}
+
+/* The sweeps, the last L1 change and the run's traffic, in results.json. */
+static int pr_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
+{
+    struct hf_pagerank *p = ctx;
+    if (cap < 3)
+        return 0;
+    out[0] = (struct hf_figure){"sweeps", (double)p->last_round + 1, ""};
+    out[1] = (struct hf_figure){"last_delta", p->last_delta, "L1"};
+    out[2] = (struct hf_figure){"seconds", seconds, "s"};
+    return 3 + hf__gapp_traffic_figures(&p->ga, out + 3, cap - 3);
+}
+
 /* The keys of [load] (hetfarm.h): validation and help read this table. */
 static const struct hf_config_key pagerank_keys[] = {
     HF_GAPP_KEYS,
+    HF_GAPP_PLACEMENT_KEYS,
     {NULL, "damping", HF_KEY_NUM, 0, 1, 0, NULL, "0.85", "damping factor d"},
     {NULL, "tol", HF_KEY_NUM, 0, 1e9, HF_KEY_MIN_OPEN, NULL, "1e-6",
      "stop when the L1 change of a sweep is below this"},
@@ -426,5 +466,9 @@ const struct hf_app hf_app_pagerank = {
     .teardown = pr_teardown,
     .signature = pr_signature,
     .shared = pr_shared,
+    .setup = pr_setup,
+    .collect = pr_collect,
+    .figures = pr_figures,
+    .round_figures = pr_round_figures,
     .default_grain = 4096,
 };

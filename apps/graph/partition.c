@@ -56,6 +56,10 @@
  * with HF_EVERIFY naming the heaviest part and the bound, and no part file
  * is written.
  *
+ * The same rounds run in-process through hf__partition_graph (one CPU team,
+ * each round one bundle, verified), for apps that need a partition inside
+ * their own run: graph_place.c's [load] placement = partition.
+ *
  * Determinism: `seed` fixes the tie-breaks and METIS, but which claim wins a
  * matching conflict and the order of concurrent refinement moves depend on
  * how threads and devices interleave, so two runs may differ by a few
@@ -82,7 +86,7 @@ static double now_s(void)
 
 /* Checks the input's weights (integral edge weights, a bound that can be met)
  * and derives the balance bound and the coarsening target. */
-static int check_weights(struct hf_partition *c, hf_config_t cfg)
+static int check_weights(struct hf_partition *c, const char *where)
 {
     const struct hf_graph *g = &c->ga.g;
     if (g->weights)
@@ -113,7 +117,6 @@ static int check_weights(struct hf_partition *c, hf_config_t cfg)
     }
     c->total_w = total;
     c->maxpw = (int64_t)floor((1.0 + c->imbalance) * (double)total / (double)c->k + 1e-9);
-    const char *where = hf_config_where(cfg, "load", "parts");
     if ((uint64_t)c->k > g->nv)
         return hf_fail(HF_ECONFIG, "%s: [load] parts = %ld: the graph %s has only %llu vertices",
                        where, c->k, g->source_desc, (unsigned long long)g->nv);
@@ -180,7 +183,7 @@ static int partition_create(void **ctx, hf_config_t cfg)
     if (c->ga.g.nv > UINT32_MAX - 1)
         return hf_fail(HF_ECONFIG, "partition: %llu vertices: at most 2^32 - 2",
                        (unsigned long long)c->ga.g.nv);
-    return check_weights(c, cfg);
+    return check_weights(c, hf_config_where(cfg, "load", "parts"));
 }
 
 /* Level 0 borrows the input's CSR and holds its weights as integers. */
@@ -569,6 +572,50 @@ static void partition_teardown(void *ctx)
     free(c->mpw);
     hf__gapp_destroy(&c->ga);
     free(c);
+}
+
+/* Runs this app's own rounds on `g` in the calling thread, each round as one
+ * bundle on one CPU device of `nthreads` threads: what the engine does with
+ * a single device, without a config, a scheduler or an output file. The
+ * graph is borrowed and partitioned by its structure alone (its weights are
+ * not read: unit vertex and edge weights), and every round is verified as in
+ * a run with verify on. */
+int hf__partition_graph(const struct hf_graph *g, long k, double imbalance, uint64_t seed,
+                        int nthreads, uint32_t *part, double *cut)
+{
+    struct hf_partition *c = calloc(1, sizeof *c);
+    if (!c)
+        return hf_fail(HF_ENOMEM, "partition: out of memory");
+    c->k = k;
+    c->imbalance = imbalance;
+    c->seed = seed;
+    c->ga.g = *g;
+    c->ga.g.weights = NULL;
+    c->ga.g.vwgt = NULL;
+    struct hf_device_info cpu = {.kind = HF_DEV_CPU, .nthreads = nthreads, .cuda_ordinal = -1,
+                                 .host_core = -1};
+    struct hf_devices devs = {.count = 1, .dev = &cpu, .executes = 1};
+    int rc = check_weights(c, "[load] placement_parts");
+    if (!rc)
+        rc = partition_setup(c, &devs);
+    for (int r = 0; !rc; r++) {
+        struct hf_load load = {.round = r};
+        int more = partition_next_load(c, &load);
+        if (more <= 0) {
+            rc = more;
+            break;
+        }
+        struct hf_bundle b = {.load = &load, .count = 1, .end = load.units, .work = load.work};
+        if (load.units && !(rc = partition_run_cpu(c, &b, nthreads)))
+            rc = partition_verify(c, &load);
+    }
+    if (!rc) {
+        memcpy(part, c->lv[0].part, g->nv * sizeof *part);
+        *cut = (double)c->mcut / 2;
+    }
+    memset(&c->ga.g, 0, sizeof c->ga.g); /* borrowed: teardown must not free it */
+    partition_teardown(c);
+    return rc;
 }
 
 /* The keys of [load] (hetfarm.h): the graph keys less `seed` and `out`,

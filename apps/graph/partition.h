@@ -153,6 +153,14 @@ long hf__part_balance(struct hf_partition *c, int l);
  * Sets c->initial_cut. */
 int hf__part_initial(struct hf_partition *c, int l);
 
+/* partition.c: partitions `g` (symmetric, k <= nv) into k parts of at most
+ * (1 + imbalance) nv / k vertices each in the calling thread, by this app's
+ * own rounds run whole on one CPU team of `nthreads` threads and verified;
+ * the part of each vertex goes to part[nv], the edge cut to *cut. For callers
+ * that need a partition inside their own run ([load] placement = partition). */
+int hf__partition_graph(const struct hf_graph *g, long k, double imbalance, uint64_t seed,
+                        int nthreads, uint32_t *part, double *cut);
+
 /* partition_ref.c: the plain check. Counts every undirected edge of g once
  * (half the weight of the arcs whose ends lie in different parts), the
  * weight of every part (g's vertex weights, or 1 each when `unit`), and fails

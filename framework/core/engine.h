@@ -23,6 +23,8 @@ struct hf_mpi; /* the rank transport of a run across nodes (framework/mpi) */
 
 /* The most figures an app may report for a run. */
 #define HF_RUN_FIGURES 16
+/* The most figures an app may report for a round (struct hf_app.round_figures). */
+#define HF_ROUND_FIGURES 4
 
 struct hf_run_options {
     const struct hf_app *app;
@@ -50,6 +52,12 @@ struct hf_event {
     struct hf_bundle_times t;
     int stolen;
     int outlier;         /* far slower than the device's cost model predicted (not fitted) */
+};
+
+/* One figure of an app's, as a run keeps it. */
+struct hf_run_figure {
+    char name[32], unit[32];
+    double value;
 };
 
 struct hf_round_device {
@@ -80,6 +88,8 @@ struct hf_round_stats {
     struct hf_round_device *dev;/* per device */
     struct hf_round_device *inner; /* per device inside a node (struct hf_run.inner), or NULL:
                                       chunks, bundles, work, busy_s; share of its node's work */
+    int nfigures;               /* the app's figures of the round (struct hf_app.round_figures) */
+    struct hf_run_figure figures[HF_ROUND_FIGURES];
 };
 
 /* Everything a run records (one scheduler on one device set). */
@@ -105,7 +115,7 @@ struct hf_run {
     double wall_s;              /* host seconds the run took */
     char fault[256];            /* what went wrong on a device, "" if nothing */
     int nfigures;               /* the app's own figures (struct hf_app.figures) */
-    struct hf_run_figure { char name[32], unit[32]; double value; } figures[HF_RUN_FIGURES];
+    struct hf_run_figure figures[HF_RUN_FIGURES];
 };
 
 /* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure

@@ -157,6 +157,28 @@ void hf__run_teardown(struct hf__engine *e)
     free(e->events);
 }
 
+/* Copies the app's figures of a figure list into a run's fixed slots. */
+static int keep_figures(struct hf_run_figure *slot, int cap, const struct hf_figure *f, int n)
+{
+    for (int i = 0; i < n && i < cap; i++) {
+        snprintf(slot[i].name, sizeof slot[i].name, "%s", f[i].name);
+        snprintf(slot[i].unit, sizeof slot[i].unit, "%s", f[i].unit ? f[i].unit : "");
+        slot[i].value = f[i].value;
+    }
+    return n < 0 ? 0 : n < cap ? n : cap;
+}
+
+/* Asks the app for its own figures of the round that just ended
+ * (struct hf_app.round_figures). */
+static void record_round_figures(struct hf__engine *e, struct hf_round_stats *rs)
+{
+    if (!e->app->round_figures || !e->executes)
+        return;
+    struct hf_figure f[HF_ROUND_FIGURES];
+    int n = e->app->round_figures(e->app_ctx, &e->load, f, HF_ROUND_FIGURES);
+    rs->nfigures = keep_figures(rs->figures, HF_ROUND_FIGURES, f, n);
+}
+
 int hf__run_create_sched(struct hf__engine *e)
 {
     const struct hf_run_options *o = e->opts;
@@ -209,6 +231,8 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
             break;
         double t1 = hf__now();
         rc = hf__engine_verify_round(e);
+        if (!rc)
+            record_round_figures(e, &run->rounds[run->nrounds - 1]);
         struct hf_round_host *host = &run->rounds[run->nrounds - 1].host;
         host->adapt_s = t1 - t0;
         host->verify_s = hf__now() - t1;
@@ -262,13 +286,7 @@ static void record_figures(struct hf__engine *e, struct hf_run *run)
         seconds += run->rounds[i].makespan_s;
     struct hf_figure f[HF_RUN_FIGURES];
     int n = e->app->figures(e->app_ctx, seconds, f, HF_RUN_FIGURES);
-    for (int i = 0; i < n && i < HF_RUN_FIGURES; i++) {
-        snprintf(run->figures[i].name, sizeof run->figures[i].name, "%s", f[i].name);
-        snprintf(run->figures[i].unit, sizeof run->figures[i].unit, "%s",
-                 f[i].unit ? f[i].unit : "");
-        run->figures[i].value = f[i].value;
-    }
-    run->nfigures = n < 0 ? 0 : n < HF_RUN_FIGURES ? n : HF_RUN_FIGURES;
+    run->nfigures = keep_figures(run->figures, HF_RUN_FIGURES, f, n);
 }
 
 int hf_run(const struct hf_run_options *o, struct hf_run **out)

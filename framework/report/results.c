@@ -104,6 +104,14 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
         cJSON_AddItemToObject(o, "plan", cJSON_CreateDoubleArray(rs->plan, r->ndevices));
     else
         cJSON_AddNullToObject(o, "plan");
+    if (rs->nfigures) {
+        cJSON *figs = cJSON_AddObjectToObject(o, "app_figures");
+        for (int i = 0; i < rs->nfigures; i++) {
+            cJSON *x = cJSON_AddObjectToObject(figs, rs->figures[i].name);
+            cJSON_AddNumberToObject(x, "value", rs->figures[i].value);
+            cJSON_AddStringToObject(x, "unit", rs->figures[i].unit);
+        }
+    }
     cJSON *devs = cJSON_AddArrayToObject(o, "devices");
     for (int d = 0; d < r->ndevices && rs->dev; d++) {
         const struct hf_round_device *rd = &rs->dev[d];
