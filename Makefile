@@ -168,9 +168,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# -MMD -MF: the headers a .cu includes are its prerequisites too (as -MMD does for .c).
 $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -c -o $@ $<
+	$(NVCC) $(NVFLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 # The app registry (see APP_NAMES above).
 $(BUILD)/apps_registry.c: FORCE
