@@ -109,19 +109,7 @@ static void test_matmul(void **state)
 static void test_strsearch(void **state)
 {
     (void)state;
-    /* 1 MiB of a four-letter alphabet and a few patterns that occur often. */
-    size_t n = 1 << 20;
-    char *text = malloc(n);
-    assert_non_null(text);
-    unsigned long x = 12345;
-    for (size_t i = 0; i < n; i++) {
-        x = x * 6364136223846793005ul + 1442695040888963407ul;
-        text[i] = "acgt"[(x >> 33) & 3];
-    }
-    write_file(text_path, text, n);
-    free(text);
-    const char pats[] = "acgt\ngattaca\nttt\ncagcag\n";
-    write_file(pat_path, pats, sizeof pats - 1);
+    write_dna_load(text_path, 1 << 20, pat_path);
     char ini[2048];
     snprintf(ini, sizeof ini,
              "[run]\napp = strsearch\n[load]\ntext = %s\npatterns = %s\nout = %s\n"

@@ -39,6 +39,23 @@ static inline char *read_text(const char *path)
     return read_file(path, &len);
 }
 
+/* Writes n bytes of a four-letter alphabet (a fixed LCG, so every run sees the
+ * same text) and the few patterns that occur often in it: a strsearch load. */
+static inline void write_dna_load(const char *text_path, size_t n, const char *pat_path)
+{
+    char *text = malloc(n);
+    assert_non_null(text);
+    unsigned long x = 12345;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+        text[i] = "acgt"[(x >> 33) & 3];
+    }
+    write_file(text_path, text, n);
+    free(text);
+    const char pats[] = "acgt\ngattaca\nttt\ncagcag\n";
+    write_file(pat_path, pats, sizeof pats - 1);
+}
+
 /* Removes a test's temporary directory and everything in it; 0 on success. */
 static inline int remove_tree(const char *dir)
 {
