@@ -2,12 +2,14 @@
 """compare.py - hetfarm's schedulers next to StarPU's own policies on the same app, loads and chunks
 (`[compare] schedulers = hass, greedy, starpu:eager, starpu:ws, starpu:dmda`, core/engine_starpu.c).
 
-Usage: bench/starpu/compare.py [--build DIR] [--out FILE] [--rounds N] [--reps N]
+Usage: bench/starpu/compare.py [--build DIR] [--out FILE] [--rounds N] [--reps N] [--n N]
+                               [--teams N] [--no-build]
 
-For matmul (n = 1024 float32, 32-row chunks) and strsearch (a generated 32 MiB text, 1 MiB
-chunks, 8 patterns), runs `hetfarm compare` --reps times with every scheduler on [devices] cpu =
-all, cpu_teams = 2 (hetfarm: one single-thread CPU team per core; StarPU: one CPU worker per
-core: the same shape), each run in a fresh
+For matmul (n = --n, default 1024, float32, n/32-row chunks) and strsearch (a generated 32 MiB
+text, 1 MiB chunks, 8 patterns), runs `hetfarm compare` --reps times with every scheduler on
+[devices] cpu = all, cpu_teams = --teams (default: this machine's cores; hetfarm: one
+single-thread CPU team per core; StarPU: one CPU worker per core: the same shape), each run in
+a fresh
 temporary folder (profiles and StarPU's performance models start empty, so dmda calibrates in
 its first rounds as a new StarPU user's would). Every round is verified by the app. Writes per
 app and scheduler the makespan of every round of every repetition, their median from round 2,
@@ -31,7 +33,7 @@ import machine  # noqa: E402
 SCHEDULERS = "hass, greedy, starpu:eager, starpu:ws, starpu:dmda"
 
 
-def configs(tmp, rounds):
+def configs(tmp, rounds, n, teams):
     """The two apps' INI texts (strsearch's text and patterns are written into tmp)."""
     rng = random.Random(1)
     text = os.path.join(tmp, "text.txt")
@@ -46,16 +48,25 @@ def configs(tmp, rounds):
     with open(pats, "w") as f:
         f.write("hetfarm\nstarpu\ngattaca\nsched\nround\nsteal\nrate\ngpu\n")
     head = f"[run]\nrounds = {rounds}\nengine = real\nseed = 1\n"
-    # Two single-thread CPU teams: the same shape as StarPU's two single-thread workers.
-    dev = "[devices]\ncpu = all\ncpu_teams = 2\ncuda = none\n"
+    # Single-thread CPU teams, one per core: the same shape as StarPU's CPU workers.
+    dev = f"[devices]\ncpu = all\ncpu_teams = {teams}\ncuda = none\n"
     cmp_ = f"[compare]\nschedulers = {SCHEDULERS}\n"
     return {
-        "matmul": head + "app = matmul\ngrain = 32\n[load]\nn = 1024\ndtype = float32\n"
-                         "seed = 1\nverify = 16\n" + dev + cmp_,
+        "matmul": head + f"app = matmul\ngrain = {max(1, n // 32)}\n[load]\nn = {n}\n"
+                         "dtype = float32\nseed = 1\nverify = 16\n" + dev + cmp_,
         "strsearch": head + f"app = strsearch\n[load]\ntext = {text}\npatterns = {pats}\n"
                             f"out = {tmp}/strsearch.out\nchunk = 1MiB\npasses = {rounds}\n"
                             "verify = 1MiB\n" + dev + cmp_,
     }
+
+
+def commit():
+    """This checkout's commit, or "unknown" where there is no git (the GPU node)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                              capture_output=True, text=True).stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
 
 
 def main():
@@ -64,27 +75,39 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/starpu_compare.json"))
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--n", type=int, default=1024, help="matmul size (32 chunks per round)")
+    ap.add_argument("--teams", type=int, default=os.cpu_count(),
+                    help="single-thread CPU teams (StarPU: its CPU workers, one per core)")
+    ap.add_argument("--no-build", action="store_true",
+                    help="use --build's hetfarm as it is (a machine without the build tools)")
     a = ap.parse_args()
-    if subprocess.run(["pkg-config", "--exists", "starpu-1.3"]).returncode != 0:
-        sys.exit("compare.py: pkg-config does not find starpu-1.3: nothing to compare")
     exe = os.path.join(ROOT, a.build, "hetfarm")
-    subprocess.run(["make", "--no-print-directory", "NVCC=", f"BUILD={a.build}",
-                    os.path.join(a.build, "hetfarm")], cwd=ROOT, check=True)
+    if not a.no_build:
+        if subprocess.run(["pkg-config", "--exists", "starpu-1.3"]).returncode != 0:
+            sys.exit("compare.py: pkg-config does not find starpu-1.3: nothing to compare")
+        subprocess.run(["make", "--no-print-directory", "NVCC=", f"BUILD={a.build}",
+                        os.path.join(a.build, "hetfarm")], cwd=ROOT, check=True)
+    ldd = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    starpu_lib = next((l.split("=>")[1].split()[0] for l in ldd.splitlines()
+                       if "libstarpu" in l and "=>" in l), "none")
 
     out = {"bench": "starpu_compare", "machine": machine.describe(),
            "starpu_version": subprocess.run(["pkg-config", "--modversion", "starpu-1.3"],
-                                            capture_output=True, text=True).stdout.strip(),
-           "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                    capture_output=True, text=True).stdout.strip(),
+                                            capture_output=True, text=True).stdout.strip()
+           or "unknown (no pkg-config here)",
+           "starpu_library": starpu_lib,
+           "commit": commit(),
            "params": {"rounds": a.rounds, "reps": a.reps, "schedulers": SCHEDULERS,
-                      "devices": "cpu = all, cpu_teams = 2 (StarPU: one worker per core)",
-                      "grain": "matmul 32 rows per chunk (32 chunks per round); strsearch 1 MiB "
-                               "per chunk (32 per round); one StarPU task per chunk"},
+                      "devices": f"cpu = all, cpu_teams = {a.teams} (StarPU: one worker per "
+                                 "core)",
+                      "grain": f"matmul n = {a.n}, {max(1, a.n // 32)} rows per chunk (32 chunks "
+                               "per round); strsearch 1 MiB per chunk (32 per round); one StarPU "
+                               "task per chunk"},
            "apps": {}}
     for rep in range(a.reps):
         with tempfile.TemporaryDirectory(prefix="hf-starpu-compare.") as tmp:
             env = dict(os.environ, STARPU_HOME=tmp)
-            for app, ini in configs(tmp, a.rounds).items():
+            for app, ini in configs(tmp, a.rounds, a.n, a.teams).items():
                 cfg = os.path.join(tmp, f"{app}.ini")
                 with open(cfg, "w") as f:
                     f.write(ini)
