@@ -273,8 +273,10 @@ asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined tests
 	$(call run_tests,$(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/test_*.c)))
 
+# The TSan stage is also the build without MPI (HAVE_MPI=): `make test` compiles and
+# tests both configurations, as a machine without Open MPI would build hetfarm.
 tsan:
-	$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread \
+	$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread HAVE_MPI= build/tsan/hetfarm \
 	    $(addprefix build/tsan/tests/,$(TSAN_TESTS))
 	$(call run_tests,$(addprefix build/tsan/tests/,$(TSAN_TESTS)))
 
