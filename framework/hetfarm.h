@@ -204,7 +204,7 @@ struct hf_bundle {
 /* ------------------------------------------------------------------------ */
 /* Devices as an app sees them.                                               */
 
-enum hf_device_kind { HF_DEV_CPU, HF_DEV_CUDA, HF_DEV_SIM };
+enum hf_device_kind { HF_DEV_CPU, HF_DEV_CUDA, HF_DEV_SIM, HF_DEV_NODE };
 
 struct hf_device_info {
     int index;                /* 0..count-1, in the order of [devices] */

@@ -39,6 +39,8 @@ static const char *kind_name(enum hf_device_kind k)
         return "cuda";
     case HF_DEV_SIM:
         return "sim";
+    case HF_DEV_NODE:
+        return "node";
     }
     return "?";
 }
