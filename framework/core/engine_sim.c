@@ -11,7 +11,9 @@
  * run is therefore deterministic for a seed, and fast enough to model nodes of
  * 8 GPUs over thousands of chunks. With `execute = yes` each bundle's CPU
  * kernel also runs when its event fires, so tests can check real results
- * against the reference under any policy.
+ * against the reference under any policy. A node device ([devices] nodes)
+ * is timed by sim_node.c instead: the network's part plus its own devices'
+ * split, each of them jittered and troubled like a device of its own.
  *
  * The trouble real GPUs gave HASS is modelled in the scheduled rounds (not the
  * standalone passes, which a real run mostly reads from the profile): a first
