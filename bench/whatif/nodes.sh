@@ -12,6 +12,9 @@
 #                        hf_mpi_gather_ranges); B broadcast once (not modelled)
 #   matmul scatter  1    A's rows sent from rank 0 as well
 #   matmul resident 0    C stays distributed: only the span messages move
+#   matmul gather-own-links  the gather with [sim.net] shared = no: each node's
+#                        bytes on a link of its own (a control: what rank 0's
+#                        one link costs)
 #   search sent     1    the text streamed from rank 0
 #   search local    0    each node reads its own part (local disk, parallel FS)
 #
@@ -34,7 +37,7 @@ trap 'rm -rf "$WORK"' EXIT
 # transfers overlapped (~3 ms pipeline fill), so the GPU's own PCIe term is in
 # its rate (bandwidth_gbs unset) and a bundle's bytes cost only on the
 # network; strsearch: CPU 14.5 GB/s, one H200 end to end 53.7 GB/s.
-write() { # file app load-lines nodes net-lat-us net-gbs bytes-share cpu-rate gpu-rate gpu-lat-us
+write() { # file app load-lines nodes net-lat-us net-gbs bytes-share cpu-rate gpu-rate gpu-lat-us shared
     local nodes=$4 cpu=$8 gpu=$9
     # static's ratios: the devices' measured rates, a node as 8 GPUs + its
     # CPU. One per device on one INI line (at most 197 characters) holds them
@@ -60,6 +63,7 @@ nodes = $nodes
 latency_us = $5
 bandwidth_gbs = $6
 bytes_share = $7
+shared = ${11:-yes}
 [sim.host]
 kind = cpu
 rate = $cpu
@@ -79,21 +83,22 @@ cpu_cores = 24
 INI
 }
 
-run() { # name app load-lines nodes net share cpu gpu gpu-lat
+run() { # name app load-lines nodes net share cpu gpu gpu-lat [shared]
     local lat gbs
     case $5 in
     ib) lat=2 gbs=25 ;;
     eth) lat=10 gbs=12.5 ;;
     esac
-    write "$WORK/$1.ini" "$2" "$3" "$4" "$lat" "$gbs" "$6" "$7" "$8" "$9"
+    write "$WORK/$1.ini" "$2" "$3" "$4" "$lat" "$gbs" "$6" "$7" "$8" "$9" "${10:-yes}"
     "$BIN" compare "$WORK/$1.ini" -o "$WORK/$1.json" >/dev/null
 }
 
 for net in ib eth; do
     for n in $NODES; do
-        for p in gather:0.5 scatter:1 resident:0; do
-            run "strong~matmul-65536~${p%%:*}~$net~$n" matmul "n = 65536
-dtype = float32" "$n" "$net" "${p##*:}" 3.1e11 5.2e13 3000
+        for p in gather:0.5:yes scatter:1:yes resident:0:yes gather-own-links:0.5:no; do
+            IFS=: read -r place share shared <<<"$p"
+            run "strong~matmul-65536~$place~$net~$n" matmul "n = 65536
+dtype = float32" "$n" "$net" "$share" 3.1e11 5.2e13 3000 "$shared"
         done
         # 1 TiB of text in 256 MiB chunks (work = bytes scanned).
         for p in sent:1 local:0; do
