@@ -41,12 +41,32 @@ struct hf_sim_model {
     int slow_round;
 };
 
+/* The network between the sim engine's nodes ([sim.net], core/sim_node.c):
+ * every message costs latency_s, and a node's bundle moves bytes_share times
+ * its bytes over `bandwidth` bytes/s; with `shared` every node's transfer
+ * goes through rank 0's one link, one transfer at a time. */
+struct hf_sim_net {
+    double latency_s;   /* one message, each way */
+    double bandwidth;   /* bytes/s of a link */
+    double bytes_share; /* share of a bundle's bytes that crosses the network */
+    int shared;         /* 1: rank 0's link carries every node's transfer */
+};
+
+struct hf_device;
+
+/* A modelled node ([devices] nodes = N, sim engine): one device to the
+ * top-level scheduler, made of `count` modelled devices of its own (the
+ * `sim =` list, the same devices node 0 has) behind the network. */
+struct hf_sim_node {
+    const struct hf_device *inner; /* count devices */
+    int count;
+    struct hf_sim_net net;
+};
+
 /* Where the time of one bundle went (seconds, from the driver's clock). */
 struct hf_bundle_times {
     double copy_in_s, kernel_s, copy_out_s; /* 0 where not applicable (CPU) */
 };
-
-struct hf_device;
 
 struct hf_driver_ops {
     const char *name;
@@ -83,6 +103,7 @@ struct hf_device {
     struct hf_device_info info;
     const struct hf_driver_ops *ops; /* NULL for sim devices */
     struct hf_sim_model model;       /* sim devices */
+    const struct hf_sim_node *node;  /* sim node devices (HF_DEV_NODE), else NULL */
     int core_first, core_count;      /* cores of the CPU team / the host thread's core */
     void *drv;                       /* driver state */
     /* Fault injection ([faults] cuda_error_at = device:round:bundle): the
@@ -98,7 +119,7 @@ extern const struct hf_driver_ops hf_driver_cpu;
 extern const struct hf_driver_ops hf_driver_cuda;
 #endif
 
-/* The keys of [devices], [sim.NAME] and [faults] (drivers/devices.c), for
+/* The keys of [devices], [sim.NAME], [sim.net] and [faults] (drivers/devices.c), for
  * hf_config_validate() and help; NULL-key terminated. */
 extern const struct hf_config_key hf_device_keys[];
 
@@ -107,7 +128,9 @@ extern const struct hf_config_key hf_device_keys[];
 typedef struct hf_devlist *hf_devlist_t;
 
 /* Builds the list. `simulated` selects the sim engine's `sim = ...` devices
- * (each from a [sim.NAME] section); otherwise `cpu = N` and `cuda = all|0,1`.
+ * (each from a [sim.NAME] section), followed by the node devices node1 ..
+ * node{N-1} of `nodes = N`, each made of the same list behind [sim.net];
+ * otherwise `cpu = N` and `cuda = all|0,1`.
  * Fails with HF_ENODEV when more devices are asked for than exist and with
  * HF_ECONFIG naming file:line for malformed values. */
 int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated);

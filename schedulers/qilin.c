@@ -13,7 +13,8 @@
  * those chunk times. Devices that finish training wait for the others (Qilin's
  * training run is a separate phase). The fitted CPU time is then scaled by
  * p/(p-g) because g of the p cores drive GPUs in production ([qilin] cpu_cores
- * = p; default the CPU device's nthreads + g; a modelled CPU (sim) already
+ * = p; default the CPU device's nthreads + g, g counting this machine's GPUs,
+ * not node devices; a modelled CPU (sim) already
  * models only its own cores, so it is not scaled unless cpu_cores is given).
  *
  * The split: with one CPU and one GPU, Qilin's β minimises
@@ -92,7 +93,11 @@ static int qilin_create(void **state, const struct hf_sched_env *env)
         qilin_destroy(s);
         return hf_fail(HF_ENOMEM, "qilin: out of memory");
     }
-    int g = hf__count_gpus(env->dev, env->ndevices);
+    /* The GPUs whose host threads take this machine's cores: a node device
+     * (another node's devices, sim or MPI) is driven by that node's cores. */
+    int g = 0;
+    for (int d = 0; d < env->ndevices; d++)
+        g += env->dev[d].is_gpu && env->dev[d].kind != HF_DEV_NODE;
     long cores = 0;
     int rc;
     if ((rc = hf_config_double(env->cfg, "qilin", "train_fraction", 0.1, 1e-9, 0.9,

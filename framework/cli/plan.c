@@ -240,7 +240,7 @@ int hf__cli_read_plan(const struct hf__cli *c, hf_config_t cfg, struct hf__plan 
  * marked read before the check. */
 int hf__cli_check_after(hf_config_t cfg)
 {
-    static const char *const devkeys[] = {"cpu", "cpu_teams", "cuda", "sim", NULL};
+    static const char *const devkeys[] = {"cpu", "cpu_teams", "cuda", "sim", "nodes", NULL};
     for (const char *const *k = devkeys; *k; k++)
         hf_config_get(cfg, "devices", *k);
     static const char *const sections[] = {"run", "load", "devices", "compare", NULL};

@@ -71,6 +71,7 @@ struct hf__engine {
     double sim_now;                /* sim engine: virtual clock */
     uint64_t rng;                  /* sim engine: jitter draws */
     size_t *sim_sizes;             /* sim engine: bundle sizes each device ran (engine_sim.c) */
+    double sim_link_free;          /* sim engine: when rank 0's link is next free (sim_node.c) */
 };
 
 /* Hands device `dev` its next span: orphans first, then the scheduler; the

@@ -11,7 +11,9 @@
  * run is therefore deterministic for a seed, and fast enough to model nodes of
  * 8 GPUs over thousands of chunks. With `execute = yes` each bundle's CPU
  * kernel also runs when its event fires, so tests can check real results
- * against the reference under any policy.
+ * against the reference under any policy. A node device ([devices] nodes)
+ * is timed by sim_node.c instead: the network's part plus its own devices'
+ * split, each of them jittered and troubled like a device of its own.
  *
  * The trouble real GPUs gave HASS is modelled in the scheduled rounds (not the
  * standalone passes, which a real run mostly reads from the profile): a first
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "sim_node.h"
 
 struct pending {
     double start, end;
@@ -45,11 +48,20 @@ static uint64_t next_random(uint64_t *s)
 }
 
 /* A standard normal draw (Box-Muller). */
-static double normal(uint64_t *s)
+double hf__sim_normal(uint64_t *s)
 {
     double u1 = ((double)(next_random(s) >> 11) + 1.0) / 9007199254740993.0;
     double u2 = (double)(next_random(s) >> 11) / 9007199254740992.0;
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+double hf__sim_jitter(const struct hf_sim_model *m, uint64_t *rng, double s)
+{
+    if (m->jitter > 0) {
+        double f = 1.0 + m->jitter * hf__sim_normal(rng);
+        s *= f < 0.05 ? 0.05 : f;
+    }
+    return s;
 }
 
 double hf__sim_bundle_seconds(const struct hf_device *d, const struct hf_bundle *b)
@@ -82,27 +94,43 @@ static int size_seen(struct hf__engine *e, int d, size_t count)
     return 1;
 }
 
-/* The modelled trouble of one bundle (see DESIGN): extra seconds and factors on
- * top of its clean, jittered time s. `nb` is the bundle's index in the round. */
-static double sim_trouble(struct hf__engine *e, int d, const struct hf_span *span, int nb,
-                          double s)
+/* When bundle `nb` of device d runs (see sim_node.h): whether it is the
+ * device's first, whether its chunk count is new to the device. The size
+ * sets are touched in the order they always were (the first-bundle mark,
+ * then the count only where a new size costs something: node devices pass
+ * their inner devices' cost on), so runs draw what they drew before nodes. */
+static struct hf__sim_when sim_when(struct hf__engine *e, int d, const struct hf_span *span,
+                                    int nb)
 {
-    const struct hf_sim_model *m = &hf_devlist_get(e->devs, d)->model;
+    const struct hf_device *dev = hf_devlist_get(e->devs, d);
+    struct hf__sim_when w = {.recording = e->recording, .round = e->round.round, .bundle = nb};
     if (!e->recording)
+        return w;
+    w.first = !size_seen(e, d, 0); /* size 0 never runs: it marks "has run anything" */
+    if (dev->node || dev->model.new_size_s > 0)
+        w.new_size = !size_seen(e, d, span->count);
+    return w;
+}
+
+/* The modelled trouble of one bundle (see DESIGN): extra seconds and factors on
+ * top of its clean, jittered time s. */
+double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *w, uint64_t *rng,
+                       double s)
+{
+    if (!w->recording)
         return s;
-    int first = !size_seen(e, d, 0); /* size 0 never runs: it marks "has run anything" */
-    if (first)
+    if (w->first)
         s += m->warmup_s;
-    if (m->new_size_s > 0 && !size_seen(e, d, span->count))
+    if (m->new_size_s > 0 && w->new_size)
         s += m->new_size_s;
-    int stall = e->round.round == m->stall_round && nb == m->stall_bundle;
+    int stall = w->round == m->stall_round && w->bundle == m->stall_bundle;
     if (m->stall_prob > 0) {
-        double u = (double)(next_random(&e->rng) >> 11) / 9007199254740992.0;
+        double u = (double)(next_random(rng) >> 11) / 9007199254740992.0;
         stall |= u < m->stall_prob;
     }
     if (stall)
         s += m->stall_s;
-    if (m->slow_factor != 1.0 && e->round.round >= m->slow_round)
+    if (m->slow_factor != 1.0 && w->round >= m->slow_round)
         s *= m->slow_factor;
     return s;
 }
@@ -129,12 +157,15 @@ static int dispatch(struct hf__engine *e, struct pending *p, int *busy)
             return rc;
         }
         const struct hf_device *dev = hf_devlist_get(e->devs, d);
-        double s = hf__sim_bundle_seconds(dev, &b);
-        if (dev->model.jitter > 0) {
-            double f = 1.0 + dev->model.jitter * normal(&e->rng);
-            s *= f < 0.05 ? 0.05 : f;
+        double s;
+        if (dev->node) {
+            struct hf__sim_when w = sim_when(e, d, &span, dev->bundles_this_round);
+            s = hf__sim_node_seconds(dev->node, &b, &w, &e->rng, e->sim_now, &e->sim_link_free);
+        } else {
+            s = hf__sim_jitter(&dev->model, &e->rng, hf__sim_bundle_seconds(dev, &b));
+            struct hf__sim_when w = sim_when(e, d, &span, dev->bundles_this_round);
+            s = hf__sim_trouble(&dev->model, &w, &e->rng, s);
         }
-        s = sim_trouble(e, d, &span, dev->bundles_this_round, s);
         p[d] = (struct pending){.start = e->sim_now, .end = e->sim_now + s, .span = span,
                                .fault = hf__engine_fault_due(e, d)};
         busy[d] = 1;

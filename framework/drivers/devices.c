@@ -9,7 +9,12 @@
  * a core of its own (the one hwloc says is closest to the GPU when that core is
  * free), and the team takes what is left. Simulated runs list modelled devices
  * (`sim = host, h200, h200`), each described by its [sim.NAME] section, so the
- * sim engine can stand in for machines we do not have.
+ * sim engine can stand in for machines we do not have. `nodes = N` makes that
+ * list node 0 of N: the list's devices keep their names and indices, and node
+ * devices node1 .. node{N-1} follow, each a node of the same devices behind
+ * the network of [sim.net] (core/sim_node.c times them). A node is one device
+ * to the top-level scheduler, so it is listed like a GPU (whole bundles,
+ * steals); 64 nodes of 9 devices make 72 devices, hence HF_MAX_DEVICES 128.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +25,12 @@
 #include "hf_cuda.h"
 #endif
 
-#define HF_MAX_DEVICES 64
+#define HF_MAX_DEVICES 128
+#define HF_MAX_NODES 64
 
 struct hf_devlist {
     int count;
+    struct hf_sim_node node; /* what every node device of a sim run is made of */
     struct hf_device dev[HF_MAX_DEVICES];
     struct hf_device_info info[HF_MAX_DEVICES];
     struct hf_devices view;
@@ -38,6 +45,16 @@ const struct hf_config_key hf_device_keys[] = {
     {"devices", "cuda", HF_KEY_STR, 0, 0, 0, NULL, "all", "real: GPUs, all | none | 0,1"},
     {"devices", "sim", HF_KEY_LIST, 0, 0, HF_KEY_NAMES_SECTIONS, "sim", NULL,
      "sim: the modelled devices, each NAME described by [sim.NAME]"},
+    {"devices", "nodes", HF_KEY_INT, 1, HF_MAX_NODES, 0, NULL, "1",
+     "sim: nodes; node 0 is the sim list, node1.. are node devices of the same list"},
+    {"sim.net", "latency_us", HF_KEY_NUM, 0, 1e12, 0, NULL, "required when nodes > 1",
+     "microseconds per message between nodes, each way"},
+    {"sim.net", "bandwidth_gbs", HF_KEY_NUM, 0, 1e9, HF_KEY_MIN_OPEN, NULL,
+     "required when nodes > 1", "GB/s of a link between nodes"},
+    {"sim.net", "bytes_share", HF_KEY_NUM, 0, 1, 0, NULL, "1",
+     "share of a node bundle's bytes that crosses the network"},
+    {"sim.net", "shared", HF_KEY_BOOL, 0, 0, 0, NULL, "yes",
+     "every node's transfers share rank 0's one link"},
     {"sim.*", "kind", HF_KEY_STR, 0, 0, 0, "gpu|cpu", "gpu", "what the device models"},
     {"sim.*", "rate", HF_KEY_NUM, 0, 1e300, HF_KEY_MIN_OPEN | HF_KEY_REQUIRED, NULL, NULL,
      "work per second"},
@@ -162,7 +179,60 @@ static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *nam
     return 0;
 }
 
-/* Builds the modelled devices of `sim = a, b, b`; repeated names get #1, #2. */
+/* Reads [sim.net] (latency_us and bandwidth_gbs required) into net. */
+static int read_sim_net(hf_config_t cfg, long nodes, struct hf_sim_net *net)
+{
+    static const char *const need[] = {"latency_us", "bandwidth_gbs"};
+    for (int i = 0; i < 2; i++)
+        if (!hf_config_get(cfg, "sim.net", need[i]))
+            return hf_fail(HF_ECONFIG,
+                           "%s: [devices] nodes = %ld needs [sim.net] %s (the network between "
+                           "the nodes: latency_us = microseconds per message, bandwidth_gbs = GB/s)",
+                           hf_config_where(cfg, "devices", "nodes"), nodes, need[i]);
+    double lat_us, gbs;
+    int rc = hf_config_double(cfg, "sim.net", "latency_us", 0, 0, 1e12, &lat_us);
+    if (rc == 0)
+        rc = hf_config_double(cfg, "sim.net", "bandwidth_gbs", 0, 0, 1e9, &gbs);
+    if (rc == 0 && !(gbs > 0))
+        rc = hf_fail(HF_ECONFIG, "%s: [sim.net] bandwidth_gbs = %g: expected a number above 0",
+                     hf_config_where(cfg, "sim.net", "bandwidth_gbs"), gbs);
+    if (rc == 0)
+        rc = hf_config_double(cfg, "sim.net", "bytes_share", 1, 0, 1, &net->bytes_share);
+    if (rc == 0)
+        rc = hf_config_bool(cfg, "sim.net", "shared", 1, &net->shared);
+    net->latency_s = lat_us * 1e-6;
+    net->bandwidth = gbs * 1e9;
+    return rc;
+}
+
+/* Adds node devices node1 .. node{nodes-1}, each made of the list's first
+ * `inner` devices (node 0's) behind [sim.net]. */
+static int add_sim_nodes(struct hf_devlist *l, hf_config_t cfg, int inner)
+{
+    long nodes;
+    int rc = hf_config_long(cfg, "devices", "nodes", 1, 1, HF_MAX_NODES, &nodes);
+    if (rc || nodes == 1)
+        return rc;
+    if (inner + nodes - 1 > HF_MAX_DEVICES)
+        return hf_fail(HF_ERANGE, "%s: [devices] nodes = %ld of %d devices each: more than %d "
+                                  "devices in all", hf_config_where(cfg, "devices", "nodes"),
+                       nodes, inner, HF_MAX_DEVICES);
+    if ((rc = read_sim_net(cfg, nodes, &l->node.net)))
+        return rc;
+    l->node.inner = l->dev;
+    l->node.count = inner;
+    for (long k = 1; k < nodes; k++) {
+        struct hf_device *d = add_device(l, HF_DEV_NODE, 1);
+        snprintf(d->info.name, sizeof d->info.name, "node%ld", k);
+        d->node = &l->node;
+        d->model.slow_factor = 1.0;
+        d->model.stall_round = d->model.stall_bundle = -1;
+    }
+    return 0;
+}
+
+/* Builds the modelled devices of `sim = a, b, b` (repeated names get #1, #2),
+ * then the node devices of `nodes`. */
 static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
 {
     char **names = NULL;
@@ -172,6 +242,11 @@ static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
     int rc = n ? 0
                : hf_fail(HF_ECONFIG, "%s: [devices] sim = ...: the sim engine needs at least one "
                                      "modelled device", hf_config_where(cfg, "devices", "sim"));
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (strcmp(names[i], "net") == 0)
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] sim names 'net', but [sim.net] is the network "
+                                     "between nodes, not a device: rename the device",
+                         hf_config_where(cfg, "devices", "sim"));
     for (int i = 0; rc == 0 && i < n; i++) {
         int seen = 0, total = 0;
         for (int j = 0; j < n; j++) {
@@ -183,7 +258,7 @@ static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
     for (int i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    return rc;
+    return rc ? rc : add_sim_nodes(l, cfg, l->count);
 }
 
 /* Parses `cuda = all | none | 0,1` into ordinals; returns their count or an HF_E* code. */

@@ -27,15 +27,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether section `name` is one that `pattern` ("run", "sim.*") stands for. */
-static int section_matches(const char *pattern, const char *name)
-{
-    size_t n = strlen(pattern);
-    if (n >= 2 && strcmp(pattern + n - 2, ".*") == 0)
-        return strncmp(pattern, name, n - 1) == 0 && name[n - 1] != '\0';
-    return strcmp(pattern, name) == 0;
-}
-
 /* The section a key belongs to: its own, or its table's. */
 static const char *key_section(const struct hf_config_rules *r, const struct hf_config_key *k)
 {
@@ -47,11 +38,36 @@ static const char *key_section(const struct hf_config_rules *r, const struct hf_
     for (const struct hf_config_rules *r = (rules); r < (rules) + (n); r++)                        \
         for (const struct hf_config_key *k = r->keys; k && k->key; k++)
 
+/* Whether some table declares section `name` by its own name, not by a pattern. */
+static int declared(const struct hf_config_rules *rules, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rules[i].section && strcmp(rules[i].section, name) == 0)
+            return 1;
+    FOR_EACH_KEY(rules, n, r, k)
+    if (strcmp(key_section(r, k), name) == 0)
+        return 1;
+    return 0;
+}
+
+/* Whether section `name` is one that `pattern` ("run", "sim.*") stands for. A
+ * pattern does not stand for a section a table declares by its own name:
+ * [sim.net] is the network between nodes, not a [sim.NAME] device. */
+static int section_matches(const struct hf_config_rules *rules, size_t nr, const char *pattern,
+                           const char *name)
+{
+    size_t n = strlen(pattern);
+    if (n >= 2 && strcmp(pattern + n - 2, ".*") == 0)
+        return strncmp(pattern, name, n - 1) == 0 && name[n - 1] != '\0' &&
+               !declared(rules, nr, name);
+    return strcmp(pattern, name) == 0;
+}
+
 static const struct hf_config_key *find_key(const struct hf_config_rules *rules, size_t n,
                                             const char *section, const char *key)
 {
     FOR_EACH_KEY(rules, n, r, k)
-    if (strcmp(k->key, key) == 0 && section_matches(key_section(r, k), section))
+    if (strcmp(k->key, key) == 0 && section_matches(rules, n, key_section(r, k), section))
         return k;
     return NULL;
 }
@@ -59,10 +75,10 @@ static const struct hf_config_key *find_key(const struct hf_config_rules *rules,
 static int section_known(const struct hf_config_rules *rules, size_t n, const char *section)
 {
     for (size_t i = 0; i < n; i++)
-        if (rules[i].section && section_matches(rules[i].section, section))
+        if (rules[i].section && section_matches(rules, n, rules[i].section, section))
             return 1;
     FOR_EACH_KEY(rules, n, r, k)
-    if (section_matches(key_section(r, k), section))
+    if (section_matches(rules, n, key_section(r, k), section))
         return 1;
     return 0;
 }
@@ -71,7 +87,8 @@ static int section_known(const struct hf_config_rules *rules, size_t n, const ch
 static int undeclared(const struct hf_config_rules *rules, size_t n, const char *section)
 {
     for (size_t i = 0; i < n; i++)
-        if (!rules[i].keys && rules[i].section && section_matches(rules[i].section, section))
+        if (!rules[i].keys && rules[i].section &&
+            section_matches(rules, n, rules[i].section, section))
             return 1;
     return 0;
 }
@@ -108,7 +125,7 @@ static void valid_names(const struct hf_config_rules *rules, size_t n, const cha
             add_word(buf, cap, r->section);
         for (const struct hf_config_key *k = r->keys; k && k->key; k++) {
             const char *s = key_section(r, k);
-            if (section && section_matches(s, section))
+            if (section && section_matches(rules, n, s, section))
                 add_word(buf, cap, k->key);
             else if (!section)
                 add_word(buf, cap, shown(s, name, sizeof name));
@@ -244,7 +261,8 @@ static const struct hf_config_entry *entry(hf_config_t cfg, const char *section,
 
 /* A LIST naming sections (`[devices] sim = a, b`): every name has its
  * [<prefix>.NAME], and every such section is named. */
-static int check_names(hf_config_t cfg, const char *section, const struct hf_config_key *k)
+static int check_names(hf_config_t cfg, const struct hf_config_rules *rules, size_t nr,
+                       const char *section, const struct hf_config_key *k)
 {
     const struct hf_config_entry *e = entry(cfg, section, k->key);
     char want[256];
@@ -265,7 +283,7 @@ static int check_names(hf_config_t cfg, const char *section, const struct hf_con
     }
     for (size_t i = 0; i < cfg->nsec; i++) {
         const char *name = cfg->sec[i].name;
-        if (strncmp(name, k->choices, plen) != 0 || name[plen] != '.')
+        if (strncmp(name, k->choices, plen) != 0 || name[plen] != '.' || declared(rules, nr, name))
             continue;
         const char *v = e ? e->value : "";
         const char *s = name + plen + 1;
@@ -302,14 +320,15 @@ static int check_required(hf_config_t cfg, const struct hf_config_rules *rules, 
     FOR_EACH_KEY(rules, n, r, k)
     {
         const char *s = key_section(r, k);
-        if ((k->flags & HF_KEY_NAMES_SECTIONS) && (rc = check_names(cfg, s, k)))
+        if ((k->flags & HF_KEY_NAMES_SECTIONS) && (rc = check_names(cfg, rules, n, s, k)))
             return rc;
         if (!(k->flags & HF_KEY_REQUIRED))
             continue;
         if (!strchr(s, '*') && (rc = require(cfg, s, k)))
             return rc;
         for (size_t i = 0; strchr(s, '*') && i < cfg->nsec; i++)
-            if (section_matches(s, cfg->sec[i].name) && (rc = require(cfg, cfg->sec[i].name, k)))
+            if (section_matches(rules, n, s, cfg->sec[i].name) &&
+                (rc = require(cfg, cfg->sec[i].name, k)))
                 return rc;
     }
     return 0;
