@@ -103,7 +103,8 @@ LDLIBS    += $(SP_LIBS)
 endif
 $(BUILD)/framework/core/engine_starpu.o: CFLAGS += $(SP_CFLAGS)
 SP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)) \
-          $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/io/error.o
+          $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/core/cost_bytes.o \
+          $(BUILD)/framework/io/error.o
 $(BUILD)/framework/starpu/%.o: CFLAGS += $(SP_CFLAGS)
 
 .PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \

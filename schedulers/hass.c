@@ -3,9 +3,9 @@
  *
  * DESIGN
  * ------
- * Every device has an affine cost model T(w) = lat + w * inv (sched.h, struct
- * hf_cost_model), fed with every span it ran: profile spans, its own bundles,
- * steals. The model is robust (median fits over a window of recent bundles): a
+ * Every device has a cost model T(w, b) = lat + w * inv + b * inv_bw (sched.h,
+ * struct hf_cost_model; b is the bytes a GPU copies, 0 for a CPU), fed with
+ * every span it ran: profile spans, its own bundles, steals. The model is robust (median fits over a window of recent bundles): a
  * bundle far slower than predicted is an outlier and is not believed, and two
  * surprises in a row restart the window, so a real change is believed within
  * two bundles. The thesis's three steps map onto it as follows.
@@ -165,6 +165,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
 {
     struct hass *h = state;
     h->r = r;
+    h->mean_bytes = hf__mean_chunk_bytes(r);
     h->split = 0;
     h->pool_next = 0;
     memset(h->buf, 0, (size_t)h->ndev * sizeof *h->buf);
@@ -383,12 +384,13 @@ static int size_seen(struct hass *h, int d, size_t count)
  * (kernel choice and loading for a new GEMM shape): learn how much, from how
  * far such bundles overshoot the model, so that a changed split is weighed
  * against what it costs (hass_round_end). */
-static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double seconds)
+static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double bytes,
+                            double seconds)
 {
     const struct hf_cost_model *m = &h->model[d];
     if (size_seen(h, d, count) || !m->lat_known)
         return;
-    double excess = fmax(0.0, seconds - hf_cost_time(m, work));
+    double excess = fmax(0.0, seconds - hf_cost_time(m, work, bytes));
     h->warm[d] = 0.5 * h->warm[d] + 0.5 * excess;
 }
 
@@ -401,14 +403,16 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     h->inflight[d] = 0;
     if (seconds <= 0.0)
         return;
-    double work = 0.0;
-    for (size_t i = span->first; i < span->first + span->count; i++)
+    double work = 0.0, bytes = 0.0;
+    for (size_t i = span->first; i < span->first + span->count; i++) {
         work += h->r->chunks[i].work;
-    learn_warm_cost(h, d, span->count, work, seconds);
+        bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0; /* a CPU copies nothing */
+    }
+    learn_warm_cost(h, d, span->count, work, bytes, seconds);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
     if (!h->dev[d].is_gpu || h->fed[d]++ > 0)
-        hf_cost_add(&h->model[d], work, seconds);
+        hf_cost_add(&h->model[d], work, bytes, seconds);
     if (h->split)
         return;
     double rate = work / seconds;
@@ -431,15 +435,15 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     }
 }
 
-/* Saves every fitted model in the profile (hass.model = lat inv; hass.rate). */
+/* Saves every fitted model in the profile (hass.model = lat inv inv_bw; hass.rate). */
 static void save_models(struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++) {
         const struct hf_cost_model *m = &h->model[d];
         if (!m->fitted || m->n == 0)
             continue;
-        double v[2] = {m->lat, m->inv}, rate = 1.0 / m->inv;
-        hf_profile_set(h->profile, h->dev[d].name, "hass.model", v, 2);
+        double v[3] = {m->lat, m->inv, m->inv_bw}, rate = 1.0 / m->inv;
+        hf_profile_set(h->profile, h->dev[d].name, "hass.model", v, 3);
         hf_profile_set(h->profile, h->dev[d].name, "hass.rate", &rate, 1);
     }
 }

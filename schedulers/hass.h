@@ -36,6 +36,7 @@ struct hass {
 
     /* The current round. */
     const struct hf_round *r;
+    double mean_bytes;  /* its mean chunk's bytes (a GPU's copies; split_model) */
     struct hf__buf *buf;
     int split;          /* buffers laid out (otherwise round 0's shared pool) */
     size_t pool_next;   /* front of round 0's shared pool */

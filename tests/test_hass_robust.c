@@ -214,17 +214,17 @@ static void test_cost_model(void **unused)
     hf_cost_init(&m);
     static const double sizes[] = {1, 2, 4, 8, 16, 100, 100, 100};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        assert_int_equal(hf_cost_add(&m, sizes[i], 0.5 + sizes[i] * 0.01), 0);
+        assert_int_equal(hf_cost_add(&m, sizes[i], 0, 0.5 + sizes[i] * 0.01), 0);
     hf_cost_refit(&m);
     assert_true(fabs(m.lat - 0.5) < 1e-9 && fabs(m.inv - 0.01) < 1e-12);
-    assert_int_equal(hf_cost_add(&m, 100, 40 * 1.5), 1); /* a 40x stall */
+    assert_int_equal(hf_cost_add(&m, 100, 0, 40 * 1.5), 1); /* a 40x stall */
     hf_cost_refit(&m);
-    assert_true(fabs(hf_cost_time(&m, 100) - 1.5) < 1e-9);
-    assert_int_equal(hf_cost_add(&m, 100, 1.5), 0);
-    assert_int_equal(hf_cost_add(&m, 100, 3.0), 1); /* slowed down: an outlier, then */
-    assert_int_equal(hf_cost_add(&m, 100, 3.0), 1); /* a second: a drift, believed */
+    assert_true(fabs(hf_cost_time(&m, 100, 0) - 1.5) < 1e-9);
+    assert_int_equal(hf_cost_add(&m, 100, 0, 1.5), 0);
+    assert_int_equal(hf_cost_add(&m, 100, 0, 3.0), 1); /* slowed down: an outlier, then */
+    assert_int_equal(hf_cost_add(&m, 100, 0, 3.0), 1); /* a second: a drift, believed */
     hf_cost_refit(&m);
-    assert_true(fabs(hf_cost_time(&m, 100) - 3.0) < 1e-9);
+    assert_true(fabs(hf_cost_time(&m, 100, 0) - 3.0) < 1e-9);
     assert_int_equal(m.outliers, 3);
 
     double lat[3] = {0.0, 0.001, 1.0}, inv[3] = {1.0, 0.5, 0.1}, x[3];
