@@ -87,6 +87,7 @@ static void hass_destroy(void *state)
         return;
     free(h->model);
     free(h->rate);
+    free(h->inv_bw);
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
@@ -136,6 +137,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     size_t n = (size_t)(h->ndev > 0 ? h->ndev : 1);
     h->model = calloc(n, sizeof *h->model);
     h->rate = calloc(n, sizeof *h->rate);
+    h->inv_bw = calloc(n, sizeof *h->inv_bw);
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
@@ -149,7 +151,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->prate = calloc(n, sizeof *h->prate);
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
-    if (!h->model || !h->rate || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
+    if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
         !h->warm || !h->fed || !h->sizes ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
@@ -272,40 +274,63 @@ static int steal(struct hass *h, int d, struct hf_span *out)
 
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
 
+/* The bytes of a buffer's chunks. */
+static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
+{
+    double y = 0.0;
+    for (size_t i = b->lo; i < b->hi; i++)
+        y += r->chunks[i].bytes;
+    return y;
+}
+
 /* Whether CPU c should leave the rest of its buffer to the GPUs: when starting
- * one more chunk would end the round later, in the rates' estimate, than
+ * one more chunk would end the round later, in the models' estimate, than
  * letting the GPUs steal it (a CPU chunk can take longer than the whole tail
  * of a GPU's bundle). Only when a GPU with a known rate is alive: an idle GPU is
  * asked again whenever anything finishes, and steal() always takes from an
- * idle CPU that left work, so what the CPU leaves is never stranded. */
+ * idle CPU that left work, so what the CPU leaves is never stranded. What is
+ * left is priced by its own work and bytes, not by the mean chunk's: a CPU's
+ * buffer at the cheap end of a load holds many chunks of little work, each of
+ * which costs a GPU mostly its copies. */
 static int cpu_should_leave(const struct hass *h, int c)
 {
     const struct hf_round *r = h->r;
     if (!h->steal || h->buf[c].hi <= h->buf[c].lo || !(h->rate[c] > 0.0))
         return 0;
-    double w = hf__mean_chunk_work(r), G = 0.0, Wg = 0.0, L = INFINITY;
+    double Gw = 0.0, Gb = 0.0, Wg = 0.0, Yg = 0.0, L = INFINITY, w = hf__mean_chunk_work(r);
     int waiting = 0;
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
             continue;
-        G += h->rate[g];
+        /* The rates as the plan saw them, their bytes taken back out. */
+        double inv = 1.0 / h->rate[g] - (w > 0.0 ? h->inv_bw[g] * h->mean_bytes / w : 0.0);
+        Gw += 1.0 / inv;
+        Gb += h->inv_bw[g] > 0.0 ? 1.0 / h->inv_bw[g] : INFINITY;
         L = fmin(L, h->model[g].lat);
-        Wg += h->committed[g] + w * (double)(h->buf[g].hi - h->buf[g].lo);
+        Wg += h->committed[g] + buf_work(r, &h->buf[g]);
+        Yg += buf_bytes(r, &h->buf[g]);
         waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
     }
-    if (!waiting || !(G > 0.0))
+    if (!waiting || !(Gw > 0.0))
         return 0;
-    double Rc = w * (double)(h->buf[c].hi - h->buf[c].lo), Wc = h->committed[c];
+    /* The GPUs' time for work x moving bytes y, shared among them. */
+#define GPU_S(x, y) ((x) / Gw + (isfinite(Gb) ? (y) / Gb : 0.0))
+    const struct hf_chunk *next = &r->chunks[h->buf[c].lo];
+    double Rc = buf_work(r, &h->buf[c]), Yc = buf_bytes(r, &h->buf[c]), Wc = h->committed[c];
     /* The chunk it would start (its own work: chunks need not cost the same),
      * at its pessimistic time: a CPU whose chunks vary a lot must not become
      * the straggler on a lucky estimate. */
-    double wn = r->chunks[h->buf[c].lo].work;
+    double wn = next->work;
     double chunk_s = wn / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
     /* The GPUs pay a latency for their own bundles, and what the CPU leaves
-     * costs them one more bundle: its latency too. */
-    double gpus = Wg / G + L;
-    double take = fmax(Wc / h->rate[c] + chunk_s, gpus + (Rc > wn ? L + (Rc - wn) / G : 0.0));
-    double leave = fmax(Wc / h->rate[c], gpus + L + Rc / G);
+     * costs them one more bundle: its latency too. (Wg holds the committed
+     * work of bundles already running; their bytes are not counted again.) */
+    double gpus = GPU_S(Wg, Yg) + L;
+    double take = fmax(Wc / h->rate[c] + chunk_s,
+                       gpus + (h->buf[c].hi - h->buf[c].lo > 1
+                                   ? L + GPU_S(Rc - wn, Yc - next->bytes) : 0.0));
+    double leave = fmax(Wc / h->rate[c], gpus + L + GPU_S(Rc, Yc));
+#undef GPU_S
     return take > leave;
 }
 

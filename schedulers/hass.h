@@ -22,8 +22,9 @@ struct hass {
     int steal, warm_start;
 
     struct hf_cost_model *model; /* per device */
-    double *rate;       /* work/s per device from its model (a CPU's latency per chunk
-                           folded in), 0 = unknown */
+    double *rate;       /* work/s per device from its model (a CPU's latency per chunk,
+                           a GPU's bytes at the mean chunk folded in), 0 = unknown */
+    double *inv_bw;     /* per device: the model's s per byte when rate was set */
     double *ratio;      /* planned shares of the next round, sum to 1 */
     size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
     size_t plan_chunks;

@@ -47,8 +47,10 @@ void hf__hass_refresh_rates(struct hass *h)
         hf_cost_refit(&h->model[d]);
         double lat, inv;
         split_model(h, d, w, &lat, &inv);
-        if (h->model[d].fitted && inv > 0.0)
+        if (h->model[d].fitted && inv > 0.0) {
             h->rate[d] = 1.0 / inv;
+            h->inv_bw[d] = h->dev[d].is_gpu ? h->model[d].inv_bw : 0.0;
+        }
     }
 }
 

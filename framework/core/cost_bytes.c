@@ -108,9 +108,11 @@ static double med_resid(const struct hf_cost_model *m, const int *idx, int n, co
 }
 
 /* Least squares of the relative residuals over the bundles of idx within
- * `tol` of fit p; writes the refined fit to q, 0 when it is not usable. */
+ * `tol` of fit p; writes the refined fit to q, 0 when it is not usable. Work
+ * and bytes are solved for in units of W and B (the window's largest), so
+ * that the system is well scaled. */
 static int refine(const struct hf_cost_model *m, const int *idx, int n, const double *p,
-                  double tol, double *q)
+                  double tol, double W, double B, double *q)
 {
     double a[3][3] = {{0}}, y[3] = {0};
     int used = 0;
@@ -119,7 +121,7 @@ static int refine(const struct hf_cost_model *m, const int *idx, int n, const do
         double pred = p[0] + p[1] * m->w[i] + p[2] * m->b[i];
         if (!(pred > 0.0) || fabs(m->t[i] / pred - 1.0) > tol)
             continue;
-        double x[3] = {1.0 / m->t[i], m->w[i] / m->t[i], m->b[i] / m->t[i]};
+        double x[3] = {1.0 / m->t[i], m->w[i] / W / m->t[i], m->b[i] / B / m->t[i]};
         for (int r = 0; r < 3; r++) {
             for (int c = 0; c < 3; c++)
                 a[r][c] += x[r] * x[c];
@@ -127,16 +129,22 @@ static int refine(const struct hf_cost_model *m, const int *idx, int n, const do
         }
         used++;
     }
-    return used >= 4 && solve3(a, y, q) && q[0] >= 0.0 && q[1] > 0.0 && q[2] > 0.0;
+    if (used < 4 || !solve3(a, y, q))
+        return 0;
+    q[1] /= W;
+    q[2] /= B;
+    return q[0] >= 0.0 && q[1] > 0.0 && q[2] > 0.0;
 }
 
 int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, double *inv,
                        double *inv_bw, double *resid)
 {
-    double rmin = INFINITY, rmax = 0.0;
+    double rmin = INFINITY, rmax = 0.0, W = 0.0, B = 0.0;
     for (int i = 0; i < m->n; i++) {
         rmin = fmin(rmin, m->b[i] / m->w[i]);
         rmax = fmax(rmax, m->b[i] / m->w[i]);
+        W = fmax(W, m->w[i]);
+        B = fmax(B, m->b[i]);
     }
     if (m->n < BYTES_MIN_KIND || !(rmax > 0.0) || !(rmax > BYTES_RHO_GAP * rmin))
         return 0;
@@ -156,12 +164,14 @@ int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, 
                     double a[3][3], t[3], p[3];
                     for (int r = 0; r < 3; r++) {
                         a[r][0] = 1.0;
-                        a[r][1] = m->w[tri[r]];
-                        a[r][2] = m->b[tri[r]];
+                        a[r][1] = m->w[tri[r]] / W;
+                        a[r][2] = m->b[tri[r]] / B;
                         t[r] = m->t[tri[r]];
                     }
                     if (!solve3(a, t, p) || !(p[1] > 0.0) || !(p[2] > 0.0))
                         continue;
+                    p[1] /= W;
+                    p[2] /= B;
                     double score = med_resid(m, idx, n, p, tri);
                     if (score < best_score) {
                         best_score = score;
@@ -180,7 +190,7 @@ int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, 
         nrep += !m->fresh[i];
     }
     double q[3];
-    if (refine(m, idx, n, best, fmax(3.0 * 1.4826 * best_score, 0.02), q))
+    if (refine(m, idx, n, best, fmax(3.0 * 1.4826 * best_score, 0.02), W, B, q))
         for (int k = 0; k < 3; k++)
             best[k] = q[k];
     /* The intercept as the line's: the median over the repeats when there are any. */

@@ -61,6 +61,7 @@
 #define COST_LAZY 32      /* accepted bundles between automatic refits */
 #define COST_BYTES_MIN 0.01  /* a line off by less (median) leaves nothing for bytes to explain */
 #define COST_BYTES_GAIN 0.5  /* a first per-byte term must halve the line's median residual */
+#define COST_SHAPE_GAP 1.5   /* bytes per work beyond the window's by this: a new shape */
 
 void hf_cost_init(struct hf_cost_model *m)
 {
@@ -208,6 +209,18 @@ static int size_seen(struct hf_cost_model *m, double work)
     return 0;
 }
 
+/* Whether bytes per work `rho` lies outside the window's range by more than
+ * the gap that lets the per-byte term be fitted (cost_bytes.c). */
+static int new_shape(const struct hf_cost_model *m, double rho)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        lo = fmin(lo, m->b[i] / m->w[i]);
+        hi = fmax(hi, m->b[i] / m->w[i]);
+    }
+    return m->n > 0 && (rho > COST_SHAPE_GAP * hi || rho * COST_SHAPE_GAP < lo);
+}
+
 int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds)
 {
     if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
@@ -216,11 +229,17 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         bytes = 0.0;
     int fresh = !size_seen(m, work);
     /* Until the latency has been seen, a bundle of a size the window does not
-     * hold cannot be judged: the fit has no idea of its fixed cost. */
+     * hold cannot be judged: the fit has no idea of its fixed cost. Nor can
+     * one whose bytes per unit of work lie well outside the window's (a GPU's
+     * first compute-bound piece after copy-bound profile spans): a fit that
+     * never saw such a mix cannot say what it costs; it is fitted at once. */
     int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0;
-    if (!m->fitted || unknown) {
+    int shape = bytes > 0.0 && new_shape(m, bytes / work);
+    if (!m->fitted || unknown || shape) {
         m->run = 0;
         accept(m, work, bytes, seconds, fresh);
+        if (shape)
+            hf_cost_refit(m);
         return 0;
     }
     double dev = seconds / hf_cost_time(m, work, bytes) - 1.0;
