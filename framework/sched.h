@@ -84,6 +84,8 @@ struct hf_cost_model {
     double sizes[64];     /* recent distinct bundle sizes (work), a ring */
     int nsizes, size_at;
     long warmups;         /* first bundles of a size, slower than the fit, not fitted */
+    long unit_from;       /* bundles accepted before this clock are in an older unit of work:
+                             the per-byte term is fitted from later ones only */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);
@@ -91,6 +93,11 @@ void hf_cost_init(struct hf_cost_model *m);
  * copied) that took `seconds`; returns 1 when it was flagged as an outlier
  * (far slower than the fit predicts), else 0. Ignores empty bundles. */
 int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds);
+/* The unit of work changed (a repeating load's chunk costs were re-estimated:
+ * hf_round.cost_moved): the bundles in the window still fit a line, as they
+ * always did, but no longer tell a per-byte term from the cost per unit of
+ * work, so the term is dropped until bundles in the new unit show it again. */
+void hf_cost_new_unit(struct hf_cost_model *m);
 /* Refits from the accepted bundles when any arrived since the last fit. */
 void hf_cost_refit(struct hf_cost_model *m);
 /* The fitted time of a bundle of `work` moving `bytes`; 0 while the model has no fit. */

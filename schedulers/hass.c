@@ -168,6 +168,11 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     struct hass *h = state;
     h->r = r;
     h->mean_bytes = hf__mean_chunk_bytes(r);
+    /* Re-estimated chunk costs are a new unit of work: the per-byte terms,
+     * fitted against the old one, wait for bundles in the new. */
+    if (r->cost_moved > 0.02)
+        for (int d = 0; d < h->ndev; d++)
+            hf_cost_new_unit(&h->model[d]);
     h->split = 0;
     h->pool_next = 0;
     memset(h->buf, 0, (size_t)h->ndev * sizeof *h->buf);
@@ -208,6 +213,15 @@ static double buf_work(const struct hf_round *r, const struct hf__buf *b)
     return w;
 }
 
+/* The bytes of a buffer's chunks. */
+static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
+{
+    double y = 0.0;
+    for (size_t i = b->lo; i < b->hi; i++)
+        y += r->chunks[i].bytes;
+    return y;
+}
+
 /* The CPU buffer an idle device should steal from: the one that needs the most
  * time to drain at its owner's rate; -1 if none has chunks left. */
 static int steal_victim(const struct hass *h, int thief)
@@ -227,6 +241,18 @@ static int steal_victim(const struct hass *h, int thief)
     return best;
 }
 
+/* GPU g's rate (work/s) on chunks moving rho bytes per unit of work: its
+ * planned rate with the mean chunk's bytes taken out and these put in (the
+ * cheap tail of an irregular load costs a GPU mostly copies). */
+static double gpu_rate_on(const struct hass *h, int g, double rho)
+{
+    double w = hf__mean_chunk_work(h->r);
+    if (!(h->rate[g] > 0.0) || !(h->inv_bw[g] > 0.0) || !(w > 0.0))
+        return h->rate[g];
+    double inv = 1.0 / h->rate[g] - h->inv_bw[g] * h->mean_bytes / w;
+    return 1.0 / (inv + h->inv_bw[g] * rho);
+}
+
 /* An idle device with an empty buffer steals from the tail of a CPU buffer: a
  * GPU the share that makes it finish with the CPU, a CPU team one chunk. */
 static int steal(struct hass *h, int d, struct hf_span *out)
@@ -239,10 +265,11 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     const struct hf_chunk *ch = h->r->chunks;
     size_t lo = h->buf[c].lo, hi = h->buf[c].hi;
     double left = buf_work(h->r, &h->buf[c]);
-    double g = h->rate[d], cr = h->rate[c], gsum = 0.0;
+    double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0; /* bytes per work */
+    double g = gpu_rate_on(h, d, rho), cr = h->rate[c], gsum = 0.0;
     for (int k = 0; k < h->ndev; k++)
         if (h->dev[k].is_gpu && h->r->alive[k])
-            gsum += h->rate[k];
+            gsum += gpu_rate_on(h, k, rho);
     if (!(g > 0.0) || !(cr > 0.0) || !(gsum > 0.0))
         return hf__take_tail(h->buf, c, 1, out);
     /* In work, not chunks (chunks need not cost the same): the CPU ends its
@@ -273,15 +300,6 @@ static int steal(struct hass *h, int d, struct hf_span *out)
 }
 
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
-
-/* The bytes of a buffer's chunks. */
-static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
-{
-    double y = 0.0;
-    for (size_t i = b->lo; i < b->hi; i++)
-        y += r->chunks[i].bytes;
-    return y;
-}
 
 /* Whether CPU c should leave the rest of its buffer to the GPUs: when starting
  * one more chunk would end the round later, in the models' estimate, than

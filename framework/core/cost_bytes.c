@@ -31,7 +31,20 @@
  * cannot win: a triple through it misfits the rest. The intercept is then the
  * median over the repeats, as the line's is. Only windows whose bytes per
  * unit of work spread by 1.5x or more are tried; otherwise inv_bw and inv
- * cannot be told apart and the caller keeps the line.
+ * cannot be told apart and the caller keeps the line. A fit in which the work
+ * does not take 3/4 of the time of the bundle with the least bytes per work is
+ * refused: where a device's bundles run from copy-bound to compute-bound, the
+ * most compute-bound one is mostly work; a fit that says otherwise is a
+ * per-byte term standing in for a chunk count where the work figures are off
+ * (on CPU + 2 H200 + 2 L40 with GPU trouble, where learned chunk costs were 5x
+ * off in round 2, it said an L40's work was nearly free, and HASS's cut gave
+ * it the hump's whole middle: 0.37 s rounds against 0.08). Only bundles measured in
+ * the current unit of work take part (hf_cost_new_unit): on a repeating load
+ * whose chunk costs are still being learned, an older bundle's work is in
+ * another unit, and a mix of units is fitted best by a per-byte term that
+ * stands in for a chunk count (on CPU + 2 H200 + 2 L40 with GPU trouble, such
+ * a fit said an H200's bytes cost 9x its work; HASS's rounds went 0.08 ->
+ * 0.37 s).
  *
  * The bound: a lower bound on any split of a round's chunks must allow every
  * split of their work and bytes, so it frees the two from each other: for a
@@ -49,6 +62,8 @@
 
 #define BYTES_RHO_GAP 1.5 /* bytes per work must spread this much to be fitted apart */
 #define BYTES_MIN_KIND 5  /* bundles of one kind a triple is judged on: 3 + 2 others */
+#define BYTES_WORK_RULES 3.0 /* the work term's least multiple of the bytes' in the bundle
+                                with the least bytes per work (3: 75% of its time) */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -140,20 +155,24 @@ int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, 
                        double *inv_bw, double *resid)
 {
     double rmin = INFINITY, rmax = 0.0, W = 0.0, B = 0.0;
+    int recent = 0;
     for (int i = 0; i < m->n; i++) {
+        if (m->age[i] < m->unit_from)
+            continue;
+        recent++;
         rmin = fmin(rmin, m->b[i] / m->w[i]);
         rmax = fmax(rmax, m->b[i] / m->w[i]);
         W = fmax(W, m->w[i]);
         B = fmax(B, m->b[i]);
     }
-    if (m->n < BYTES_MIN_KIND || !(rmax > 0.0) || !(rmax > BYTES_RHO_GAP * rmin))
+    if (recent < BYTES_MIN_KIND || !(rmax > 0.0) || !(rmax > BYTES_RHO_GAP * rmin))
         return 0;
     double best[3] = {0}, best_score = INFINITY;
     int best_kind = -1;
     for (int kind = 0; kind < 2; kind++) {
         int idx[HF_COST_WINDOW], n = 0;
         for (int i = 0; i < m->n; i++)
-            if (m->fresh[i] == kind)
+            if (m->fresh[i] == kind && m->age[i] >= m->unit_from)
                 idx[n++] = i;
         if (n < BYTES_MIN_KIND)
             continue;
@@ -172,6 +191,8 @@ int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, 
                         continue;
                     p[1] /= W;
                     p[2] /= B;
+                    if (p[1] < BYTES_WORK_RULES * p[2] * rmin)
+                        continue; /* work must rule the dearest bundle (DESIGN) */
                     double score = med_resid(m, idx, n, p, tri);
                     if (score < best_score) {
                         best_score = score;
@@ -185,12 +206,13 @@ int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, 
         return 0;
     int idx[HF_COST_WINDOW], n = 0, judged[HF_COST_WINDOW], nj = 0, nrep = 0;
     for (int i = 0; i < m->n; i++) {
-        if (m->fresh[i] == best_kind)
+        if (m->fresh[i] == best_kind && m->age[i] >= m->unit_from)
             idx[n++] = i;
         nrep += !m->fresh[i];
     }
     double q[3];
-    if (refine(m, idx, n, best, fmax(3.0 * 1.4826 * best_score, 0.02), W, B, q))
+    if (refine(m, idx, n, best, fmax(3.0 * 1.4826 * best_score, 0.02), W, B, q) &&
+        q[1] >= BYTES_WORK_RULES * q[2] * rmin)
         for (int k = 0; k < 3; k++)
             best[k] = q[k];
     /* The intercept as the line's: the median over the repeats when there are any. */

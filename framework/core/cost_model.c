@@ -131,13 +131,28 @@ void hf_cost_refit(struct hf_cost_model *m)
     /* The three terms at once, where the bytes per unit of work differ: taken
      * when they explain the window clearly better than the line (DESIGN). */
     double l3, i3, b3, r3, r2 = median_of(m, rep, m->lat, m->inv, ibw, 2);
-    if (hf__cost_fit_bytes(m, rep, &l3, &i3, &b3, &r3) &&
-        (ibw > 0.0 ? r3 <= r2 || !(m->inv > 0.0)
-                   : r2 > COST_BYTES_MIN && r3 < COST_BYTES_GAIN * r2)) {
+    int three = hf__cost_fit_bytes(m, rep, &l3, &i3, &b3, &r3);
+    if (three && (ibw > 0.0 ? r3 <= r2 || !(m->inv > 0.0)
+                            : r2 > COST_BYTES_MIN && r3 < COST_BYTES_GAIN * r2)) {
         m->lat = l3;
         m->inv = i3;
         m->inv_bw = b3;
         m->lat_known = 1; /* three bundles of different shapes set it */
+    } else if (!three && ibw > 0.0) {
+        /* The window no longer supports a per-byte term: back to the line. */
+        m->inv_bw = 0.0;
+        m->fitted = 0;
+        hf_cost_refit(m);
+        return;
+    }
+    if (!(m->inv > 0.0) && m->inv_bw > 0.0) {
+        /* The per-byte term in force explains more than the bundles took (the
+         * device got faster at copying, or the term came from few bundles):
+         * drop it and fit the line to the times themselves. */
+        m->inv_bw = 0.0;
+        m->fitted = 0;
+        hf_cost_refit(m);
+        return;
     }
     if ((rep ? nrep : m->n) >= 3) /* else keep the spread seen before */
         m->spread = 1.4826 * median_of(m, rep, m->lat, m->inv, m->inv_bw, 2);
@@ -221,6 +236,16 @@ static int new_shape(const struct hf_cost_model *m, double rho)
     return m->n > 0 && (rho > COST_SHAPE_GAP * hi || rho * COST_SHAPE_GAP < lo);
 }
 
+void hf_cost_new_unit(struct hf_cost_model *m)
+{
+    m->unit_from = m->clock;
+    if (m->inv_bw > 0.0) {
+        m->inv_bw = 0.0;
+        m->fitted = 0; /* refit the line now, on the times themselves */
+        hf_cost_refit(m);
+    }
+}
+
 int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds)
 {
     if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
@@ -269,6 +294,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * the slope (a slowed device copies slower too); the corrections work
          * on the times less their bytes' cost. */
         double ibw = m->inv_bw, inv0 = m->inv;
+        if (!(m->pt[0] - ibw * m->pb[0] > 0.0) || !(seconds - ibw * bytes > 0.0))
+            ibw = m->inv_bw = 0.0; /* the bytes' term explains more than the time */
         double t0 = m->pt[0] - ibw * m->pb[0], t1 = seconds - ibw * bytes;
         double lat = 0.5 * (t0 - m->inv * m->pw[0] + t1 - m->inv * work);
         if (sign < 0 && lat >= 0.0) {

@@ -203,6 +203,8 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
                        const int *cpu, const int *alive, int n, double total, double bytes,
                        size_t nchunks)
 {
+    if (n <= 0)
+        return 0.0;
     double lat[n], inv[n], ibw[n];
     int use[n];
     double mean_w = nchunks ? total / (double)nchunks : 0.0;
@@ -223,6 +225,14 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
         if (cpu[d] && mean_w > 0.0) {
             inv[d] += lat[d] / mean_w;
             lat[d] = 0.0;
+        }
+        /* A device that ran work with no usable model is bound by what it
+         * achieved: leaving it out could raise the bound past the makespan. */
+        if ((!alive || alive[d]) && st[d].work > 0 && st[d].busy_s > 0 &&
+            !(use[d] && inv[d] > 0.0 && isfinite(inv[d]) && lat[d] >= 0.0 && ibw[d] >= 0.0)) {
+            use[d] = 1;
+            lat[d] = ibw[d] = 0.0;
+            inv[d] = st[d].busy_s / st[d].work;
         }
         double model = lat[d] + inv[d] * st[d].work + ibw[d] * st[d].bytes;
         if (use[d] && st[d].work > 0 && model > st[d].busy_s) {
