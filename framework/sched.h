@@ -86,6 +86,8 @@ struct hf_cost_model {
     long warmups;         /* first bundles of a size, slower than the fit, not fitted */
     long unit_from;       /* bundles accepted before this clock are in an older unit of work:
                              the per-byte term is fitted from later ones only */
+    double cand[3];       /* a three-term fit (lat inv inv_bw) not yet believed ... */
+    int has_cand;         /* ... until it predicts a bundle it was not fitted to */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);

@@ -173,26 +173,31 @@ static double walk(const struct hf_round *r, size_t base, const struct hf_device
         for (int d = 0; d < ndev; d++)
             if ((dev[d].is_gpu != 0) == (pass == 1) && counts[d] > 0)
                 last = d;
-    double left = 0.0;
+    double left = 0.0, carry = 0.0; /* what the device before fell short, in its mean chunks */
     for (int pass = 1; pass >= 0; pass--)
         for (int d = 0; d < ndev; d++) {
             if ((dev[d].is_gpu != 0) != (pass == 1) || counts[d] == 0)
                 continue;
             const double *k = coef + 3 * d;
             size_t start = at;
-            double acc = 0.0;
+            double acc = 0.0, unit = plan[d] / (double)counts[d]; /* its mean chunk's cost */
             if (d == last) {
                 for (; at < end; at++)
                     acc += k[0] + c[at].work * k[1] + c[at].bytes * k[2];
                 left = acc / plan[d];
             } else {
+                /* Its own share plus what the one before left (or less what it
+                 * took beyond its share), so that rounding at one boundary does
+                 * not push every later run along the load. */
+                double target = scale * plan[d] + carry * unit;
                 while (at < end) {
                     double ci = k[0] + c[at].work * k[1] + c[at].bytes * k[2];
-                    if (acc + 0.5 * ci > scale * plan[d])
+                    if (acc + 0.5 * ci > target)
                         break;
                     acc += ci;
                     at++;
                 }
+                carry = (target - acc) / unit;
             }
             out[d] = at - start;
         }

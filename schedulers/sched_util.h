@@ -60,7 +60,10 @@ void hf__cost_cut(const struct hf_round *r, size_t base, const struct hf_device_
  * in hf__layout's order, that give every device the same multiple of its
  * planned time counts[d] x its cost of the mean chunk: where the cheap chunks
  * are copy-bound on a GPU, the GPU whose run holds them gets fewer of them than
- * a cut of the work would give it. The multiple is found by bisection;
+ * a cut of the work would give it. Each device's target also takes back what
+ * the device before it fell short of its own (in mean chunks), as the
+ * cumulative cut does, so that one dear chunk at a boundary does not push
+ * every later run along the load. The multiple is found by bisection;
  * rounding leftovers go to the layout's last device. Chunks alike in work and
  * bytes leave counts as they are; so does a device in the cut with no cost
  * per unit of work (no model). */

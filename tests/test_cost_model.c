@@ -47,9 +47,10 @@ static double truth(double w, double b)
 
 /* Bundles of a hump's GPU: profile spans of the cheap edge (copy-bound: 0.5 MB
  * and 1.6e8 work per chunk), big compute-bound pieces of its middle, steals of
- * the other edge; 1% noise and one bundle stalled 5x. The three terms come
- * back within 3%, the stall is flagged, and the line alone could not have
- * fitted them: its spread would have been far above the noise. */
+ * the other edge; 1% noise and one bundle stalled 5x. The three-term fit is
+ * believed once it predicted a bundle it was not fitted to; then the three
+ * terms come back within 3%, the stall is flagged, and the spread is the
+ * noise's (the line's was 40% on these bundles). */
 static void test_three_term_fit(void **unused)
 {
     (void)unused;
@@ -68,6 +69,10 @@ static void test_three_term_fit(void **unused)
         if (i == 9) /* a stall, 5x: flagged, not fitted */
             flagged += 2 * hf_cost_add(&m, w, b, 5.0 * truth(w, b));
     }
+    hf_cost_refit(&m);
+    /* One more bundle, not fitted yet: the candidate predicts it. */
+    double w1 = 20 * 2.5e8, b1 = 20 * 5e5;
+    flagged += hf_cost_add(&m, w1, b1, truth(w1, b1) * (1.0 + noise(&seed, 0.01)));
     hf_cost_refit(&m);
     assert_int_equal(flagged, 2);
     assert_true(m.fitted);

@@ -41,11 +41,21 @@
  * bytes cost by the per-byte term in force (0 until one is found, so a model
  * fed no bytes, or bytes in proportion to work, is exactly the line above).
  * Where the window's bundles move different bytes per unit of work,
- * cost_bytes.c fits the three terms at once, and that fit replaces the line
- * when its median residual is clearly smaller (half, the first time; no
- * larger, once a per-byte term is in force, so it keeps following the
- * device). Everything else - outliers, surprises, drifts, warm-ups - judges a
- * bundle against the three-term prediction.
+ * cost_bytes.c fits the three terms at once. The first time, such a fit must
+ * halve the line's median residual and then predict the next bundle (one it
+ * was not fitted to) within the noise and better than the line: a fit through
+ * warm-ups and stalls, whose per-byte term stands for something else, fails
+ * that (in the stress matrix's `gpu` trouble cells it had made an L40's work
+ * look free). Once believed, a refit replaces it whenever its residual is no
+ * larger than the line's, so it follows the device; a window that no longer
+ * supports one drops it. A bundle whose bytes per work lie outside the
+ * window's is judged by the three-term fit it makes possible, not by the
+ * line (a GPU's first compute-bound piece after copy-bound profile spans would
+ * otherwise be two surprises and restart the window). Everything else -
+ * outliers, surprises, drifts, warm-ups - judges a bundle against the
+ * prediction in force. When HASS's chunk costs are re-estimated (a new unit
+ * of work, hf_cost_new_unit), the per-byte term waits for bundles in the new
+ * unit.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -132,12 +142,15 @@ void hf_cost_refit(struct hf_cost_model *m)
      * when they explain the window clearly better than the line (DESIGN). */
     double l3, i3, b3, r3, r2 = median_of(m, rep, m->lat, m->inv, ibw, 2);
     int three = hf__cost_fit_bytes(m, rep, &l3, &i3, &b3, &r3);
-    if (three && (ibw > 0.0 ? r3 <= r2 || !(m->inv > 0.0)
-                            : r2 > COST_BYTES_MIN && r3 < COST_BYTES_GAIN * r2)) {
-        m->lat = l3;
+    if (three && ibw > 0.0 && (r3 <= r2 || !(m->inv > 0.0))) {
+        m->lat = l3; /* a per-byte term believed before: follow it */
         m->inv = i3;
         m->inv_bw = b3;
-        m->lat_known = 1; /* three bundles of different shapes set it */
+    } else if (three && ibw == 0.0 && r2 > COST_BYTES_MIN && r3 < COST_BYTES_GAIN * r2) {
+        m->cand[0] = l3; /* believed once it predicts a bundle it was not fitted to */
+        m->cand[1] = i3;
+        m->cand[2] = b3;
+        m->has_cand = 1;
     } else if (!three && ibw > 0.0) {
         /* The window no longer supports a per-byte term: back to the line. */
         m->inv_bw = 0.0;
@@ -239,10 +252,55 @@ static int new_shape(const struct hf_cost_model *m, double rho)
 void hf_cost_new_unit(struct hf_cost_model *m)
 {
     m->unit_from = m->clock;
+    m->has_cand = 0;
     if (m->inv_bw > 0.0) {
         m->inv_bw = 0.0;
         m->fitted = 0; /* refit the line now, on the times themselves */
         hf_cost_refit(m);
+    }
+}
+
+/* Whether a bundle whose bytes per work are new to the window (new_shape) is
+ * what the three-term fit of the window with it expects: within the noise
+ * the line tolerates (max(10%, 3x its spread)). A stall or a warm-up of a new
+ * shape is not: the least-median fit goes through the other bundles. */
+static int shape_fits(const struct hf_cost_model *m, double work, double bytes, double seconds,
+                      int fresh)
+{
+    if (!new_shape(m, bytes / work))
+        return 0;
+    struct hf_cost_model t = *m;
+    int s = slot_for(&t, work);
+    t.w[s] = work;
+    t.b[s] = bytes;
+    t.t[s] = seconds;
+    t.fresh[s] = (unsigned char)fresh;
+    t.age[s] = t.clock++;
+    if (t.n < HF_COST_WINDOW)
+        t.n++;
+    double lat, inv, ibw, resid;
+    if (!hf__cost_fit_bytes(&t, 1, &lat, &inv, &ibw, &resid))
+        return 0;
+    double pred = lat + inv * work + ibw * bytes;
+    return pred > 0.0 && fabs(seconds / pred - 1.0) <= fmax(COST_SURPRISE, 3.0 * m->spread);
+}
+
+/* A candidate three-term fit meets a bundle it was not fitted to: believed
+ * when it predicts it within the noise the line tolerates and better than the
+ * line does, else dropped (a fit through warm-ups and stalls, whose per-byte
+ * term stands in for something else, predicts the next bundle badly). */
+static void try_candidate(struct hf_cost_model *m, double work, double bytes, double seconds)
+{
+    double pc = m->cand[0] + m->cand[1] * work + m->cand[2] * bytes;
+    double pl = hf_cost_time(m, work, bytes);
+    double ec = pc > 0.0 ? fabs(seconds / pc - 1.0) : INFINITY;
+    double el = pl > 0.0 ? fabs(seconds / pl - 1.0) : INFINITY;
+    m->has_cand = 0;
+    if (ec <= fmax(COST_SURPRISE, 3.0 * m->spread) && ec < el) {
+        m->lat = m->cand[0];
+        m->inv = m->cand[1];
+        m->inv_bw = m->cand[2];
+        m->lat_known = 1; /* three bundles of different shapes set it */
     }
 }
 
@@ -256,11 +314,14 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
     /* Until the latency has been seen, a bundle of a size the window does not
      * hold cannot be judged: the fit has no idea of its fixed cost. Nor can
      * one whose bytes per unit of work lie well outside the window's (a GPU's
-     * first compute-bound piece after copy-bound profile spans): a fit that
-     * never saw such a mix cannot say what it costs; it is fitted at once. */
+     * first compute-bound piece after copy-bound profile spans) be judged by
+     * the line: it is judged by the three-term fit it makes possible, and
+     * fitted at once when that fit expects it. */
+    if (m->has_cand && m->fitted)
+        try_candidate(m, work, bytes, seconds);
     int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0;
-    int shape = bytes > 0.0 && new_shape(m, bytes / work);
-    if (!m->fitted || unknown || shape) {
+    if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
+        int shape = m->fitted && !unknown;
         m->run = 0;
         accept(m, work, bytes, seconds, fresh);
         if (shape)
