@@ -5,7 +5,8 @@
  * ------
  * Every device has a cost model T(w, b) = lat + w * inv + b * inv_bw (sched.h,
  * struct hf_cost_model; b is the bytes a GPU copies, 0 for a CPU), fed with
- * every span it ran: profile spans, its own bundles, steals. The model is robust (median fits over a window of recent bundles): a
+ * every span it ran: profile spans, its own bundles, steals. The model is
+ * robust (median fits over a window of recent bundles): a
  * bundle far slower than predicted is an outlier and is not believed, and two
  * surprises in a row restart the window, so a real change is believed within
  * two bundles. The thesis's three steps map onto it as follows.
