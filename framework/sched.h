@@ -55,7 +55,9 @@ int hf_profile_set(hf_profile_t p, const char *device, const char *key, const do
  * clearly different sizes, median intercept) over HF_COST_WINDOW accepted
  * bundles, recent ones but of as many sizes as possible, and, where the
  * window's bytes per unit of work differ, a least-median three-term fit that
- * replaces the line when it explains the bundles clearly better. A bundle
+ * replaces the line when it explains the bundles clearly better and then
+ * predicts a bundle it was not fitted to (hf_cost_new_unit drops it when the
+ * unit of work changes). A bundle
  * slower than 1.5x the prediction is an outlier: flagged and kept out of the
  * fit. Two surprises in a row in the same
  * direction (both beyond the noise the fit has seen) are a drift, not bad

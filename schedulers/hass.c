@@ -20,7 +20,8 @@
  * bundle is not fitted: on real hardware it carries the first launch and lazy
  * kernel loading (40 ms on an H200). Then the rest of the pool is split as
  * below. With `warm_start`, the models saved in the profile
- * (`hass.model` = lat inv, or an older `hass.rate`) skip profiling.
+ * (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
+ * profiling.
  *
  * Split (every round). The split makes all devices finish together under the
  * models: the common finish time T solves sum_d max(0, T - lat_d) / inv_d = W
@@ -33,13 +34,17 @@
  * CPU's one chunk), so a CPU whose chunks vary by 20% is not handed the one
  * chunk that would make it the straggler. Buffers are laid out contiguously,
  * GPUs first; where chunks do not cost the same (their `work` differs), the
- * buffers are cuts of the cumulative work, not of the chunk counts (issue 18;
- * on a repeating load a chunk's work is the engine's learned estimate). A GPU gets
+ * buffers are cut so that each costs its device the planned time, every device
+ * pricing a chunk by its own model (issue 18: a GPU pays a cheap chunk's copies,
+ * a CPU its start; on a repeating load a chunk's work is the engine's learned
+ * estimate, and when those estimates move the models' per-byte terms wait for
+ * bundles in the new unit). A GPU gets
  * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
  * the CPU buffer with the most work left per its rate a span sized by the
- * rates in work, not chunks (the tail work that makes the later of "the CPU
+ * rates in work, not chunks (each GPU's rate on the tail's bytes per work: a
+ * cheap tail costs a GPU mostly copies; the tail work that makes the later of "the CPU
  * finishes the rest" and "the GPUs finish it" soonest, its part of it by rate
  * when there are several GPUs, as the whole tail chunks nearest it), but
  * not when its latency alone would outlast the CPU's whole buffer, and rounded

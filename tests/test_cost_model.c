@@ -57,10 +57,11 @@ static void test_three_term_fit(void **unused)
     struct hf_cost_model m;
     hf_cost_init(&m);
     uint64_t seed = 7;
-    struct { double chunks, work_per_chunk; } spans[] = {
-        {1, 1.6e8}, {2, 1.6e8}, {4, 1.7e8}, {8, 2e8}, {16, 3e8}, {32, 5e8},
-        {250, 3e10}, {240, 3.1e10}, {12, 2e8}, {6, 1.8e8}, {3, 1.6e8},
-        {255, 2.9e10}, {64, 6e8}, {120, 2e10},
+    struct {
+        double chunks, work_per_chunk;
+    } spans[] = {
+        {1, 1.6e8},    {2, 1.6e8}, {4, 1.7e8}, {8, 2e8},   {16, 3e8},     {32, 5e8}, {250, 3e10},
+        {240, 3.1e10}, {12, 2e8},  {6, 1.8e8}, {3, 1.6e8}, {255, 2.9e10}, {64, 6e8}, {120, 2e10},
     };
     int n = (int)(sizeof spans / sizeof *spans), flagged = 0;
     for (int i = 0; i < n; i++) {

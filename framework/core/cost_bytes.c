@@ -62,8 +62,9 @@
 
 #define BYTES_RHO_GAP 1.5 /* bytes per work must spread this much to be fitted apart */
 #define BYTES_MIN_KIND 5  /* bundles of one kind a triple is judged on: 3 + 2 others */
-#define BYTES_WORK_RULES 3.0 /* the work term's least multiple of the bytes' in the bundle
-                                with the least bytes per work (3: 75% of its time) */
+/* The work term's least multiple of the bytes' term in the bundle with the least
+ * bytes per work (3: the work takes 3/4 of its time above latency). */
+#define BYTES_WORK_RULES 3.0
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -126,8 +127,8 @@ static double med_resid(const struct hf_cost_model *m, const int *idx, int n, co
  * `tol` of fit p; writes the refined fit to q, 0 when it is not usable. Work
  * and bytes are solved for in units of W and B (the window's largest), so
  * that the system is well scaled. */
-static int refine(const struct hf_cost_model *m, const int *idx, int n, const double *p,
-                  double tol, double W, double B, double *q)
+static int refine(const struct hf_cost_model *m, const int *idx, int n, const double *p, double tol,
+                  double W, double B, double *q)
 {
     double a[3][3] = {{0}}, y[3] = {0};
     int used = 0;
@@ -232,8 +233,8 @@ int hf__cost_fit_bytes(const struct hf_cost_model *m, int repeats, double *lat, 
 
 /* Whether every usable device, given T, can take `work` and `bytes` between
  * them (see DESIGN: work first to the devices whose bytes are dearest). */
-static int feasible(const double *lat, const double *inv, const double *ibw, const int *use,
-                    int n, double work, double bytes, double T)
+static int feasible(const double *lat, const double *inv, const double *ibw, const int *use, int n,
+                    double work, double bytes, double T)
 {
     int order[n], k = 0;
     for (int d = 0; d < n; d++) {
