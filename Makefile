@@ -123,7 +123,8 @@ LDLIBS    += $(SP_LIBS)
 endif
 $(BUILD)/framework/core/engine_starpu.o: CFLAGS += $(SP_CFLAGS)
 SP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)) \
-          $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/io/error.o
+          $(BUILD)/framework/core/cost_model.o $(BUILD)/framework/core/cost_bytes.o \
+          $(BUILD)/framework/io/error.o
 $(BUILD)/framework/starpu/%.o: CFLAGS += $(SP_CFLAGS)
 $(BUILD)/framework/core/engine_starpu.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard framework/starpu/*.c)): \
     $(BUILD)/starpu-used

@@ -39,14 +39,27 @@ int hf_profile_get(hf_profile_t p, const char *device, const char *key, double *
 int hf_profile_set(hf_profile_t p, const char *device, const char *key, const double *vals,
                    int n);
 
-/* The affine cost model of one device (core/cost_model.c): a bundle of work w
- * takes T(w) = lat + w * inv seconds, fitted from the device's recent bundles.
+/* The cost model of one device (core/cost_model.c, core/cost_bytes.c): a
+ * bundle of work w moving b bytes between host and GPU takes
+ *     T(w, b) = lat + w * inv + b * inv_bw
+ * seconds, fitted from the device's recent bundles. The per-byte term is what a
+ * GPU pays for copies its kernels do not hide: on a load whose chunks differ
+ * 200x in work but move the same bytes, a GPU's cheap chunks are copy-bound
+ * and no line in w alone fits both them and its dear ones (issue 18's hump).
+ * inv_bw stays 0 while the bundles' bytes per unit of work do not vary (bytes
+ * proportional to work, or none: matmul, a CPU), where it cannot be told from
+ * inv; the model is then exactly the affine T(w) = lat + w * inv.
  * The engine keeps one per device for the round's bound (bound_s) and the
  * outliers it records; HASS keeps its own from what `finished` reports. The
  * fit is robust: a Theil-Sen line (median of the slopes between bundles of
  * clearly different sizes, median intercept) over HF_COST_WINDOW accepted
- * bundles, recent ones but of as many sizes as possible. A bundle slower than
- * 1.5x the prediction is an outlier: flagged and kept out of the fit. Two surprises in a row in the same
+ * bundles, recent ones but of as many sizes as possible, and, where the
+ * window's bytes per unit of work differ, a least-median three-term fit that
+ * replaces the line when it explains the bundles clearly better and then
+ * predicts a bundle it was not fitted to (hf_cost_new_unit drops it when the
+ * unit of work changes). A bundle
+ * slower than 1.5x the prediction is an outlier: flagged and kept out of the
+ * fit. Two surprises in a row in the same
  * direction (both beyond the noise the fit has seen) are a drift, not bad
  * luck: the window restarts from them, so a device that slowed down or sped
  * up is believed after two bundles. The first bundle of a size the device has
@@ -55,39 +68,62 @@ int hf_profile_set(hf_profile_t p, const char *device, const char *key, const do
  * outlier too when beyond 1.5x. Plain value type; no allocation. */
 #define HF_COST_WINDOW 16
 struct hf_cost_model {
-    double w[HF_COST_WINDOW], t[HF_COST_WINDOW]; /* accepted bundles */
+    double w[HF_COST_WINDOW], t[HF_COST_WINDOW]; /* accepted bundles: work, seconds */
+    double b[HF_COST_WINDOW];                    /* ... and their bytes */
     unsigned char fresh[HF_COST_WINDOW]; /* the first bundle of its size */
     long age[HF_COST_WINDOW], clock; /* when each was accepted */
     int n;                /* bundles in the window */
     double lat, inv;      /* the fit: seconds per bundle, seconds per unit of work */
+    double inv_bw;        /* seconds per byte moved (0: bytes not told apart from work) */
     double spread;        /* robust relative spread of accepted bundles around the fit */
     int fitted, stale;    /* a fit exists; bundles accepted since it was made */
     int lat_known;        /* a fit has seen bundles of clearly different sizes */
     int restarted;        /* the window restarted on a drift; the scaled fit holds */
-    double pw[2], pt[2];  /* the surprises of the current run (drift candidates) */
+    double pw[2], pt[2], pb[2]; /* the surprises of the current run (drift candidates) */
     int run, run_sign;    /* surprises in a row, and their direction */
     int pfresh;           /* the surprise in pw/pt was the first of its size */
     long outliers;        /* bundles flagged so far */
     double sizes[64];     /* recent distinct bundle sizes (work), a ring */
     int nsizes, size_at;
     long warmups;         /* first bundles of a size, slower than the fit, not fitted */
+    long unit_from;       /* bundles accepted before this clock are in an older unit of work:
+                             the per-byte term is fitted from later ones only */
+    double cand[3];       /* a three-term fit (lat inv inv_bw) not yet believed ... */
+    int has_cand;         /* ... until it predicts a bundle it was not fitted to */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);
-/* Adds one bundle of `work` that took `seconds`; returns 1 when it was flagged as
- * an outlier (far slower than the fit predicts), else 0. Ignores empty bundles. */
-int hf_cost_add(struct hf_cost_model *m, double work, double seconds);
+/* Adds one bundle of `work` moving `bytes` (0 for a CPU, or where nothing is
+ * copied) that took `seconds`; returns 1 when it was flagged as an outlier
+ * (far slower than the fit predicts), else 0. Ignores empty bundles. */
+int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds);
+/* The unit of work changed (a repeating load's chunk costs were re-estimated:
+ * hf_round.cost_moved): the bundles in the window still fit a line, as they
+ * always did, but no longer tell a per-byte term from the cost per unit of
+ * work, so the term is dropped until bundles in the new unit show it again. */
+void hf_cost_new_unit(struct hf_cost_model *m);
 /* Refits from the accepted bundles when any arrived since the last fit. */
 void hf_cost_refit(struct hf_cost_model *m);
-/* The fitted time of a bundle of `work`; 0 while the model has no fit. */
-double hf_cost_time(const struct hf_cost_model *m, double work);
+/* The fitted time of a bundle of `work` moving `bytes`; 0 while the model has no fit. */
+double hf_cost_time(const struct hf_cost_model *m, double work, double bytes);
 /* The split under affine models that makes every device finish together: finds
  * the smallest T with sum over usable devices of max(0, T - lat[d]) / inv[d] >=
  * work and writes each device's work into x (0 for a device left out because
  * its latency alone reaches T). A device is usable when use[d] (NULL: all) and
- * inv[d] > 0. Returns T, or INFINITY when no device is usable. */
+ * inv[d] > 0. Returns T, or INFINITY when no device is usable. A model with a
+ * per-byte term enters it with the bytes folded into inv at the bytes per
+ * unit of work its share will move (the mean chunk's, for a plan in counts). */
 double hf_cost_split(const double *lat, const double *inv, const int *use, int n, double work,
                      double *x);
+/* A lower bound on the split of `work` and `bytes` under three-term models:
+ * the smallest T for which some shares x[d] of the work and y[d] of the bytes
+ * (any, not tied to chunks) give every usable device lat + x inv + y inv_bw
+ * <= T. Bytes then go where they cost least per the work they displace, so no
+ * real split of chunks beats it (core/cost_bytes.c). With inv_bw all 0, or
+ * bytes 0, it is hf_cost_split. Returns T, or INFINITY when no device is
+ * usable. */
+double hf_cost_split_bound(const double *lat, const double *inv, const double *inv_bw,
+                           const int *use, int n, double work, double bytes);
 
 /* A run of contiguous chunks of the current round. */
 struct hf_span {

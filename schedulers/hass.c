@@ -3,9 +3,10 @@
  *
  * DESIGN
  * ------
- * Every device has an affine cost model T(w) = lat + w * inv (sched.h, struct
- * hf_cost_model), fed with every span it ran: profile spans, its own bundles,
- * steals. The model is robust (median fits over a window of recent bundles): a
+ * Every device has a cost model T(w, b) = lat + w * inv + b * inv_bw (sched.h,
+ * struct hf_cost_model; b is the bytes a GPU copies, 0 for a CPU), fed with
+ * every span it ran: profile spans, its own bundles, steals. The model is
+ * robust (median fits over a window of recent bundles): a
  * bundle far slower than predicted is an outlier and is not believed, and two
  * surprises in a row restart the window, so a real change is believed within
  * two bundles. The thesis's three steps map onto it as follows.
@@ -19,7 +20,8 @@
  * bundle is not fitted: on real hardware it carries the first launch and lazy
  * kernel loading (40 ms on an H200). Then the rest of the pool is split as
  * below. With `warm_start`, the models saved in the profile
- * (`hass.model` = lat inv, or an older `hass.rate`) skip profiling.
+ * (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
+ * profiling.
  *
  * Split (every round). The split makes all devices finish together under the
  * models: the common finish time T solves sum_d max(0, T - lat_d) / inv_d = W
@@ -32,13 +34,17 @@
  * CPU's one chunk), so a CPU whose chunks vary by 20% is not handed the one
  * chunk that would make it the straggler. Buffers are laid out contiguously,
  * GPUs first; where chunks do not cost the same (their `work` differs), the
- * buffers are cuts of the cumulative work, not of the chunk counts (issue 18;
- * on a repeating load a chunk's work is the engine's learned estimate). A GPU gets
+ * buffers are cut so that each costs its device the planned time, every device
+ * pricing a chunk by its own model (issue 18: a GPU pays a cheap chunk's copies,
+ * a CPU its start; on a repeating load a chunk's work is the engine's learned
+ * estimate, and when those estimates move the models' per-byte terms wait for
+ * bundles in the new unit). A GPU gets
  * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
  * the CPU buffer with the most work left per its rate a span sized by the
- * rates in work, not chunks (the tail work that makes the later of "the CPU
+ * rates in work, not chunks (each GPU's rate on the tail's bytes per work: a
+ * cheap tail costs a GPU mostly copies; the tail work that makes the later of "the CPU
  * finishes the rest" and "the GPUs finish it" soonest, its part of it by rate
  * when there are several GPUs, as the whole tail chunks nearest it), but
  * not when its latency alone would outlast the CPU's whole buffer, and rounded
@@ -87,6 +93,7 @@ static void hass_destroy(void *state)
         return;
     free(h->model);
     free(h->rate);
+    free(h->inv_bw);
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
@@ -136,6 +143,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     size_t n = (size_t)(h->ndev > 0 ? h->ndev : 1);
     h->model = calloc(n, sizeof *h->model);
     h->rate = calloc(n, sizeof *h->rate);
+    h->inv_bw = calloc(n, sizeof *h->inv_bw);
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
@@ -149,7 +157,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->prate = calloc(n, sizeof *h->prate);
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
-    if (!h->model || !h->rate || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
+    if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
         !h->warm || !h->fed || !h->sizes ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
@@ -165,6 +173,12 @@ static int hass_round_begin(void *state, const struct hf_round *r)
 {
     struct hass *h = state;
     h->r = r;
+    h->mean_bytes = hf__mean_chunk_bytes(r);
+    /* Re-estimated chunk costs are a new unit of work: the per-byte terms,
+     * fitted against the old one, wait for bundles in the new. */
+    if (r->cost_moved > 0.02)
+        for (int d = 0; d < h->ndev; d++)
+            hf_cost_new_unit(&h->model[d]);
     h->split = 0;
     h->pool_next = 0;
     memset(h->buf, 0, (size_t)h->ndev * sizeof *h->buf);
@@ -205,6 +219,15 @@ static double buf_work(const struct hf_round *r, const struct hf__buf *b)
     return w;
 }
 
+/* The bytes of a buffer's chunks. */
+static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
+{
+    double y = 0.0;
+    for (size_t i = b->lo; i < b->hi; i++)
+        y += r->chunks[i].bytes;
+    return y;
+}
+
 /* The CPU buffer an idle device should steal from: the one that needs the most
  * time to drain at its owner's rate; -1 if none has chunks left. */
 static int steal_victim(const struct hass *h, int thief)
@@ -224,6 +247,18 @@ static int steal_victim(const struct hass *h, int thief)
     return best;
 }
 
+/* GPU g's rate (work/s) on chunks moving rho bytes per unit of work: its
+ * planned rate with the mean chunk's bytes taken out and these put in (the
+ * cheap tail of an irregular load costs a GPU mostly copies). */
+static double gpu_rate_on(const struct hass *h, int g, double rho)
+{
+    double w = hf__mean_chunk_work(h->r);
+    if (!(h->rate[g] > 0.0) || !(h->inv_bw[g] > 0.0) || !(w > 0.0))
+        return h->rate[g];
+    double inv = 1.0 / h->rate[g] - h->inv_bw[g] * h->mean_bytes / w;
+    return 1.0 / (inv + h->inv_bw[g] * rho);
+}
+
 /* An idle device with an empty buffer steals from the tail of a CPU buffer: a
  * GPU the share that makes it finish with the CPU, a CPU team one chunk. */
 static int steal(struct hass *h, int d, struct hf_span *out)
@@ -236,10 +271,11 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     const struct hf_chunk *ch = h->r->chunks;
     size_t lo = h->buf[c].lo, hi = h->buf[c].hi;
     double left = buf_work(h->r, &h->buf[c]);
-    double g = h->rate[d], cr = h->rate[c], gsum = 0.0;
+    double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0; /* bytes per work */
+    double g = gpu_rate_on(h, d, rho), cr = h->rate[c], gsum = 0.0;
     for (int k = 0; k < h->ndev; k++)
         if (h->dev[k].is_gpu && h->r->alive[k])
-            gsum += h->rate[k];
+            gsum += gpu_rate_on(h, k, rho);
     if (!(g > 0.0) || !(cr > 0.0) || !(gsum > 0.0))
         return hf__take_tail(h->buf, c, 1, out);
     /* In work, not chunks (chunks need not cost the same): the CPU ends its
@@ -272,39 +308,53 @@ static int steal(struct hass *h, int d, struct hf_span *out)
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
 
 /* Whether CPU c should leave the rest of its buffer to the GPUs: when starting
- * one more chunk would end the round later, in the rates' estimate, than
+ * one more chunk would end the round later, in the models' estimate, than
  * letting the GPUs steal it (a CPU chunk can take longer than the whole tail
  * of a GPU's bundle). Only when a GPU with a known rate is alive: an idle GPU is
  * asked again whenever anything finishes, and steal() always takes from an
- * idle CPU that left work, so what the CPU leaves is never stranded. */
+ * idle CPU that left work, so what the CPU leaves is never stranded. What is
+ * left is priced by its own work and bytes, not by the mean chunk's: a CPU's
+ * buffer at the cheap end of a load holds many chunks of little work, each of
+ * which costs a GPU mostly its copies. */
 static int cpu_should_leave(const struct hass *h, int c)
 {
     const struct hf_round *r = h->r;
     if (!h->steal || h->buf[c].hi <= h->buf[c].lo || !(h->rate[c] > 0.0))
         return 0;
-    double w = hf__mean_chunk_work(r), G = 0.0, Wg = 0.0, L = INFINITY;
+    double Gw = 0.0, Gb = 0.0, Wg = 0.0, Yg = 0.0, L = INFINITY, w = hf__mean_chunk_work(r);
     int waiting = 0;
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
             continue;
-        G += h->rate[g];
+        /* The rates as the plan saw them, their bytes taken back out. */
+        double inv = 1.0 / h->rate[g] - (w > 0.0 ? h->inv_bw[g] * h->mean_bytes / w : 0.0);
+        Gw += 1.0 / inv;
+        Gb += h->inv_bw[g] > 0.0 ? 1.0 / h->inv_bw[g] : INFINITY;
         L = fmin(L, h->model[g].lat);
-        Wg += h->committed[g] + w * (double)(h->buf[g].hi - h->buf[g].lo);
+        Wg += h->committed[g] + buf_work(r, &h->buf[g]);
+        Yg += buf_bytes(r, &h->buf[g]);
         waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
     }
-    if (!waiting || !(G > 0.0))
+    if (!waiting || !(Gw > 0.0))
         return 0;
-    double Rc = w * (double)(h->buf[c].hi - h->buf[c].lo), Wc = h->committed[c];
+    /* The GPUs' time for work x moving bytes y, shared among them. */
+#define GPU_S(x, y) ((x) / Gw + (isfinite(Gb) ? (y) / Gb : 0.0))
+    const struct hf_chunk *next = &r->chunks[h->buf[c].lo];
+    double Rc = buf_work(r, &h->buf[c]), Yc = buf_bytes(r, &h->buf[c]), Wc = h->committed[c];
     /* The chunk it would start (its own work: chunks need not cost the same),
      * at its pessimistic time: a CPU whose chunks vary a lot must not become
      * the straggler on a lucky estimate. */
-    double wn = r->chunks[h->buf[c].lo].work;
+    double wn = next->work;
     double chunk_s = wn / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
     /* The GPUs pay a latency for their own bundles, and what the CPU leaves
-     * costs them one more bundle: its latency too. */
-    double gpus = Wg / G + L;
-    double take = fmax(Wc / h->rate[c] + chunk_s, gpus + (Rc > wn ? L + (Rc - wn) / G : 0.0));
-    double leave = fmax(Wc / h->rate[c], gpus + L + Rc / G);
+     * costs them one more bundle: its latency too. (Wg holds the committed
+     * work of bundles already running; their bytes are not counted again.) */
+    double gpus = GPU_S(Wg, Yg) + L;
+    double take = fmax(Wc / h->rate[c] + chunk_s,
+                       gpus + (h->buf[c].hi - h->buf[c].lo > 1
+                                   ? L + GPU_S(Rc - wn, Yc - next->bytes) : 0.0));
+    double leave = fmax(Wc / h->rate[c], gpus + L + GPU_S(Rc, Yc));
+#undef GPU_S
     return take > leave;
 }
 
@@ -383,12 +433,13 @@ static int size_seen(struct hass *h, int d, size_t count)
  * (kernel choice and loading for a new GEMM shape): learn how much, from how
  * far such bundles overshoot the model, so that a changed split is weighed
  * against what it costs (hass_round_end). */
-static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double seconds)
+static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double bytes,
+                            double seconds)
 {
     const struct hf_cost_model *m = &h->model[d];
     if (size_seen(h, d, count) || !m->lat_known)
         return;
-    double excess = fmax(0.0, seconds - hf_cost_time(m, work));
+    double excess = fmax(0.0, seconds - hf_cost_time(m, work, bytes));
     h->warm[d] = 0.5 * h->warm[d] + 0.5 * excess;
 }
 
@@ -401,14 +452,16 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     h->inflight[d] = 0;
     if (seconds <= 0.0)
         return;
-    double work = 0.0;
-    for (size_t i = span->first; i < span->first + span->count; i++)
+    double work = 0.0, bytes = 0.0;
+    for (size_t i = span->first; i < span->first + span->count; i++) {
         work += h->r->chunks[i].work;
-    learn_warm_cost(h, d, span->count, work, seconds);
+        bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0; /* a CPU copies nothing */
+    }
+    learn_warm_cost(h, d, span->count, work, bytes, seconds);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
     if (!h->dev[d].is_gpu || h->fed[d]++ > 0)
-        hf_cost_add(&h->model[d], work, seconds);
+        hf_cost_add(&h->model[d], work, bytes, seconds);
     if (h->split)
         return;
     double rate = work / seconds;
@@ -431,15 +484,15 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     }
 }
 
-/* Saves every fitted model in the profile (hass.model = lat inv; hass.rate). */
+/* Saves every fitted model in the profile (hass.model = lat inv inv_bw; hass.rate). */
 static void save_models(struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++) {
         const struct hf_cost_model *m = &h->model[d];
         if (!m->fitted || m->n == 0)
             continue;
-        double v[2] = {m->lat, m->inv}, rate = 1.0 / m->inv;
-        hf_profile_set(h->profile, h->dev[d].name, "hass.model", v, 2);
+        double v[3] = {m->lat, m->inv, m->inv_bw}, rate = 1.0 / m->inv;
+        hf_profile_set(h->profile, h->dev[d].name, "hass.model", v, 3);
         hf_profile_set(h->profile, h->dev[d].name, "hass.rate", &rate, 1);
     }
 }

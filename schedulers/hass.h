@@ -22,8 +22,9 @@ struct hass {
     int steal, warm_start;
 
     struct hf_cost_model *model; /* per device */
-    double *rate;       /* work/s per device from its model (a CPU's latency per chunk
-                           folded in), 0 = unknown */
+    double *rate;       /* work/s per device from its model (a CPU's latency per chunk,
+                           a GPU's bytes at the mean chunk folded in), 0 = unknown */
+    double *inv_bw;     /* per device: the model's s per byte when rate was set */
     double *ratio;      /* planned shares of the next round, sum to 1 */
     size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
     size_t plan_chunks;
@@ -36,6 +37,7 @@ struct hass {
 
     /* The current round. */
     const struct hf_round *r;
+    double mean_bytes;  /* its mean chunk's bytes (a GPU's copies; split_model) */
     struct hf__buf *buf;
     int split;          /* buffers laid out (otherwise round 0's shared pool) */
     size_t pool_next;   /* front of round 0's shared pool */

@@ -1,10 +1,15 @@
-/* hass_plan.c - how HASS splits a round under the devices' affine cost models
+/* hass_plan.c - how HASS splits a round under the devices' cost models
  * (hass.c's design paragraph, "Split").
  *
  * DESIGN
  * ------
- * Every device's time for w work is lat + w * inv (core/cost_model.c); a CPU
- * runs one chunk per bundle, so its latency folds into its cost per unit. The
+ * Every device's time for w work moving b bytes is lat + w * inv + b * inv_bw
+ * (core/cost_model.c); a CPU runs one chunk per bundle, so its latency folds
+ * into its cost per unit, and a GPU's bytes fold into its cost per unit at the
+ * mean chunk's bytes per work. Plans are chunk counts of the mean chunk; the
+ * buffers are then cut so that every device gets the chunks that cost it its
+ * planned time, each device pricing a chunk by its own model (a GPU pays for
+ * a cheap chunk's copies, a CPU for starting it: hf__cost_cut_models). The
  * split gives each device a whole number of chunks: floors of the continuous
  * "all finish together" split, then each leftover chunk to whoever finishes
  * it first, every finish time padded by twice the device's measured spread
@@ -22,13 +27,16 @@
 #include "hass.h"
 
 /* A device's model as the split uses it, for chunks of work w: a GPU pays lat
- * once per bundle; a CPU runs one chunk per bundle, so its latency is paid per
- * chunk and folds into its cost per unit of work. */
+ * once per bundle and its bytes at the mean chunk's bytes per work; a CPU runs
+ * one chunk per bundle, so its latency is paid per chunk and folds into its
+ * cost per unit of work. */
 static void split_model(const struct hass *h, int d, double w, double *lat, double *inv)
 {
     const struct hf_cost_model *m = &h->model[d];
     *lat = h->dev[d].is_gpu ? m->lat : 0.0;
-    *inv = h->dev[d].is_gpu || !(w > 0.0) ? m->inv : m->inv + m->lat / w;
+    *inv = !(w > 0.0) ? m->inv
+           : h->dev[d].is_gpu ? m->inv + m->inv_bw * h->mean_bytes / w
+                              : m->inv + m->lat / w;
 }
 
 /* Refits every model and sets rate[] from it. */
@@ -39,8 +47,10 @@ void hf__hass_refresh_rates(struct hass *h)
         hf_cost_refit(&h->model[d]);
         double lat, inv;
         split_model(h, d, w, &lat, &inv);
-        if (h->model[d].fitted && inv > 0.0)
+        if (h->model[d].fitted && inv > 0.0) {
             h->rate[d] = 1.0 / inv;
+            h->inv_bw[d] = h->dev[d].is_gpu ? h->model[d].inv_bw : 0.0;
+        }
     }
 }
 
@@ -122,6 +132,7 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
                     h->model[k].inv > h->model[d].inv) {
                     h->model[d].lat = h->model[k].lat;
                     h->model[d].inv = h->model[k].inv;
+                    h->model[d].inv_bw = h->model[k].inv_bw;
                     h->model[d].fitted = 1; /* a guess, replaced by its first bundle */
                 }
     for (int d = 0; d < nd; d++)
@@ -212,8 +223,15 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
         counts[cpu] += k;
     }
     /* Counts are in chunks of the mean work until here (the reserve too); the
-     * cut turns them into runs of the cumulative work. */
-    hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
+     * cut turns them into runs that cost each device its planned time. */
+    double coef[3 * h->ndev];
+    for (int d = 0; d < h->ndev; d++) {
+        const struct hf_cost_model *m = &h->model[d];
+        coef[3 * d] = h->dev[d].is_gpu ? 0.0 : m->lat; /* a CPU starts every chunk */
+        coef[3 * d + 1] = m->inv;
+        coef[3 * d + 2] = h->dev[d].is_gpu ? m->inv_bw : 0.0;
+    }
+    hf__cost_cut_models(h->r, base, h->dev, h->ndev, counts, coef);
     hf__layout(h->buf, counts, h->dev, h->ndev, base);
     h->split = 1;
     h->pool_next = h->r->nchunks;
@@ -234,20 +252,24 @@ void hf__hass_split_rest(struct hass *h, size_t base)
 /* Loads a model for every device from the profile; 1 when all were there. */
 int hf__hass_warm_models(struct hass *h)
 {
-    double v[h->ndev][2];
+    double v[h->ndev][3];
     for (int d = 0; d < h->ndev; d++) {
-        if (hf_profile_get(h->profile, h->dev[d].name, "hass.model", v[d], 2) == 2 &&
-            v[d][1] > 0 && v[d][0] >= 0)
+        int got = hf_profile_get(h->profile, h->dev[d].name, "hass.model", v[d], 3);
+        if (got == 2) /* saved before the per-byte term */
+            v[d][2] = 0.0;
+        if (got >= 2 && v[d][1] > 0 && v[d][0] >= 0 && v[d][2] >= 0)
             continue;
         double rate = 0;
         if (hf_profile_get(h->profile, h->dev[d].name, "hass.rate", &rate, 1) < 1 || !(rate > 0))
             return 0;
         v[d][0] = 0.0;
         v[d][1] = 1.0 / rate;
+        v[d][2] = 0.0;
     }
     for (int d = 0; d < h->ndev; d++) {
         h->model[d].lat = v[d][0];
         h->model[d].inv = v[d][1];
+        h->model[d].inv_bw = v[d][2];
         h->model[d].fitted = 1;
     }
     return 1;

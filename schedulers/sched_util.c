@@ -16,6 +16,7 @@
 #include "sched_util.h"
 
 #include <math.h>
+#include <string.h>
 
 int hf__split_counts(size_t n, const double *rate, const int *alive, int ndev, size_t *counts)
 {
@@ -155,6 +156,98 @@ void hf__cost_cut(const struct hf_round *r, size_t base, const struct hf_device_
         counts[last] += end - at;
 }
 
+/* Walks the layout giving each device the chunks that fit scale x its
+ * planned time (a chunk fits while half of it does); returns the cost, in
+ * multiples of its planned time, of what the last device is left with, and
+ * the counts in out. */
+static double walk(const struct hf_round *r, size_t base, const struct hf_device_info *dev,
+                   int ndev, const size_t *counts, const double *coef, const double *plan,
+                   double scale, size_t *out)
+{
+    const struct hf_chunk *c = r->chunks;
+    size_t at = base, end = r->nchunks;
+    int last = -1;
+    for (int d = 0; d < ndev; d++)
+        out[d] = counts[d];
+    for (int pass = 1; pass >= 0; pass--)
+        for (int d = 0; d < ndev; d++)
+            if ((dev[d].is_gpu != 0) == (pass == 1) && counts[d] > 0)
+                last = d;
+    double left = 0.0, carry = 0.0; /* what the device before fell short, in its mean chunks */
+    for (int pass = 1; pass >= 0; pass--)
+        for (int d = 0; d < ndev; d++) {
+            if ((dev[d].is_gpu != 0) != (pass == 1) || counts[d] == 0)
+                continue;
+            const double *k = coef + 3 * d;
+            size_t start = at;
+            double acc = 0.0, unit = plan[d] / (double)counts[d]; /* its mean chunk's cost */
+            if (d == last) {
+                for (; at < end; at++)
+                    acc += k[0] + c[at].work * k[1] + c[at].bytes * k[2];
+                left = acc / plan[d];
+            } else {
+                /* Its own share plus what the one before left (or less what it
+                 * took beyond its share), so that rounding at one boundary does
+                 * not push every later run along the load. */
+                double target = scale * plan[d] + carry * unit;
+                while (at < end) {
+                    double ci = k[0] + c[at].work * k[1] + c[at].bytes * k[2];
+                    if (acc + 0.5 * ci > target)
+                        break;
+                    acc += ci;
+                    at++;
+                }
+                carry = (target - acc) / unit;
+            }
+            out[d] = at - start;
+        }
+    return left;
+}
+
+void hf__cost_cut_models(const struct hf_round *r, size_t base, const struct hf_device_info *dev,
+                         int ndev, size_t *counts, const double *coef)
+{
+    const struct hf_chunk *c = r->chunks;
+    size_t end = r->nchunks;
+    double wlo = INFINITY, whi = 0.0, blo = INFINITY, bhi = 0.0, W = 0.0, B = 0.0;
+    for (size_t i = base; i < end; i++) {
+        wlo = fmin(wlo, c[i].work);
+        whi = fmax(whi, c[i].work);
+        blo = fmin(blo, c[i].bytes);
+        bhi = fmax(bhi, c[i].bytes);
+        W += c[i].work;
+        B += c[i].bytes;
+    }
+    if (end <= base || (!(whi > 1.01 * wlo) && !(bhi > 1.01 * blo)))
+        return;
+    double w = W / (double)(end - base), b = B / (double)(end - base), plan[ndev];
+    for (int d = 0; d < ndev; d++) {
+        plan[d] = (double)counts[d] * (coef[3 * d] + w * coef[3 * d + 1] + b * coef[3 * d + 2]);
+        if (counts[d] > 0 && (!(coef[3 * d + 1] > 0.0) || !(plan[d] > 0.0)))
+            return;
+    }
+    /* The last device's multiple falls as the others' grows: bisect for the
+     * multiple at which they meet. */
+    size_t out[ndev];
+    double lo = 0.0, hi = 1.0;
+    for (int i = 0; i < 60 && walk(r, base, dev, ndev, counts, coef, plan, hi, out) > hi; i++)
+        hi *= 2.0;
+    for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (walk(r, base, dev, ndev, counts, coef, plan, mid, out) > mid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* Of the two sides of the crossing, the one whose worst multiple is smaller. */
+    size_t at_lo[ndev];
+    double left_lo = walk(r, base, dev, ndev, counts, coef, plan, lo, at_lo);
+    double left_hi = walk(r, base, dev, ndev, counts, coef, plan, hi, out);
+    if (fmax(left_lo, lo) < fmax(left_hi, hi))
+        memcpy(out, at_lo, sizeof out);
+    memcpy(counts, out, sizeof out);
+}
+
 void hf__normalise(double *v, int n)
 {
     double sum = 0.0;
@@ -183,4 +276,12 @@ int hf__count_gpus(const struct hf_device_info *dev, int ndev)
 double hf__mean_chunk_work(const struct hf_round *r)
 {
     return r->nchunks ? r->total_work / (double)r->nchunks : 0.0;
+}
+
+double hf__mean_chunk_bytes(const struct hf_round *r)
+{
+    double b = 0.0;
+    for (size_t i = 0; i < r->nchunks; i++)
+        b += r->chunks[i].bytes;
+    return r->nchunks ? b / (double)r->nchunks : 0.0;
 }

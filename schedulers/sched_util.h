@@ -53,6 +53,23 @@ int hf__take_orphan(struct hf__buf *buf, const struct hf_device_info *dev, const
 void hf__cost_cut(const struct hf_round *r, size_t base, const struct hf_device_info *dev,
                   int ndev, size_t *counts);
 
+/* hf__cost_cut for devices that do not all see a chunk's cost alike (a GPU
+ * pays for its bytes, a CPU for every chunk it starts): device d's cost of
+ * chunk i is coef[3d] + work_i * coef[3d + 1] + bytes_i * coef[3d + 2]
+ * seconds, and counts (planned with the mean chunk) are turned into the runs,
+ * in hf__layout's order, that give every device the same multiple of its
+ * planned time counts[d] x its cost of the mean chunk: where the cheap chunks
+ * are copy-bound on a GPU, the GPU whose run holds them gets fewer of them than
+ * a cut of the work would give it. Each device's target also takes back what
+ * the device before it fell short of its own (in mean chunks), as the
+ * cumulative cut does, so that one dear chunk at a boundary does not push
+ * every later run along the load. The multiple is found by bisection;
+ * rounding leftovers go to the layout's last device. Chunks alike in work and
+ * bytes leave counts as they are; so does a device in the cut with no cost
+ * per unit of work (no model). */
+void hf__cost_cut_models(const struct hf_round *r, size_t base, const struct hf_device_info *dev,
+                         int ndev, size_t *counts, const double *coef);
+
 /* Normalises v[0..n-1] to sum 1 (all zero: equal shares). */
 void hf__normalise(double *v, int n);
 
@@ -65,5 +82,8 @@ int hf__count_gpus(const struct hf_device_info *dev, int ndev);
 
 /* Mean work of one chunk of the round (0 for an empty round). */
 double hf__mean_chunk_work(const struct hf_round *r);
+
+/* Mean bytes of one chunk of the round (0 for an empty round); O(chunks). */
+double hf__mean_chunk_bytes(const struct hf_round *r);
 
 #endif

@@ -1,6 +1,7 @@
-/* cost_model.c - the affine per-device cost model T(w) = lat + w * inv and the
- * "everyone finishes together" split under it (declared in sched.h, used by
- * the engine for bound_s and by HASS for its split).
+/* cost_model.c - the per-device cost model T(w, b) = lat + w * inv + b * inv_bw
+ * and the "everyone finishes together" split under it (declared in sched.h,
+ * used by the engine for bound_s and by HASS for its split). The per-byte term
+ * is fitted by core/cost_bytes.c; this file keeps the window and the line.
  *
  * DESIGN
  * ------
@@ -35,11 +36,32 @@
  * bundle of a new size took up to 40 ms where repeats took 0.7 ms). Fitting is lazy (every 32
  * accepted bundles, or on hf_cost_refit) because a CPU reports every chunk and
  * some loads have 200000 of them per round.
+ *
+ * Bytes (issue 18): the line is fitted to each bundle's time less what its
+ * bytes cost by the per-byte term in force (0 until one is found, so a model
+ * fed no bytes, or bytes in proportion to work, is exactly the line above).
+ * Where the window's bundles move different bytes per unit of work,
+ * cost_bytes.c fits the three terms at once. The first time, such a fit must
+ * halve the line's median residual and then predict the next bundle (one it
+ * was not fitted to) within the noise and better than the line: a fit through
+ * warm-ups and stalls, whose per-byte term stands for something else, fails
+ * that (in the stress matrix's `gpu` trouble cells it had made an L40's work
+ * look free). Once believed, a refit replaces it whenever its residual is no
+ * larger than the line's, so it follows the device; a window that no longer
+ * supports one drops it. A bundle whose bytes per work lie outside the
+ * window's is judged by the three-term fit it makes possible, not by the
+ * line (a GPU's first compute-bound piece after copy-bound profile spans would
+ * otherwise be two surprises and restart the window). Everything else -
+ * outliers, surprises, drifts, warm-ups - judges a bundle against the
+ * prediction in force. When HASS's chunk costs are re-estimated (a new unit
+ * of work, hf_cost_new_unit), the per-byte term waits for bundles in the new
+ * unit.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost_bytes.h"
 #include "sched.h"
 
 #define COST_OUTLIER 0.5  /* slower than (1 + this) x the fit: an outlier */
@@ -47,43 +69,32 @@
 #define COST_PAIR_GAP 2.0 /* pairs of bundles used for a slope differ this much in size */
 #define COST_CLASS_GAP 1.2 /* bundles within this size ratio are one size class */
 #define COST_LAZY 32      /* accepted bundles between automatic refits */
+#define COST_BYTES_MIN 0.01  /* a line off by less (median) leaves nothing for bytes to explain */
+#define COST_BYTES_GAIN 0.5  /* a first per-byte term must halve the line's median residual */
+#define COST_SHAPE_GAP 1.5   /* bytes per work beyond the window's by this: a new shape */
 
 void hf_cost_init(struct hf_cost_model *m)
 {
     memset(m, 0, sizeof *m);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (reorders v); 0 for n = 0. */
-static double median(double *v, int n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The median over the window of f(i), over the bundles of one kind: repeats
- * (sizes run before) when `repeats` and there are any, else all of them. */
+ * (sizes run before) when `repeats` and there are any, else all of them. Each
+ * bundle's time is taken less what its bytes cost at `ibw` s per byte. */
 static double median_of(const struct hf_cost_model *m, int repeats, double lat, double inv,
-                        int what)
+                        double ibw, int what)
 {
     double v[HF_COST_WINDOW];
     int k = 0;
     for (int i = 0; i < m->n; i++) {
         if (repeats && m->fresh[i])
             continue;
-        double pred = lat + inv * m->w[i];
-        v[k++] = what == 0 ? m->t[i] - inv * m->w[i]                 /* intercept */
-                 : what == 1 ? (m->t[i] - lat) / m->w[i]             /* slope */
+        double net = m->t[i] - ibw * m->b[i], pred = lat + inv * m->w[i] + ibw * m->b[i];
+        v[k++] = what == 0 ? net - inv * m->w[i]                     /* intercept */
+                 : what == 1 ? (net - lat) / m->w[i]                 /* slope */
                              : fabs(m->t[i] / (pred > 0 ? pred : 1) - 1.0); /* residual */
     }
-    return median(v, k);
+    return hf__cost_median(v, k);
 }
 
 /* Fits lat and inv from the window (see DESIGN), then the spread: the median
@@ -99,18 +110,19 @@ void hf_cost_refit(struct hf_cost_model *m)
     if (m->n == 0 || (m->fitted && (m->stale == 0 || (m->restarted && m->n < 3))))
         return;
     m->restarted = 0;
-    double slopes[HF_COST_WINDOW * (HF_COST_WINDOW - 1) / 2];
+    double slopes[HF_COST_WINDOW * (HF_COST_WINDOW - 1) / 2], ibw = m->inv_bw;
     int ns = 0, nrep = 0;
     for (int i = 0; i < m->n; i++) {
         nrep += !m->fresh[i];
         for (int j = 0; j < m->n; j++)
             if (m->w[j] > COST_PAIR_GAP * m->w[i] && m->fresh[i] == m->fresh[j])
-                slopes[ns++] = (m->t[j] - m->t[i]) / (m->w[j] - m->w[i]);
+                slopes[ns++] = (m->t[j] - ibw * m->b[j] - m->t[i] + ibw * m->b[i]) /
+                               (m->w[j] - m->w[i]);
     }
     int rep = nrep >= 1;
-    double inv = ns ? median(slopes, ns) : 0.0, lat = m->lat;
+    double inv = ns ? hf__cost_median(slopes, ns) : 0.0, lat = m->lat;
     if (ns && inv > 0.0) {
-        lat = median_of(m, rep, 0.0, inv, 0);
+        lat = median_of(m, rep, 0.0, inv, ibw, 0);
         m->lat_known |= ns >= 3; /* fewer slopes barely tell latency from noise */
     }
     if (!(ns && inv > 0.0) || lat < 0.0) {
@@ -120,13 +132,43 @@ void hf_cost_refit(struct hf_cost_model *m)
         lat = ns && inv > 0.0 ? 0.0 : m->lat;
         for (int i = 0; i < m->n; i++)
             if (!rep || !m->fresh[i])
-                lat = fmin(lat, 0.9 * m->t[i]);
-        inv = median_of(m, rep, lat, 0.0, 1);
+                lat = fmin(lat, 0.9 * (m->t[i] - ibw * m->b[i]));
+        lat = fmax(lat, 0.0);
+        inv = median_of(m, rep, lat, 0.0, ibw, 1);
     }
     m->lat = lat > 0.0 ? lat : 0.0;
     m->inv = inv;
+    /* The three terms at once, where the bytes per unit of work differ: taken
+     * when they explain the window clearly better than the line (DESIGN). */
+    double l3, i3, b3, r3, r2 = median_of(m, rep, m->lat, m->inv, ibw, 2);
+    int three = hf__cost_fit_bytes(m, rep, &l3, &i3, &b3, &r3);
+    if (three && ibw > 0.0 && (r3 <= r2 || !(m->inv > 0.0))) {
+        m->lat = l3; /* a per-byte term believed before: follow it */
+        m->inv = i3;
+        m->inv_bw = b3;
+    } else if (three && ibw == 0.0 && r2 > COST_BYTES_MIN && r3 < COST_BYTES_GAIN * r2) {
+        m->cand[0] = l3; /* believed once it predicts a bundle it was not fitted to */
+        m->cand[1] = i3;
+        m->cand[2] = b3;
+        m->has_cand = 1;
+    } else if (!three && ibw > 0.0) {
+        /* The window no longer supports a per-byte term: back to the line. */
+        m->inv_bw = 0.0;
+        m->fitted = 0;
+        hf_cost_refit(m);
+        return;
+    }
+    if (!(m->inv > 0.0) && m->inv_bw > 0.0) {
+        /* The per-byte term in force explains more than the bundles took (the
+         * device got faster at copying, or the term came from few bundles):
+         * drop it and fit the line to the times themselves. */
+        m->inv_bw = 0.0;
+        m->fitted = 0;
+        hf_cost_refit(m);
+        return;
+    }
     if ((rep ? nrep : m->n) >= 3) /* else keep the spread seen before */
-        m->spread = 1.4826 * median_of(m, rep, m->lat, m->inv, 2);
+        m->spread = 1.4826 * median_of(m, rep, m->lat, m->inv, m->inv_bw, 2);
     m->fitted = m->inv > 0.0;
     m->stale = 0;
 }
@@ -166,10 +208,11 @@ static int slot_for(const struct hf_cost_model *m, double w)
 }
 
 /* Puts a bundle into the window. */
-static void accept(struct hf_cost_model *m, double w, double t, int fresh)
+static void accept(struct hf_cost_model *m, double w, double b, double t, int fresh)
 {
     int s = slot_for(m, w);
     m->w[s] = w;
+    m->b[s] = b;
     m->t[s] = t;
     m->fresh[s] = (unsigned char)fresh;
     m->age[s] = m->clock++;
@@ -194,20 +237,98 @@ static int size_seen(struct hf_cost_model *m, double work)
     return 0;
 }
 
-int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
+/* Whether bytes per work `rho` lies outside the window's range by more than
+ * the gap that lets the per-byte term be fitted (cost_bytes.c). */
+static int new_shape(const struct hf_cost_model *m, double rho)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        lo = fmin(lo, m->b[i] / m->w[i]);
+        hi = fmax(hi, m->b[i] / m->w[i]);
+    }
+    return m->n > 0 && (rho > COST_SHAPE_GAP * hi || rho * COST_SHAPE_GAP < lo);
+}
+
+void hf_cost_new_unit(struct hf_cost_model *m)
+{
+    m->unit_from = m->clock;
+    m->has_cand = 0;
+    if (m->inv_bw > 0.0) {
+        m->inv_bw = 0.0;
+        m->fitted = 0; /* refit the line now, on the times themselves */
+        hf_cost_refit(m);
+    }
+}
+
+/* Whether a bundle whose bytes per work are new to the window (new_shape) is
+ * what the three-term fit of the window with it expects: within the noise
+ * the line tolerates (max(10%, 3x its spread)). A stall or a warm-up of a new
+ * shape is not: the least-median fit goes through the other bundles. */
+static int shape_fits(const struct hf_cost_model *m, double work, double bytes, double seconds,
+                      int fresh)
+{
+    if (!new_shape(m, bytes / work))
+        return 0;
+    struct hf_cost_model t = *m;
+    int s = slot_for(&t, work);
+    t.w[s] = work;
+    t.b[s] = bytes;
+    t.t[s] = seconds;
+    t.fresh[s] = (unsigned char)fresh;
+    t.age[s] = t.clock++;
+    if (t.n < HF_COST_WINDOW)
+        t.n++;
+    double lat, inv, ibw, resid;
+    if (!hf__cost_fit_bytes(&t, 1, &lat, &inv, &ibw, &resid))
+        return 0;
+    double pred = lat + inv * work + ibw * bytes;
+    return pred > 0.0 && fabs(seconds / pred - 1.0) <= fmax(COST_SURPRISE, 3.0 * m->spread);
+}
+
+/* A candidate three-term fit meets a bundle it was not fitted to: believed
+ * when it predicts it within the noise the line tolerates and better than the
+ * line does, else dropped (a fit through warm-ups and stalls, whose per-byte
+ * term stands in for something else, predicts the next bundle badly). */
+static void try_candidate(struct hf_cost_model *m, double work, double bytes, double seconds)
+{
+    double pc = m->cand[0] + m->cand[1] * work + m->cand[2] * bytes;
+    double pl = hf_cost_time(m, work, bytes);
+    double ec = pc > 0.0 ? fabs(seconds / pc - 1.0) : INFINITY;
+    double el = pl > 0.0 ? fabs(seconds / pl - 1.0) : INFINITY;
+    m->has_cand = 0;
+    if (ec <= fmax(COST_SURPRISE, 3.0 * m->spread) && ec < el) {
+        m->lat = m->cand[0];
+        m->inv = m->cand[1];
+        m->inv_bw = m->cand[2];
+        m->lat_known = 1; /* three bundles of different shapes set it */
+    }
+}
+
+int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds)
 {
     if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
         return 0;
+    if (!(bytes > 0.0) || !isfinite(bytes))
+        bytes = 0.0;
     int fresh = !size_seen(m, work);
     /* Until the latency has been seen, a bundle of a size the window does not
-     * hold cannot be judged: the fit has no idea of its fixed cost. */
+     * hold cannot be judged: the fit has no idea of its fixed cost. Nor can
+     * one whose bytes per unit of work lie well outside the window's (a GPU's
+     * first compute-bound piece after copy-bound profile spans) be judged by
+     * the line: it is judged by the three-term fit it makes possible, and
+     * fitted at once when that fit expects it. */
+    if (m->has_cand && m->fitted)
+        try_candidate(m, work, bytes, seconds);
     int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0;
-    if (!m->fitted || unknown) {
+    if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
+        int shape = m->fitted && !unknown;
         m->run = 0;
-        accept(m, work, seconds, fresh);
+        accept(m, work, bytes, seconds, fresh);
+        if (shape)
+            hf_cost_refit(m);
         return 0;
     }
-    double dev = seconds / hf_cost_time(m, work) - 1.0;
+    double dev = seconds / hf_cost_time(m, work, bytes) - 1.0;
     int outlier = dev > COST_OUTLIER;
     double tol = fmax(COST_SURPRISE, 3.0 * m->spread);
     int sign = dev > tol ? 1 : dev < -tol ? -1 : 0;
@@ -219,7 +340,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
     }
     if (sign == 0) {
         m->run = 0;
-        accept(m, work, seconds, fresh);
+        accept(m, work, bytes, seconds, fresh);
         return 0;
     }
     if (m->run > 0 && sign == m->run_sign) {
@@ -230,36 +351,45 @@ int hf_cost_add(struct hf_cost_model *m, double work, double seconds)
          * part), and the slope only as far as the latency cannot explain it;
          * slower corrects the slope (a device slowed down by throttling or
          * another process is slower per unit of work). The fit holds until a
-         * third bundle allows one of its own. */
-        double lat = 0.5 * (m->pt[0] - m->inv * m->pw[0] + seconds - m->inv * work);
+         * third bundle allows one of its own. The per-byte term scales with
+         * the slope (a slowed device copies slower too); the corrections work
+         * on the times less their bytes' cost. */
+        double ibw = m->inv_bw, inv0 = m->inv;
+        if (!(m->pt[0] - ibw * m->pb[0] > 0.0) || !(seconds - ibw * bytes > 0.0))
+            ibw = m->inv_bw = 0.0; /* the bytes' term explains more than the time */
+        double t0 = m->pt[0] - ibw * m->pb[0], t1 = seconds - ibw * bytes;
+        double lat = 0.5 * (t0 - m->inv * m->pw[0] + t1 - m->inv * work);
         if (sign < 0 && lat >= 0.0) {
             m->lat = lat;
         } else {
-            m->lat = sign < 0 ? 0.0 : fmin(m->lat, 0.5 * fmin(m->pt[0], seconds));
-            m->inv = 0.5 * ((m->pt[0] - m->lat) / m->pw[0] + (seconds - m->lat) / work);
+            m->lat = sign < 0 ? 0.0 : fmin(m->lat, 0.5 * fmin(t0, t1));
+            m->inv = 0.5 * ((t0 - m->lat) / m->pw[0] + (t1 - m->lat) / work);
+            if (sign > 0 && inv0 > 0.0 && m->inv > inv0)
+                m->inv_bw = ibw * m->inv / inv0;
         }
         m->n = 0;
         m->run = 0;
         m->restarted = 1;
-        accept(m, m->pw[0], m->pt[0], m->pfresh);
-        accept(m, work, seconds, fresh);
+        accept(m, m->pw[0], m->pb[0], m->pt[0], m->pfresh);
+        accept(m, work, bytes, seconds, fresh);
         m->outliers += outlier;
         return outlier;
     }
     m->run = 1;
     m->run_sign = sign;
     m->pw[0] = work;
+    m->pb[0] = bytes;
     m->pt[0] = seconds;
     m->pfresh = fresh;
     if (!outlier)
-        accept(m, work, seconds, fresh);
+        accept(m, work, bytes, seconds, fresh);
     m->outliers += outlier;
     return outlier;
 }
 
-double hf_cost_time(const struct hf_cost_model *m, double work)
+double hf_cost_time(const struct hf_cost_model *m, double work, double bytes)
 {
-    return m->fitted ? m->lat + m->inv * work : 0.0;
+    return m->fitted ? m->lat + m->inv * work + m->inv_bw * bytes : 0.0;
 }
 
 double hf_cost_split(const double *lat, const double *inv, const int *use, int n, double work,

@@ -210,26 +210,32 @@ int hf__engine_execute_round(struct hf__engine *e)
 }
 
 
-/* The round's lower bound: the best makespan any split of its work could
- * reach under the devices' fitted affine models, each device's latency paid
- * once, chunks divisible (hf_cost_split).
+/* The round's lower bound: the best makespan any split of its work and bytes
+ * could reach under the devices' fitted models, each device's latency paid
+ * once, chunks divisible and their work and bytes split independently
+ * (hf_cost_split_bound; with no per-byte term, hf_cost_split).
  *
- * Why it is a true lower bound: a device d that ran work W_d in busy seconds
- * B_d this round must satisfy lat_d + W_d * inv_d <= B_d; where the fit says
- * more (the device beat its model: a lucky bundle, noise, a fit made when it
- * was slower), both lat_d and inv_d are scaled down until it holds with
- * equality: the model becomes what the device actually achieved. A device's
- * bundles never overlap and lie inside the round, so B_d <= makespan for every
- * d, and the split the scheduler really ran is one of the splits the bound
- * minimises over: bound <= max_d (lat_d + W_d * inv_d) <= max_d B_d <= makespan.
+ * Why it is a true lower bound: a device d that ran work W_d and bytes Y_d in
+ * busy seconds B_d this round must satisfy lat_d + W_d * inv_d + Y_d * inv_bw_d
+ * <= B_d; where the fit says more (the device beat its model: a lucky bundle,
+ * noise, a fit made when it was slower), all three terms are scaled down until
+ * it holds with equality: the model becomes what the device actually achieved.
+ * A device's bundles never overlap and lie inside the round, so B_d <= makespan
+ * for every d, and the split the scheduler really ran is one of the splits the
+ * bound minimises over (it frees bytes from work, so it holds every split of
+ * chunks and more): bound <= max_d (lat_d + W_d inv_d + Y_d inv_bw_d) <= max_d
+ * B_d <= makespan.
  * Devices that did not run add no constraint (a split may leave them out), and
  * devices without a model are left out of the bound, which only raises it
  * towards the same split. So efficiency = bound / makespan <= 1 by construction,
  * jitter or not; the test suite checks it on every scheduler. */
 double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,
-                       const int *cpu, const int *alive, int n, double total, size_t nchunks)
+                       const int *cpu, const int *alive, int n, double total, double bytes,
+                       size_t nchunks)
 {
-    double lat[n], inv[n], x[n];
+    if (n <= 0)
+        return 0.0;
+    double lat[n], inv[n], ibw[n];
     int use[n];
     double mean_w = nchunks ? total / (double)nchunks : 0.0;
     for (int d = 0; d < n; d++) {
@@ -238,6 +244,7 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
         use[d] = (!alive || alive[d]) && m->fitted;
         lat[d] = m->lat;
         inv[d] = m->inv;
+        ibw[d] = m->inv_bw;
         /* A CPU team runs one chunk per bundle, so it pays its latency per
          * chunk, not once (as HASS's split models it): folded into its cost
          * per unit at the round's mean chunk. Without this, a CPU whose
@@ -249,14 +256,23 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
             inv[d] += lat[d] / mean_w;
             lat[d] = 0.0;
         }
-        double model = lat[d] + inv[d] * st[d].work;
+        /* A device that ran work with no usable model is bound by what it
+         * achieved: leaving it out could raise the bound past the makespan. */
+        if ((!alive || alive[d]) && st[d].work > 0 && st[d].busy_s > 0 &&
+            !(use[d] && inv[d] > 0.0 && isfinite(inv[d]) && lat[d] >= 0.0 && ibw[d] >= 0.0)) {
+            use[d] = 1;
+            lat[d] = ibw[d] = 0.0;
+            inv[d] = st[d].busy_s / st[d].work;
+        }
+        double model = lat[d] + inv[d] * st[d].work + ibw[d] * st[d].bytes;
         if (use[d] && st[d].work > 0 && model > st[d].busy_s) {
             double f = st[d].busy_s / model;
             lat[d] *= f;
             inv[d] *= f;
+            ibw[d] *= f;
         }
     }
-    double t = hf_cost_split(lat, inv, use, n, total, x);
+    double t = hf_cost_split_bound(lat, inv, ibw, use, n, total, bytes);
     return isfinite(t) ? t : 0.0;
 }
 
@@ -266,7 +282,10 @@ static double round_bound(struct hf__engine *e)
     int cpu[e->ndev];
     for (int d = 0; d < e->ndev; d++)
         cpu[d] = !hf_devlist_get(e->devs, d)->info.is_gpu;
-    return hf__round_bound(e->cost, e->stats, cpu, e->alive, e->ndev, e->round.total_work,
+    double bytes = 0.0;
+    for (size_t i = 0; i < e->round.nchunks; i++)
+        bytes += e->round.chunks[i].bytes;
+    return hf__round_bound(e->cost, e->stats, cpu, e->alive, e->ndev, e->round.total_work, bytes,
                            e->round.nchunks);
 }
 

@@ -64,6 +64,7 @@ struct hf_round_device {
     size_t chunks, bundles, stolen;
     size_t outliers;            /* bundles flagged by the cost model (struct hf_event.outlier) */
     double work, share, busy_s;
+    double bytes;               /* host<->GPU bytes of its bundles (a GPU's; 0 for a CPU) */
 };
 
 struct hf_round_stats {
@@ -139,13 +140,14 @@ int hf_run_interrupted(void);
 void hf_run_free(struct hf_run *run);
 
 /* A round's lower bound, bound_s (engine.c says why it is one): the best
- * makespan any split of `total` work in `nchunks` chunks could reach under the
- * devices' cost models (refitted here), each scaled down to what its device
- * achieved in st[d]; a device with cpu[d] set runs one chunk per bundle and
- * pays its latency per chunk; alive NULL means every device may take part.
- * Shared by the engines (engine.c, engine_starpu.c). */
+ * makespan any split of `total` work and `bytes` in `nchunks` chunks could
+ * reach under the devices' cost models (refitted here), each scaled down to
+ * what its device achieved in st[d]; a device with cpu[d] set runs one chunk
+ * per bundle and pays its latency per chunk; alive NULL means every device may
+ * take part. Shared by the engines (engine.c, engine_starpu.c). */
 double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,
-                       const int *cpu, const int *alive, int n, double total, size_t nchunks);
+                       const int *cpu, const int *alive, int n, double total, double bytes,
+                       size_t nchunks);
 
 #ifdef __cplusplus
 }

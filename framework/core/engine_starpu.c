@@ -343,7 +343,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         d->bundles++;
         d->work += r->chunks[i].work;
         d->busy_s += t->end - t->start;
-        hf_cost_add(&cost[t->device], r->chunks[i].work, t->end - t->start);
+        hf_cost_add(&cost[t->device], r->chunks[i].work, 0.0, t->end - t->start);
         run->events[run->nevents++] = (struct hf_event){
             .round = round,
             .device = t->device,
@@ -367,7 +367,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         int cpu[nd];
         for (int d = 0; d < nd; d++)
             cpu[d] = 1;
-        rs->bound_s = hf__round_bound(cost, rs->dev, cpu, NULL, nd, total, r->nchunks);
+        rs->bound_s = hf__round_bound(cost, rs->dev, cpu, NULL, nd, total, 0.0, r->nchunks);
         rs->efficiency = rs->makespan_s > 0 ? rs->bound_s / rs->makespan_s : 0;
         run->total_work = total;
         run->nrounds++;

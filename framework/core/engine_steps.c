@@ -186,13 +186,19 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
         return rc;
     }
     struct hf_round_device *s = &e->stats[dev];
-    double work = 0;
-    for (size_t i = span->first; i < span->first + span->count; i++)
+    double work = 0, bytes = 0;
+    for (size_t i = span->first; i < span->first + span->count; i++) {
         work += e->round.chunks[i].work;
+        bytes += e->round.chunks[i].bytes;
+    }
+    /* Only a GPU moves its chunks' bytes (a CPU works on host memory). */
+    if (!hf_devlist_get(e->devs, dev)->info.is_gpu)
+        bytes = 0;
     s->chunks += span->count;
     s->bundles++;
     s->stolen += span->stolen ? span->count : 0;
     s->work += work;
+    s->bytes += bytes;
     s->busy_s += end - start;
     if (end > e->round_end)
         e->round_end = end;
@@ -203,7 +209,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
      * work is just what there is to learn), and feeds the device's cost model,
      * the standalone passes too (a GPU's whole-load bundle is the best view
      * of its latency). */
-    int outlier = hf_cost_add(&e->cost[dev], work, end - start);
+    int outlier = hf_cost_add(&e->cost[dev], work, bytes, end - start);
     if (!outlier || !e->recording)
         hf__chunk_cost_observe(&e->chunk_cost, span->first, span->count, dev,
                                !e->recording || !hf_devlist_get(e->devs, dev)->info.is_gpu,

@@ -365,10 +365,11 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
                 meanbuf, stablebuf, stolen, outliers, r->fault[0] ? "  (fault)" : "");
     }
     fprintf(f, "eff = bound_s / makespan_s of the last round (bound_s: the best split under the "
-               "devices' fitted\nT(w) = latency + w/rate, so eff <= 1); ideal_s = work / sum of "
-               "standalone rates (the older figure);\neff(r>=2) = mean over rounds >= 2; stable = "
-               "round from which the planned shares change < 1%%;\nout = bundles flagged as "
-               "outliers (far slower than the device's model).\n");
+               "devices' fitted\nT(w, bytes) = latency + w/rate + bytes/bandwidth, so eff <= 1); "
+               "ideal_s = work / sum of standalone rates (the older figure);\n"
+               "eff(r>=2) = mean over rounds >= 2; stable = round from which the planned shares "
+               "change < 1%%;\nout = bundles flagged as outliers (far slower than the device's "
+               "model).\n");
     if (any_sim)
         fprintf(f, "SIMULATED: virtual seconds from the sim engine's device models, not "
                    "measurements on this machine.\n");

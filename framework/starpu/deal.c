@@ -335,7 +335,7 @@ void hf__sp_finished(struct hf__sp *s, int w, struct starpu_task *task, double s
     s->tasks++;
     struct hf__sp_codelet *c = hf__sp_codelet_of(s, task);
     if (c) {
-        hf_cost_add(&c->model[w], work, seconds);
+        hf_cost_add(&c->model[w], work, 0.0, seconds); /* CPU workers: no copies */
         c->samples[w]++;
         if (!c->planned && plan_codelet(s, c, 1))
             deal_pool(s, c, wake, nwake);

@@ -1,0 +1,153 @@
+/* test_cost_model.c - the cost model's per-byte term (core/cost_model.c,
+ * core/cost_bytes.c) on synthetic bundles.
+ *
+ * DESIGN
+ * ------
+ * The model is a plain value type, so these tests feed it bundles whose times
+ * come from a known T = lat + w * inv + b * inv_bw, with a seeded relative
+ * noise and one stalled bundle, and check what it recovers: the three terms
+ * where bytes per unit of work vary (a GPU's copy-bound cheap chunks next to
+ * its compute-bound dear ones), exactly the old line where they do not (bytes
+ * in proportion to work, or none), and the bound's split of work and bytes
+ * against splits it must not exceed. HASS's use of it runs in
+ * test_hass_robust.c (the hump on CPU + 2 GPUs).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sched.h"
+
+/* A relative noise in [-amp, amp] from a seeded splitmix64. */
+static double noise(uint64_t *s, double amp)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return amp * (2.0 * (double)(z >> 11) / 9007199254740992.0 - 1.0);
+}
+
+/* An H200-like GPU: 20 us per bundle, 5e13 work/s, 55 GB/s of copies. */
+#define LAT 20e-6
+#define INV (1.0 / 5e13)
+#define IBW (1.0 / 55e9)
+
+static double truth(double w, double b)
+{
+    return LAT + w * INV + b * IBW;
+}
+
+/* Bundles of a hump's GPU: profile spans of the cheap edge (copy-bound: 0.5 MB
+ * and 1.6e8 work per chunk), big compute-bound pieces of its middle, steals of
+ * the other edge; 1% noise and one bundle stalled 5x. The three-term fit is
+ * believed once it predicted a bundle it was not fitted to; then the three
+ * terms come back within 3%, the stall is flagged, and the spread is the
+ * noise's (the line's was 40% on these bundles). */
+static void test_three_term_fit(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    uint64_t seed = 7;
+    struct {
+        double chunks, work_per_chunk;
+    } spans[] = {
+        {1, 1.6e8},    {2, 1.6e8}, {4, 1.7e8}, {8, 2e8},   {16, 3e8},     {32, 5e8}, {250, 3e10},
+        {240, 3.1e10}, {12, 2e8},  {6, 1.8e8}, {3, 1.6e8}, {255, 2.9e10}, {64, 6e8}, {120, 2e10},
+    };
+    int n = (int)(sizeof spans / sizeof *spans), flagged = 0;
+    for (int i = 0; i < n; i++) {
+        double w = spans[i].chunks * spans[i].work_per_chunk, b = spans[i].chunks * 5e5;
+        flagged += hf_cost_add(&m, w, b, truth(w, b) * (1.0 + noise(&seed, 0.01)));
+        if (i == 9) /* a stall, 5x: flagged, not fitted */
+            flagged += 2 * hf_cost_add(&m, w, b, 5.0 * truth(w, b));
+    }
+    hf_cost_refit(&m);
+    /* One more bundle, not fitted yet: the candidate predicts it. */
+    double w1 = 20 * 2.5e8, b1 = 20 * 5e5;
+    flagged += hf_cost_add(&m, w1, b1, truth(w1, b1) * (1.0 + noise(&seed, 0.01)));
+    hf_cost_refit(&m);
+    assert_int_equal(flagged, 2);
+    assert_true(m.fitted);
+    assert_true(fabs(m.inv / INV - 1.0) < 0.03);
+    assert_true(fabs(m.inv_bw / IBW - 1.0) < 0.03);
+    assert_true(fabs(m.lat - LAT) < 0.1 * LAT);
+    assert_true(m.spread < 0.02); /* the noise, not the line's misfit */
+    /* The prediction of a copy-bound bundle holds its copies. */
+    double w = 8 * 1.6e8, b = 8 * 5e5;
+    assert_true(fabs(hf_cost_time(&m, w, b) / truth(w, b) - 1.0) < 0.03);
+}
+
+/* Bytes in proportion to work cannot be told from work: the model fed them
+ * is the model fed none (same line, same spread, no per-byte term), and so
+ * is one fed the bytes of a CPU (0). */
+static void test_bytes_in_proportion_are_the_line(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model a, z;
+    hf_cost_init(&a);
+    hf_cost_init(&z);
+    uint64_t seed = 3;
+    static const double sizes[] = {1, 2, 4, 8, 16, 100, 100, 37, 5, 100, 64, 100};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        double w = sizes[i] * 1e9, b = sizes[i] * 4e6;
+        double t = truth(w, b) * (1.0 + noise(&seed, 0.03));
+        assert_int_equal(hf_cost_add(&a, w, b, t), hf_cost_add(&z, w, 0.0, t));
+    }
+    hf_cost_refit(&a);
+    hf_cost_refit(&z);
+    assert_true(a.inv_bw == 0.0 && z.inv_bw == 0.0);
+    assert_true(a.lat == z.lat && a.inv == z.inv && a.spread == z.spread);
+    assert_true(fabs(a.inv / (INV + 4e-3 * IBW) - 1.0) < 0.05);
+}
+
+/* The bound's split of work and bytes: no split of the two it allows beats
+ * it, a split it allows reaches it, and with no per-byte term (or no bytes,
+ * or a device that copies nothing) it is the work-only split. */
+static void test_split_bound(void **unused)
+{
+    (void)unused;
+    double lat[3] = {20e-6, 30e-6, 0.0}, inv[3] = {INV, 2.5 * INV, 1.0 / 1.4e12};
+    double ibw[3] = {IBW, 2.0 * IBW, 0.0}, x[3];
+    int gpus[3] = {1, 1, 0};
+    double W = 8e12, B = 2.5e8;
+    double T = hf_cost_split_bound(lat, inv, ibw, gpus, 3, W, B);
+    double Tw = hf_cost_split(lat, inv, gpus, 3, W, x);
+    assert_true(T > Tw); /* the bytes cost the GPUs something */
+    /* Brute force over the work share of GPU 0 and its byte share: the best
+     * max finish time is T (within the grid's resolution), never below. */
+    double best = INFINITY;
+    for (int i = 0; i <= 400; i++)
+        for (int j = 0; j <= 400; j++) {
+            double x0 = W * i / 400.0, y0 = B * j / 400.0;
+            double t0 = lat[0] + x0 * inv[0] + y0 * ibw[0];
+            double t1 = lat[1] + (W - x0) * inv[1] + (B - y0) * ibw[1];
+            best = fmin(best, fmax(t0, t1));
+        }
+    assert_true(best >= T * (1.0 - 1e-9));
+    assert_true(best <= T * 1.01);
+    double zero[3] = {0};
+    assert_true(hf_cost_split_bound(lat, inv, zero, gpus, 3, W, B) == Tw);
+    assert_true(hf_cost_split_bound(lat, inv, ibw, gpus, 3, W, 0.0) == Tw);
+    /* The CPU copies nothing: in the bound it takes the bytes for free. */
+    double Ta = hf_cost_split(lat, inv, NULL, 3, W, x);
+    assert_true(hf_cost_split_bound(lat, inv, ibw, NULL, 3, W, B) == Ta);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_three_term_fit),
+        cmocka_unit_test(test_bytes_in_proportion_are_the_line),
+        cmocka_unit_test(test_split_bound),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
