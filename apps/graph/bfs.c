@@ -168,6 +168,7 @@ static void next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t n)
 static int bfs_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_bfs *b = ctx;
+    hf__gapp_setup(&b->ga, devs);
     b->cpu_pulls = 0;
     for (int d = 0; d < devs->count; d++)
         b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA;
@@ -243,6 +244,7 @@ static size_t bfs_partition(void *ctx, const struct hf_load *load, size_t grain,
                             struct hf_chunk *out, size_t cap)
 {
     struct hf_bfs *b = ctx;
+    grain = hf__gapp_grain(&b->ga, load, grain);
     return b->pull ? hf__vertex_partition(&b->ga.g, load, grain, out, cap)
                    : hf__frontier_partition(&b->fr, load, grain, out, cap);
 }
@@ -431,5 +433,5 @@ const struct hf_app hf_app_bfs = {
     .shared = bfs_shared,
     .setup = bfs_setup,
     .figures = bfs_figures,
-    .default_grain = 4096,
+    .default_grain = 0, /* hf__gapp_grain */
 };

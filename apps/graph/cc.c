@@ -99,6 +99,7 @@ static int cc_create(void **ctx, hf_config_t cfg)
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
+    hf__gapp_setup(&c->ga, devs);
     c->may_skip = 1;
     for (int d = 0; d < devs->count; d++)
         if (devs->dev[d].kind == HF_DEV_CUDA)
@@ -184,7 +185,7 @@ static size_t cc_partition(void *ctx, const struct hf_load *load, size_t grain,
                            struct hf_chunk *out, size_t cap)
 {
     struct hf_cc *c = ctx;
-    return hf__vertex_partition(&c->ga.g, load, grain, out, cap);
+    return hf__vertex_partition(&c->ga.g, load, hf__gapp_grain(&c->ga, load, grain), out, cap);
 }
 
 /* label[i] = min(label[i], x), recorded when it went down. */
@@ -385,5 +386,5 @@ const struct hf_app hf_app_cc = {
     .signature = cc_signature,
     .shared = cc_shared,
     .figures = cc_figures,
-    .default_grain = 4096,
+    .default_grain = 0, /* hf__gapp_grain */
 };

@@ -38,6 +38,7 @@ def main():
     for a in ("trials", "scale", "edge-factor", "threads", "source", "pr-iters", "gap-delta"):
         ap.add_argument("--" + a, type=int, required=True)
     ap.add_argument("--baseline", default=None)
+    ap.add_argument("--grain", default="", help="[run] grain of both builds (empty: the apps' own)")
     o = ap.parse_args()
     result = {
         "bench": "bench/graph/gap_compare.sh",
@@ -47,6 +48,7 @@ def main():
                                "converter (-s)",
                   "scale": o.scale, "edge_factor": o.edge_factor, "file": o.graph},
         "threads": o.threads,
+        "grain": o.grain or "app default",
         "bfs_sssp_source": o.source,
         "pagerank_sweeps": o.pr_iters,
         "gap": {"commit": o.gap_commit, "sssp_delta": o.gap_delta,

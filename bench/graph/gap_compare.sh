@@ -22,6 +22,9 @@
 # With BASELINE=DIR (a folder holding an older build's `hetfarm`, e.g. one
 # built from the commit before a change) that build runs in every trial too,
 # between the other two, for a before/after under the same conditions.
+# GRAIN=N writes `grain = N` into [run] for both builds; empty (the default)
+# leaves it to the apps (the graph apps' automatic grain, hf__gapp_grain; a
+# build older than that uses its fixed default, 4096).
 #
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
@@ -37,7 +40,7 @@ APPS=${APPS:-bfs pagerank cc sssp}
 BUILD=${BUILD:-build}
 WORK=${WORK:-/tmp/gap-compare}
 GAPBS_GIT=${GAPBS_GIT:-/work/.mirror/sbeamer+gapbs/repo}
-GRAIN=${GRAIN:-16384}
+GRAIN=${GRAIN:-} # empty: the apps' own (automatic) grain
 SCHED=${SCHED:-hass}
 BASELINE=${BASELINE:-}
 OUT=${1:-$WORK/graph_cpu_vs_gap.json}
@@ -75,8 +78,8 @@ fi
 SRC=$(awk 'NR > 1 { d = NF / 2; if (d > m) { m = d; v = NR - 2 } } END { print v }' "$G.graph")
 
 ini() { # app
-    printf '[run]\napp = %s\nscheduler = %s\nrounds = 100000\ngrain = %s\nprogress = no\n' \
-        "$1" "$SCHED" "$GRAIN"
+    printf '[run]\napp = %s\nscheduler = %s\nrounds = 100000\nprogress = no\n' "$1" "$SCHED"
+    [ -z "$GRAIN" ] || printf 'grain = %s\n' "$GRAIN"
     printf '[load]\ngraph = %s.graph\n' "$G"
     case $1 in
         bfs | sssp) printf 'source = maxdegree\n' ;;
@@ -116,5 +119,5 @@ python3 bench/graph/gap_compare.py --logs "$WORK/logs" --trials "$TRIALS" --apps
     --graph "$G.graph" --scale "$SCALE" --edge-factor "$EF" --threads "$THREADS" \
     --source "$SRC" --pr-iters "$PR_ITERS" --gap-delta "$GAP_DELTA" --gap-commit "$GAP_COMMIT" \
     --hetfarm-commit "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo +dirty)" \
-    ${BASELINE:+--baseline "$BASELINE"} --out "$OUT" || status=1
+    --grain "$GRAIN" ${BASELINE:+--baseline "$BASELINE"} --out "$OUT" || status=1
 exit $status

@@ -89,10 +89,11 @@ int hf__engine_prepare_round(struct hf__engine *e, int round)
                          e->app->name, round);
         return HF_EINVAL;
     }
-    /* [run] grain overrides the app's own choice; the partitioner is asked
-     * twice (count, then fill) so that an app never has to allocate for us. */
+    /* [run] grain overrides the app's own choice (0: its partitioner
+     * chooses); the partitioner is asked twice (count, then fill) so that an
+     * app never has to allocate for us. */
     size_t grain = e->opts->grain ? e->opts->grain : e->app->default_grain;
-    if (grain == 0)
+    if (grain == 0 && !e->app->partition)
         grain = 1;
     size_t (*part)(void *, const struct hf_load *, size_t, struct hf_chunk *, size_t) =
         e->app->partition ? e->app->partition : hf_partition_even;
