@@ -259,18 +259,53 @@ static void discover(struct hf_bfs *b, const struct hf_load *load, hf_vid_t v, i
         hf_shared_changed(load, BFS_DEPTH, v);
 }
 
+/* The last frontier item k in [lo, hi) whose edges start at or before edge
+ * e of the frontier (pre[k] <= e): the item that holds edge e. */
+static size_t item_of_edge(const uint64_t *pre, size_t lo, size_t hi, uint64_t e)
+{
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pre[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A push bundle, split by edges rather than by frontier items: pieces of
+ * PUSH_PIECE edges of the bundle's items, laid end to end (the frontier's
+ * prefix sums say where each item's edges start), so that a hub's edges
+ * are shared by the team instead of held by one thread while the others
+ * wait at the bundle's end. Round 0 of a Kronecker search is the source
+ * alone, a hub: one thread walked all its edges (5.6 ms of a 6.3 ms round
+ * on 16 cores, kron-22). The depths do not depend on who discovers a vertex. */
+enum { PUSH_PIECE = 2048 };
+static void push_by_edges(struct hf_bfs *b, const struct hf_bundle *bu, int nthreads, int32_t next)
+{
+    const struct hf_graph *g = &b->ga.g;
+    const uint64_t *pre = b->fr.pre;
+    uint64_t first = pre[bu->begin], last = pre[bu->end];
+    uint64_t pieces = (last - first + PUSH_PIECE - 1) / PUSH_PIECE;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (uint64_t p = 0; p < pieces; p++) {
+        uint64_t e = first + p * PUSH_PIECE, end = e + PUSH_PIECE < last ? e + PUSH_PIECE : last;
+        for (size_t k = item_of_edge(pre, bu->begin, bu->end, e); e < end; k++) {
+            hf_vid_t u = b->fr.v[k];
+            uint64_t stop = pre[k + 1] < end ? pre[k + 1] : end;
+            for (uint64_t j = g->offsets[u] + (e - pre[k]); e < stop; j++, e++)
+                discover(b, bu->load, g->adj[j], next);
+        }
+    }
+}
+
 static int bfs_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_bfs *b = ctx;
     const struct hf_graph *g = &b->ga.g;
     int32_t level = b->level, next = level + 1;
     if (!b->pull) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
-        for (size_t k = bu->begin; k < bu->end; k++) {
-            hf_vid_t u = b->fr.v[k];
-            for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
-                discover(b, bu->load, g->adj[j], next);
-        }
+        push_by_edges(b, bu, nthreads, next);
         return 0;
     }
     const uint64_t *front = b->front_bits;

@@ -61,9 +61,23 @@ int hf__recorder_init(struct hf__recorder *r, size_t count)
     r->cap = count + SLACK;
     r->bits = calloc((count + 31) / 32, sizeof *r->bits);
     r->list = malloc(r->cap * sizeof *r->list);
-    if (!r->bits || !r->list)
+    /* An array that can fill a list of PAR_MIN entries gets its spare now:
+     * filling it at the first large seal would fault its pages in inside a
+     * round (16 MB for kron-22's 4M vertices). Both are filled by the team,
+     * so that on a NUMA machine their pages spread over its nodes. */
+    r->spare = count >= PAR_MIN ? malloc(r->cap * sizeof *r->spare) : NULL;
+    if (!r->bits || !r->list || (count >= PAR_MIN && !r->spare))
         return HF_ENOMEM;
-    memset(r->list, 0xff, r->cap * sizeof *r->list);
+    uint32_t *lists[2] = {r->list, r->spare};
+    for (int l = 0; l < 2 && lists[l]; l++) {
+        uint32_t *list = lists[l];
+#pragma omp parallel for schedule(static) if (r->cap >= PAR_MIN)
+        for (int p = 0; p < PIECES; p++) {
+            size_t per = (r->cap + PIECES - 1) / PIECES, lo = (size_t)p * per;
+            if (lo < r->cap)
+                memset(list + lo, 0xff, (lo + per < r->cap ? per : r->cap - lo) * sizeof *list);
+        }
+    }
     r->gen = 1;
     r->slot = (unsigned)(__atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED) % CURSORS);
     return 0;
@@ -130,16 +144,8 @@ static size_t squeeze_serial(struct hf__recorder *r, size_t hi)
  * refilled with sentinels, becomes the spare. */
 static size_t squeeze_parallel(struct hf__recorder *r, size_t hi)
 {
-    if (!r->spare) {
-        if (!(r->spare = malloc(r->cap * sizeof *r->spare)))
-            return squeeze_serial(r, hi); /* slower, equally right */
-#pragma omp parallel for schedule(static)
-        for (int p = 0; p < PIECES; p++) {
-            size_t per = (r->cap + PIECES - 1) / PIECES, lo = (size_t)p * per;
-            if (lo < r->cap)
-                memset(r->spare + lo, 0xff, (lo + per < r->cap ? per : r->cap - lo) * 4);
-        }
-    }
+    if (!r->spare) /* a short array (see init) whose list ran long: rare, slower, right */
+        return squeeze_serial(r, hi);
     size_t kept[PIECES + 1] = {0}, per = (hi + PIECES - 1) / PIECES;
     uint32_t *from = r->list, *to = r->spare;
 #pragma omp parallel

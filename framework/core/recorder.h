@@ -13,7 +13,8 @@
 struct hf__recorder {
     uint32_t *bits;        /* one bit per element: recorded this round */
     uint32_t *list;        /* recorded indices; dense [0, count) after seal */
-    uint32_t *spare;       /* all sentinels: where a large seal squeezes to (NULL until one) */
+    uint32_t *spare;       /* all sentinels: where a large seal squeezes to (NULL for arrays
+                              of fewer than recorder.c's PAR_MIN elements) */
     size_t n;              /* elements of the array */
     size_t cap;            /* slots in list */
     size_t reserved;       /* slots handed out (atomic) */
