@@ -38,7 +38,8 @@ def main():
     for a in ("trials", "scale", "edge-factor", "threads", "source", "pr-iters", "gap-delta"):
         ap.add_argument("--" + a, type=int, required=True)
     ap.add_argument("--baseline", default=None)
-    ap.add_argument("--grain", default="", help="[run] grain of both builds (empty: the apps' own)")
+    ap.add_argument("--grain", default="", help="[run] grain (empty: the apps' own)")
+    ap.add_argument("--baseline-grain", default="", help="the baseline's [run] grain")
     o = ap.parse_args()
     result = {
         "bench": "bench/graph/gap_compare.sh",
@@ -58,7 +59,7 @@ def main():
         "apps": {},
     }
     if o.baseline:
-        result["baseline"] = {"build": o.baseline,
+        result["baseline"] = {"build": o.baseline, "grain": o.baseline_grain or "app default",
                               "note": "an older hetfarm build run in the same trials (before)"}
     failed = 0
     for app in o.apps.split():

@@ -22,9 +22,10 @@
 # With BASELINE=DIR (a folder holding an older build's `hetfarm`, e.g. one
 # built from the commit before a change) that build runs in every trial too,
 # between the other two, for a before/after under the same conditions.
-# GRAIN=N writes `grain = N` into [run] for both builds; empty (the default)
-# leaves it to the apps (the graph apps' automatic grain, hf__gapp_grain; a
-# build older than that uses its fixed default, 4096).
+# GRAIN=N writes `grain = N` into [run]; empty (the default) leaves it to the
+# apps (the graph apps' automatic grain, hf__gapp_grain; a build older than
+# that uses its fixed default, 4096). BASELINE_GRAIN (default: GRAIN) is the
+# baseline's, so that a new default can be set against an old build's best.
 #
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
@@ -43,6 +44,7 @@ GAPBS_GIT=${GAPBS_GIT:-/work/.mirror/sbeamer+gapbs/repo}
 GRAIN=${GRAIN:-} # empty: the apps' own (automatic) grain
 SCHED=${SCHED:-hass}
 BASELINE=${BASELINE:-}
+BASELINE_GRAIN=${BASELINE_GRAIN-$GRAIN}
 OUT=${1:-$WORK/graph_cpu_vs_gap.json}
 mkdir -p "$WORK/logs"
 
@@ -77,9 +79,9 @@ fi
 # line with weights holds two tokens per neighbour).
 SRC=$(awk 'NR > 1 { d = NF / 2; if (d > m) { m = d; v = NR - 2 } } END { print v }' "$G.graph")
 
-ini() { # app
+ini() { # app grain
     printf '[run]\napp = %s\nscheduler = %s\nrounds = 100000\nprogress = no\n' "$1" "$SCHED"
-    [ -z "$GRAIN" ] || printf 'grain = %s\n' "$GRAIN"
+    [ -z "$2" ] || printf 'grain = %s\n' "$2"
     printf '[load]\ngraph = %s.graph\n' "$G"
     case $1 in
         bfs | sssp) printf 'source = maxdegree\n' ;;
@@ -95,7 +97,10 @@ gap_cmd() { # app
         sssp) echo "$GAPBS_DIR/sssp -f $G.wsg -r $SRC -d $GAP_DELTA" ;;
     esac
 }
-for app in $APPS; do ini "$app" > "$WORK/$app.ini"; done
+for app in $APPS; do
+    ini "$app" "$GRAIN" > "$WORK/$app.ini"
+    ini "$app" "$BASELINE_GRAIN" > "$WORK/$app-base.ini"
+done
 # Loads the graph once, so that the .hfg cache exists before the first trial.
 "$BUILD/hetfarm" run "$WORK/bfs.ini" -o "$WORK/logs/warm.json" > "$WORK/logs/warm.log" 2>&1 ||
     { echo "gap_compare: hetfarm failed (see $WORK/logs/warm.log)" >&2; exit 1; }
@@ -106,7 +111,7 @@ for t in $(seq 1 "$TRIALS"); do
         "$BUILD/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hf-$app-$t.json" \
             > "$WORK/logs/hf-$app-$t.log" 2>&1 || { echo "hetfarm $app trial $t failed" >&2; status=1; }
         if [ -n "$BASELINE" ]; then
-            "$BASELINE/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hfbase-$app-$t.json" \
+            "$BASELINE/hetfarm" run "$WORK/$app-base.ini" -o "$WORK/logs/hfbase-$app-$t.json" \
                 > "$WORK/logs/hfbase-$app-$t.log" 2>&1 ||
                 { echo "baseline $app trial $t failed" >&2; status=1; }
         fi
@@ -119,5 +124,5 @@ python3 bench/graph/gap_compare.py --logs "$WORK/logs" --trials "$TRIALS" --apps
     --graph "$G.graph" --scale "$SCALE" --edge-factor "$EF" --threads "$THREADS" \
     --source "$SRC" --pr-iters "$PR_ITERS" --gap-delta "$GAP_DELTA" --gap-commit "$GAP_COMMIT" \
     --hetfarm-commit "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo +dirty)" \
-    --grain "$GRAIN" ${BASELINE:+--baseline "$BASELINE"} --out "$OUT" || status=1
+    --grain "$GRAIN" ${BASELINE:+--baseline "$BASELINE" --baseline-grain "$BASELINE_GRAIN"} --out "$OUT" || status=1
 exit $status
