@@ -176,7 +176,8 @@ int hf__engine_execute_round(struct hf__engine *e)
             e->round_end = hf__now();
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
-    e->host.cpu_s = (double)(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu1.tv_nsec - cpu0.tv_nsec);
+    e->host.cpu_s =
+        (double)(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu1.tv_nsec - cpu0.tv_nsec);
     /* Belt and braces: both engines stop only when the pool is done or on an
      * error, but a round is never reported complete on their word alone. */
     if (rc == 0 && !e->error && !hf__engine_round_complete(e))
