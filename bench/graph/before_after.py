@@ -5,7 +5,8 @@ the same interleaved trials (gap_compare.sh with BASELINE=DIR), side by side.
 gap_compare.sh leaves, per app and trial t, logs/hf-APP-t.json (this build)
 and logs/hfbase-APP-t.json (the baseline). For each app this prints the
 medians over trials of the summed makespans and of the summed per-round
-process CPU time (host.cpu_s; absent in files older than that field), then
+process CPU time (host.cpu_s; absent in files older than that field), the
+same paired by trial (after / before of the two runs of one trial), then
 one line per round: makespan, the merge inside it, the host phases before it
 (next_load, partition) and its CPU time, before -> after. Wall times swing on
 a shared machine; CPU time says what a round cost, spinning threads included.
@@ -43,6 +44,18 @@ def total(trials, key):
     return statistics.median(sum(r.get(key, 0.0) for r in tr) for tr in trials) * 1e3
 
 
+def paired(before, after, key):
+    """The median over trials of after / before, each trial's two runs taken
+    side by side (they ran back to back: a machine whose load comes and goes
+    moves both), and in how many trials after was lower."""
+    pairs = [(sum(r.get(key, 0.0) for r in b), sum(r.get(key, 0.0) for r in a))
+             for b, a in zip(before, after)]
+    pairs = [(b, a) for b, a in pairs if b > 0]
+    if not pairs:
+        return float("nan"), 0, 0
+    return statistics.median(a / b for b, a in pairs), sum(a < b for b, a in pairs), len(pairs)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("logs")
@@ -59,6 +72,10 @@ def main():
         print(f"\n{app}: {len(before)} / {len(after)} trials; medians, ms, before -> after: "
               f"makespans {total(before, 'makespan'):.1f} -> {total(after, 'makespan'):.1f}, "
               f"cpu {total(before, 'cpu_s'):.1f} -> {total(after, 'cpu_s'):.1f}")
+        for key, name in (("makespan", "makespans"), ("cpu_s", "cpu")):
+            ratio, lower, n_pairs = paired(before, after, key)
+            print(f"  paired by trial: {name} after/before median {ratio:.3f}, "
+                  f"lower in {lower} of {n_pairs}")
         n = max(len(t) for t in after + before)
         if o.markdown:
             print("\n| round | " + " | ".join(k[1] for k in keys) + " |")
