@@ -59,15 +59,21 @@ int hf__recorder_init(struct hf__recorder *r, size_t count)
     memset(r, 0, sizeof *r);
     r->n = count;
     r->cap = count + SLACK;
-    r->bits = calloc((count + 31) / 32, sizeof *r->bits);
+    size_t words = (count + 31) / 32;
+    r->bits = malloc((words ? words : 1) * sizeof *r->bits);
     r->list = malloc(r->cap * sizeof *r->list);
     /* An array that can fill a list of PAR_MIN entries gets its spare now:
      * filling it at the first large seal would fault its pages in inside a
-     * round (16 MB for kron-22's 4M vertices). Both are filled by the team,
-     * so that on a NUMA machine their pages spread over its nodes. */
+     * round (16 MB for kron-22's 4M vertices). The bitmap and the lists are
+     * written here, by the team, so that round 0 faults none of their pages
+     * in and on a NUMA machine they spread over its nodes (calloc's pages
+     * were touched first by the first round's recording). */
     r->spare = count >= PAR_MIN ? malloc(r->cap * sizeof *r->spare) : NULL;
     if (!r->bits || !r->list || (count >= PAR_MIN && !r->spare))
         return HF_ENOMEM;
+#pragma omp parallel for schedule(static) if (words >= PAR_MIN)
+    for (size_t w = 0; w < words; w++)
+        r->bits[w] = 0;
     uint32_t *lists[2] = {r->list, r->spare};
     for (int l = 0; l < 2 && lists[l]; l++) {
         uint32_t *list = lists[l];
