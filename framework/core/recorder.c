@@ -77,7 +77,7 @@ int hf__recorder_init(struct hf__recorder *r, size_t count)
     uint32_t *lists[2] = {r->list, r->spare};
     for (int l = 0; l < 2 && lists[l]; l++) {
         uint32_t *list = lists[l];
-#pragma omp parallel for schedule(static) if (r->cap >= PAR_MIN)
+#pragma omp parallel for schedule(static) if (count >= PAR_MIN)
         for (int p = 0; p < PIECES; p++) {
             size_t per = (r->cap + PIECES - 1) / PIECES, lo = (size_t)p * per;
             if (lo < r->cap)
