@@ -1,7 +1,10 @@
 /* test_recorder.c - the host's change list of a shared array (core/recorder.c):
  * every element recorded once whatever the number of threads and repeats,
  * seal squeezes out unfilled block tails, clear forgets, and a list filled to
- * the last element by many threads does not overflow. Runs under TSan too.
+ * the last element by many threads does not overflow; lists long enough for
+ * the parallel seal and clear keep all of that. The short cases run under
+ * TSan too; the million-element one uses the caller's OpenMP team, whose
+ * barriers TSan cannot see (and takes minutes there).
  */
 #include <setjmp.h>
 #include <stdarg.h>
