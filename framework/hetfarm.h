@@ -396,7 +396,10 @@ struct hf_app {
      * its profile and a label in results. Required. */
     void (*signature)(void *ctx, char *buf, size_t len);
 
-    size_t default_grain; /* units per chunk when the config names none */
+    /* Units per chunk when the config names none. 0: the app's partitioner
+     * chooses, called with grain 0 (the graph apps size chunks by the CPU
+     * team and the load); without a partitioner, 0 means one unit a chunk. */
+    size_t default_grain;
     /* The keys of [load] this app reads (section NULL), for validation and
      * help; NULL-key terminated. Optional: NULL leaves [load] unchecked until
      * the run reads it; an empty table means [load] takes no key. */

@@ -155,6 +155,42 @@ static void every_scheduler_runs_every_app(void **state)
                       dir);
 }
 
+/* The automatic grain (hf__gapp_grain): a named grain is kept; otherwise
+ * HF_GAPP_EDGES_PER_THREAD edges per thread of the widest CPU team, no fewer
+ * than HF_GAPP_MIN_CHUNKS chunks, no chunk under HF_GAPP_MIN_GRAIN units. */
+static void the_automatic_grain_follows_the_team(void **state)
+{
+    (void)state;
+    struct hf_gapp ga = {.cpu_threads = 2};
+    struct hf_load sweep = {.units = 1u << 20, .work = 32.0 * (1u << 20)}; /* 31 edges a vertex */
+    assert_int_equal(hf__gapp_grain(&ga, &sweep, 777), 777);
+    assert_int_equal(hf__gapp_grain(&ga, &sweep, 0), 2 * HF_GAPP_EDGES_PER_THREAD / 32);
+    ga.cpu_threads = 4; /* twice the team, twice the chunk */
+    assert_int_equal(hf__gapp_grain(&ga, &sweep, 0), 4 * HF_GAPP_EDGES_PER_THREAD / 32);
+    ga.cpu_threads = 64; /* capped: the load keeps its HF_GAPP_MIN_CHUNKS chunks */
+    assert_int_equal(hf__gapp_grain(&ga, &sweep, 0), (1u << 20) / HF_GAPP_MIN_CHUNKS);
+    struct hf_load hubs = {.units = 100, .work = 1e7}; /* a small frontier of hubs: one chunk */
+    assert_int_equal(hf__gapp_grain(&ga, &hubs, 0), HF_GAPP_MIN_GRAIN);
+    struct hf_devices devs = {
+        .count = 2,
+        .dev = (const struct hf_device_info[]){{.nthreads = 3}, {.is_gpu = 1, .nthreads = 0}},
+    };
+    hf__gapp_setup(&ga, &devs);
+    assert_int_equal(ga.cpu_threads, 3);
+}
+
+/* Every primitive with no grain named (the graph apps' default, the
+ * automatic one): scale 15 on two threads makes sweeps of 8 chunks of 4096 vertices. */
+static void apps_with_the_automatic_grain(void **state)
+{
+    (void)state;
+    size_t saved = gt_grain;
+    gt_grain = 0;
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
+        gt_app_on(apps[a], "generate = kron\nscale = 15\nseed = 3", NULL, "cpu = 2", "hass", dir);
+    gt_grain = saved;
+}
+
 /* A bad [load] must fail the run with a message that names the problem. */
 struct bad_row {
     const char *app, *load, *extra, *expect;
@@ -240,6 +276,8 @@ int main(void)
         cmocka_unit_test(apps_on_one_team),
         cmocka_unit_test(every_scheduler_runs_every_app),
         cmocka_unit_test(bad_input_is_refused),
+        cmocka_unit_test(the_automatic_grain_follows_the_team),
+        cmocka_unit_test(apps_with_the_automatic_grain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

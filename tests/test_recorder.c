@@ -1,7 +1,10 @@
 /* test_recorder.c - the host's change list of a shared array (core/recorder.c):
  * every element recorded once whatever the number of threads and repeats,
  * seal squeezes out unfilled block tails, clear forgets, and a list filled to
- * the last element by many threads does not overflow. Runs under TSan too.
+ * the last element by many threads does not overflow; lists long enough for
+ * the parallel seal and clear keep all of that. The short cases run under
+ * TSan too; the million-element one uses the caller's OpenMP team, whose
+ * barriers TSan cannot see (and takes minutes there).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -106,12 +109,58 @@ static void two_recorders_in_turn(void **state)
     hf__recorder_free(&b);
 }
 
+/* Lists long enough for the team's seal and clear (recorder.c's PAR_MIN):
+ * a dense round (every element, so the clear zeroes the whole bitmap) and a
+ * sparse one (one element in 20, so the clear zeroes words one by one), each
+ * sealed, added to, sealed again, and cleared; then a round with no adds. */
+static void long_lists_seal_and_clear_in_parallel(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    struct hf__recorder r;
+    assert_int_equal(hf__recorder_init(&r, N), 0);
+    uint8_t *want = calloc(N, 1);
+    for (int round = 0; round < 4; round++) {
+        size_t step = round % 2 == 0 ? 1 : 20;
+        memset(want, 0, N);
+        for (size_t i = round; i < N; i += step)
+            want[i] = 1;
+#pragma omp parallel for num_threads(4) schedule(dynamic, 1000)
+        for (long k = 0; k < 2L * N; k++) /* twice each, block tails left unfilled */
+            if (want[k % N])
+                hf__recorder_add(&r, (size_t)(k % N));
+        size_t n = hf__recorder_seal(&r);
+        expect_set(&r, want, N);
+        assert_int_equal(hf__recorder_seal(&r), n); /* nothing added since */
+        expect_set(&r, want, N);
+        size_t extra = want[N - 1] ? 0 : N - 1;
+        if (extra) {
+            hf__recorder_add(&r, extra);
+            want[extra] = 1;
+        }
+        hf__recorder_seal(&r);
+        expect_set(&r, want, N);
+        for (size_t k = r.count; k < r.cap; k++) /* beyond the list: free slots */
+            assert_true(r.list[k] == UINT32_MAX);
+        hf__recorder_clear(&r);
+        assert_int_equal(r.count, 0);
+        for (size_t w = 0; w < (N + 31) / 32; w++)
+            assert_int_equal(r.bits[w], 0);
+        for (size_t k = 0; k < r.cap; k++)
+            assert_true(r.list[k] == UINT32_MAX);
+    }
+    assert_int_equal(hf__recorder_seal(&r), 0);
+    free(want);
+    hf__recorder_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(many_threads_record_each_element_once),
         cmocka_unit_test(a_full_list_does_not_overflow),
         cmocka_unit_test(two_recorders_in_turn),
+        cmocka_unit_test(long_lists_seal_and_clear_in_parallel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

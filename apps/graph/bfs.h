@@ -34,6 +34,7 @@ struct hf_bfs {
     long fused_levels;          /* levels run that way, for the figures */
     uint64_t *front_bits;       /* pull rounds, CPU side: the frontier as nv bits (next_load) */
     int cpu_pulls;              /* some device runs run_cpu: pull rounds need front_bits */
+    int gpu_fuses;              /* a real GPU takes part: a round may have fused levels */
 };
 
 /* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */

@@ -21,6 +21,7 @@
  * temporary name and renamed, so a failed run leaves no half-written file.
  */
 #include <errno.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,40 @@ void hf__frontier_free(struct hf_frontier *f)
     free(f->v);
     free(f->pre);
     memset(f, 0, sizeof *f);
+}
+
+void hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs)
+{
+    ga->cpu_threads = 0;
+    for (int d = 0; devs && d < devs->count; d++)
+        if (!devs->dev[d].is_gpu && devs->dev[d].nthreads > ga->cpu_threads)
+            ga->cpu_threads = devs->dev[d].nthreads;
+}
+
+/* The automatic grain. A CPU team runs a chunk as one parallel region, and
+ * what a region costs beyond its work (the fork, the barrier, the hand-off
+ * through the engine, the slowest thread's share of a hub) does not shrink
+ * with the chunk: with chunks of a fixed number of vertices, the more
+ * threads, the less work each thread gets per region and the larger that
+ * share (kron-22 on 16 cores: 16384-vertex chunks made BFS and CC 2.5-5x
+ * slower than 65536-vertex ones; on 8 cores 1.3x). So a chunk carries about
+ * HF_GAPP_EDGES_PER_THREAD edges for every thread of the team, whatever the
+ * graph's size and degree. It stays a grain in units, the same for every
+ * chunk of the load (the partitioners cut equal ranges; their work is what
+ * they hold), and there are still HF_GAPP_MIN_CHUNKS chunks for the
+ * scheduler to share out. A run without a CPU device (or a simulation that
+ * never called setup) sizes for the main thread's OpenMP team. */
+size_t hf__gapp_grain(const struct hf_gapp *ga, const struct hf_load *load, size_t grain)
+{
+    if (grain)
+        return grain;
+    size_t units = load->units ? load->units : 1;
+    int threads = ga->cpu_threads > 0 ? ga->cpu_threads : omp_get_max_threads();
+    double per_unit = load->work > (double)units ? load->work / (double)units : 1.0;
+    double want = (double)HF_GAPP_EDGES_PER_THREAD * (threads > 0 ? threads : 1) / per_unit;
+    size_t most = (units + HF_GAPP_MIN_CHUNKS - 1) / HF_GAPP_MIN_CHUNKS;
+    size_t g = want < (double)most ? (size_t)want : most;
+    return g > HF_GAPP_MIN_GRAIN ? g : HF_GAPP_MIN_GRAIN;
 }
 
 /* Chunks of `grain` units over [0, units), costed by cost(b, e). */

@@ -47,6 +47,7 @@ struct hf_gapp {
     double halo_total, broadcast_total;
     int traffic_rounds;     /* rounds measured (none under an engine that has no round_figures) */
     double traffic_s;       /* seconds spent measuring them */
+    int cpu_threads;        /* the widest CPU team of the run (hf__gapp_setup); 0 before */
 };
 
 /* Reads the graph keys of [load] and loads or generates the graph:
@@ -164,6 +165,19 @@ struct hf_cuda;
 int hf__frontier_to_gpu(const struct hf_frontier *f, const struct hf_bundle *p,
                         struct hf_cuda *gpu, uint32_t **d_front, uint64_t **d_pre);
 #endif
+
+/* Notes what the automatic grain needs from the run's devices: the widest
+ * CPU team. Called from the app's setup. */
+void hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs);
+/* The grain a graph partitioner uses: `grain` when the config named one,
+ * else (grain 0, the graph apps' default) chunks of about HF_GAPP_EDGES_PER_THREAD
+ * edges for every thread of the widest CPU team, by the load's mean units per
+ * edge, at least HF_GAPP_MIN_GRAIN units, and small enough that a load of
+ * more units has at least HF_GAPP_MIN_CHUNKS chunks to share among devices. */
+#define HF_GAPP_EDGES_PER_THREAD (1u << 18)
+#define HF_GAPP_MIN_GRAIN 4096
+#define HF_GAPP_MIN_CHUNKS 16
+size_t hf__gapp_grain(const struct hf_gapp *ga, const struct hf_load *load, size_t grain);
 
 /* Partitioner for loads whose units are frontier items: chunks of `grain`
  * items (the last may be short), each with work = its edges + its items (a

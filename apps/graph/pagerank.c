@@ -167,6 +167,14 @@ static int pr_create(void **ctx, hf_config_t cfg)
     return heavy_pieces(p);
 }
 
+/* The devices, for the automatic grain (hf__gapp_grain). */
+static int pr_setup(void *ctx, const struct hf_devices *devs)
+{
+    struct hf_pagerank *p = ctx;
+    hf__gapp_setup(&p->ga, devs);
+    return 0;
+}
+
 static int pr_shared(void *ctx, struct hf_shared *out, int cap)
 {
     struct hf_pagerank *p = ctx;
@@ -238,7 +246,7 @@ static size_t pr_partition(void *ctx, const struct hf_load *load, size_t grain,
                            struct hf_chunk *out, size_t cap)
 {
     struct hf_pagerank *p = ctx;
-    size_t n = hf__vertex_partition(&p->in, load, grain, out, cap);
+    size_t n = hf__vertex_partition(&p->in, load, hf__gapp_grain(&p->ga, load, grain), out, cap);
     size_t off = (size_t)(load->round & 1) * p->ga.g.nv;
     for (size_t i = 0; out && i < n && i < cap; i++) {
         out[i].begin += off;
@@ -458,6 +466,7 @@ const struct hf_app hf_app_pagerank = {
     .create = pr_create,
     .next_load = pr_next_load,
     .partition = pr_partition,
+    .setup = pr_setup,
     .run_cpu = pr_run_cpu,
 #ifdef HF_HAVE_CUDA
     .run_cuda = pr_run_cuda,
@@ -470,5 +479,5 @@ const struct hf_app hf_app_pagerank = {
     .collect = pr_collect,
     .figures = pr_figures,
     .round_figures = pr_round_figures,
-    .default_grain = 4096,
+    .default_grain = 0, /* hf__gapp_grain */
 };

@@ -90,6 +90,14 @@ static int sssp_create(void **ctx, hf_config_t cfg)
     return hf__frontier_reserve(&s->fr, nv);
 }
 
+/* The devices, for the automatic grain (hf__gapp_grain). */
+static int sssp_setup(void *ctx, const struct hf_devices *devs)
+{
+    struct hf_sssp *s = ctx;
+    hf__gapp_setup(&s->ga, devs);
+    return 0;
+}
+
 static int sssp_shared(void *ctx, struct hf_shared *out, int cap)
 {
     struct hf_sssp *s = ctx;
@@ -189,7 +197,7 @@ static size_t sssp_partition(void *ctx, const struct hf_load *load, size_t grain
                              struct hf_chunk *out, size_t cap)
 {
     struct hf_sssp *s = ctx;
-    return hf__frontier_partition(&s->fr, load, grain, out, cap);
+    return hf__frontier_partition(&s->fr, load, hf__gapp_grain(&s->ga, load, grain), out, cap);
 }
 
 /* dist[v] = min(dist[v], d); records v when it went down. */
@@ -343,6 +351,7 @@ const struct hf_app hf_app_sssp = {
     .create = sssp_create,
     .next_load = sssp_next_load,
     .partition = sssp_partition,
+    .setup = sssp_setup,
     .run_cpu = sssp_run_cpu,
 #ifdef HF_HAVE_CUDA
     .run_cuda = sssp_run_cuda,
@@ -351,5 +360,5 @@ const struct hf_app hf_app_sssp = {
     .teardown = sssp_teardown,
     .signature = sssp_signature,
     .shared = sssp_shared,
-    .default_grain = 4096,
+    .default_grain = 0, /* hf__gapp_grain */
 };

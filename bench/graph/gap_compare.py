@@ -38,6 +38,8 @@ def main():
     for a in ("trials", "scale", "edge-factor", "threads", "source", "pr-iters", "gap-delta"):
         ap.add_argument("--" + a, type=int, required=True)
     ap.add_argument("--baseline", default=None)
+    ap.add_argument("--grain", default="", help="[run] grain (empty: the apps' own)")
+    ap.add_argument("--baseline-grain", default="", help="the baseline's [run] grain")
     o = ap.parse_args()
     result = {
         "bench": "bench/graph/gap_compare.sh",
@@ -47,6 +49,7 @@ def main():
                                "converter (-s)",
                   "scale": o.scale, "edge_factor": o.edge_factor, "file": o.graph},
         "threads": o.threads,
+        "grain": o.grain or "app default",
         "bfs_sssp_source": o.source,
         "pagerank_sweeps": o.pr_iters,
         "gap": {"commit": o.gap_commit, "sssp_delta": o.gap_delta,
@@ -56,7 +59,7 @@ def main():
         "apps": {},
     }
     if o.baseline:
-        result["baseline"] = {"build": o.baseline,
+        result["baseline"] = {"build": o.baseline, "grain": o.baseline_grain or "app default",
                               "note": "an older hetfarm build run in the same trials (before)"}
     failed = 0
     for app in o.apps.split():

@@ -22,6 +22,10 @@
 # With BASELINE=DIR (a folder holding an older build's `hetfarm`, e.g. one
 # built from the commit before a change) that build runs in every trial too,
 # between the other two, for a before/after under the same conditions.
+# GRAIN=N writes `grain = N` into [run]; empty (the default) leaves it to the
+# apps (the graph apps' automatic grain, hf__gapp_grain; a build older than
+# that uses its fixed default, 4096). BASELINE_GRAIN (default: GRAIN) is the
+# baseline's, so that a new default can be set against an old build's best.
 #
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
@@ -37,9 +41,10 @@ APPS=${APPS:-bfs pagerank cc sssp}
 BUILD=${BUILD:-build}
 WORK=${WORK:-/tmp/gap-compare}
 GAPBS_GIT=${GAPBS_GIT:-/work/.mirror/sbeamer+gapbs/repo}
-GRAIN=${GRAIN:-16384}
+GRAIN=${GRAIN:-} # empty: the apps' own (automatic) grain
 SCHED=${SCHED:-hass}
 BASELINE=${BASELINE:-}
+BASELINE_GRAIN=${BASELINE_GRAIN-$GRAIN}
 OUT=${1:-$WORK/graph_cpu_vs_gap.json}
 mkdir -p "$WORK/logs"
 
@@ -74,9 +79,9 @@ fi
 # line with weights holds two tokens per neighbour).
 SRC=$(awk 'NR > 1 { d = NF / 2; if (d > m) { m = d; v = NR - 2 } } END { print v }' "$G.graph")
 
-ini() { # app
-    printf '[run]\napp = %s\nscheduler = %s\nrounds = 100000\ngrain = %s\nprogress = no\n' \
-        "$1" "$SCHED" "$GRAIN"
+ini() { # app grain
+    printf '[run]\napp = %s\nscheduler = %s\nrounds = 100000\nprogress = no\n' "$1" "$SCHED"
+    [ -z "$2" ] || printf 'grain = %s\n' "$2"
     printf '[load]\ngraph = %s.graph\n' "$G"
     case $1 in
         bfs | sssp) printf 'source = maxdegree\n' ;;
@@ -92,7 +97,10 @@ gap_cmd() { # app
         sssp) echo "$GAPBS_DIR/sssp -f $G.wsg -r $SRC -d $GAP_DELTA" ;;
     esac
 }
-for app in $APPS; do ini "$app" > "$WORK/$app.ini"; done
+for app in $APPS; do
+    ini "$app" "$GRAIN" > "$WORK/$app.ini"
+    ini "$app" "$BASELINE_GRAIN" > "$WORK/$app-base.ini"
+done
 # Loads the graph once, so that the .hfg cache exists before the first trial.
 "$BUILD/hetfarm" run "$WORK/bfs.ini" -o "$WORK/logs/warm.json" > "$WORK/logs/warm.log" 2>&1 ||
     { echo "gap_compare: hetfarm failed (see $WORK/logs/warm.log)" >&2; exit 1; }
@@ -103,7 +111,7 @@ for t in $(seq 1 "$TRIALS"); do
         "$BUILD/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hf-$app-$t.json" \
             > "$WORK/logs/hf-$app-$t.log" 2>&1 || { echo "hetfarm $app trial $t failed" >&2; status=1; }
         if [ -n "$BASELINE" ]; then
-            "$BASELINE/hetfarm" run "$WORK/$app.ini" -o "$WORK/logs/hfbase-$app-$t.json" \
+            "$BASELINE/hetfarm" run "$WORK/$app-base.ini" -o "$WORK/logs/hfbase-$app-$t.json" \
                 > "$WORK/logs/hfbase-$app-$t.log" 2>&1 ||
                 { echo "baseline $app trial $t failed" >&2; status=1; }
         fi
@@ -116,5 +124,5 @@ python3 bench/graph/gap_compare.py --logs "$WORK/logs" --trials "$TRIALS" --apps
     --graph "$G.graph" --scale "$SCALE" --edge-factor "$EF" --threads "$THREADS" \
     --source "$SRC" --pr-iters "$PR_ITERS" --gap-delta "$GAP_DELTA" --gap-commit "$GAP_COMMIT" \
     --hetfarm-commit "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo +dirty)" \
-    ${BASELINE:+--baseline "$BASELINE"} --out "$OUT" || status=1
+    --grain "$GRAIN" ${BASELINE:+--baseline "$BASELINE" --baseline-grain "$BASELINE_GRAIN"} --out "$OUT" || status=1
 exit $status

@@ -9,7 +9,9 @@ bundle (the previous round's merge and push, next_load, the scheduler). With
 --summary only the totals per run: levels, summed makespans, summed gaps and
 the per-round medians, which is what a road-like BFS of 10^4 levels needs.
 Each round also shows the host phases results.json records (next_load,
-partition, merge, adapt, verify), which is where the gap goes.
+partition, merge, adapt, verify), which is where the gap goes, and the
+process CPU time of the round (cpu: every thread's, merge included; 0 in
+files older than that field).
 
   bench/graph/rounds.py results.json [--summary] [--max-rounds N]
 """
@@ -19,7 +21,7 @@ import sys
 
 
 # The host phases of a round (results.json's per-round "host", core/engine.h).
-HOST = ("next_load_s", "partition_s", "merge_s", "adapt_s", "verify_s")
+HOST = ("next_load_s", "partition_s", "merge_s", "adapt_s", "verify_s", "cpu_s")
 
 
 def per_round(run):
@@ -78,7 +80,7 @@ def main():
             if summary:
                 continue
             print("  round      units  bundles  makespan_us  kernel_us  copyin_us  copyout_us"
-                  "  other_us  gap_us | host_us: next_load partition merge adapt verify")
+                  "  other_us  gap_us | host_us: next_load partition merge adapt verify cpu")
             for x in rows[:maxr]:
                 h = [x["host"].get(k, 0.0) * 1e6 for k in HOST]
                 print(f"  {x['round']:5d} {x['units']:10.0f} {x['bundles']:8d} "

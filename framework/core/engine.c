@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
@@ -91,10 +92,11 @@ int hf__engine_draw_round(struct hf__engine *e, int round)
                          e->app->name, round);
         return HF_EINVAL;
     }
-    /* [run] grain overrides the app's own choice; the partitioner is asked
-     * twice (count, then fill) so that an app never has to allocate for us. */
+    /* [run] grain overrides the app's own choice (0: its partitioner
+     * chooses); the partitioner is asked twice (count, then fill) so that an
+     * app never has to allocate for us. */
     size_t grain = e->opts->grain ? e->opts->grain : e->app->default_grain;
-    if (grain == 0)
+    if (grain == 0 && !e->app->partition)
         grain = 1;
     size_t (*part)(void *, const struct hf_load *, size_t, struct hf_chunk *, size_t) =
         e->app->partition ? e->app->partition : hf_partition_even;
@@ -188,6 +190,8 @@ int hf__engine_execute_round(struct hf__engine *e)
                          *hf_last_error() ? hf_last_error() : hf_strerror(rc));
         return rc;
     }
+    struct timespec cpu0, cpu1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
     rc = e->opts->engine == HF_ENGINE_REAL ? hf__real_round(e) : hf__sim_round(e);
     /* Shared data is merged inside the round, and its time counts: a split
      * that leaves much to merge costs what it costs. */
@@ -201,6 +205,9 @@ int hf__engine_execute_round(struct hf__engine *e)
         if (e->opts->engine == HF_ENGINE_REAL && hf__now() > e->round_end)
             e->round_end = hf__now();
     }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
+    e->host.cpu_s =
+        (double)(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu1.tv_nsec - cpu0.tv_nsec);
     /* Belt and braces: both engines stop only when the pool is done or on an
      * error, but a round is never reported complete on their word alone. */
     if (rc == 0 && !e->error && !hf__engine_round_complete(e))

@@ -80,9 +80,12 @@ struct hf_round_stats {
      * app's next_load, cutting the load into chunks (with their learned costs;
      * in round 0 also the first upload of shared data), the shared-data merge
      * (also inside makespan_s), the round's statistics with the scheduler's
-     * adaptation, and the app's verify. */
+     * adaptation, and the app's verify. cpu_s is the process's CPU time
+     * (every thread's) from the round's start to its end, merge included: on
+     * a machine shared with other work, where wall times swing, what the
+     * round cost in CPU. */
     struct hf_round_host {
-        double next_load_s, partition_s, merge_s, adapt_s, verify_s;
+        double next_load_s, partition_s, merge_s, adapt_s, verify_s, cpu_s;
     } host;
     int has_plan;
     double *plan;               /* scheduler's planned shares for the next round */

@@ -5,13 +5,19 @@
  * Every device gets a host thread for the whole run, pinned with hwloc to the
  * device's cores (the CPU team's cores, or the core closest to a GPU), so a
  * driver can bind a CUDA context, streams and pinned buffers to it once. The
- * threads share one lock and one condition variable with the main thread:
- * under the lock a thread takes a span (which asks the scheduler), then it
- * runs the bundle with the lock released, then it records the result under
- * the lock and wakes everyone, because a finished bundle is what lets an idle
- * device steal or the main thread end the round. The lock is held only for
- * bookkeeping, never across a kernel, so the cost per chunk is two lock
- * round-trips and two clock reads.
+ * threads share one lock with the main thread: under the lock a thread
+ * takes a span (which asks the scheduler), then it runs the bundle with the
+ * lock released, then it records the result under the lock and wakes the
+ * other devices, because a finished bundle is what lets an idle device steal.
+ * The lock is held only for bookkeeping, never across a kernel, so the cost
+ * per chunk is two lock round-trips and two clock reads.
+ *
+ * The main thread waits on a condition variable of its own, signalled only
+ * when it has something to do (a device opened, the round ended or failed, a
+ * task finished), not after every bundle: a CPU team of as many threads as
+ * cores runs one chunk per bundle, and a main thread woken at each of them
+ * takes a core from the team while the team's barrier waits for the thread
+ * it displaced.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -23,7 +29,8 @@
 
 struct hf__real {
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t cond;      /* the device threads wait here */
+    pthread_cond_t main_cond; /* the main thread waits here */
     pthread_t *threads;
     int nthreads;
     int stop;           /* threads exit */
@@ -89,7 +96,7 @@ static void run_task(struct hf__engine *e, int dev)
         }
     }
     if (--R->task_left == 0)
-        pthread_cond_broadcast(&R->cond);
+        pthread_cond_broadcast(&R->main_cond);
 }
 
 /* The host thread of one device: open the driver, then take and run spans
@@ -114,7 +121,7 @@ static void *device_thread(void *arg)
                  *hf_last_error() ? hf_last_error() : hf_strerror(orc));
     }
     R->opened++;
-    pthread_cond_broadcast(&R->cond);
+    pthread_cond_broadcast(&R->main_cond);
 
     char msg[512];
     while (!R->stop) {
@@ -130,8 +137,10 @@ static void *device_thread(void *arg)
                 e->asked_gen[dev] = e->progress_gen;
                 hf__engine_stalled(e, R->inflight);
             }
-            if (e->error)
+            if (e->error) {
                 pthread_cond_broadcast(&R->cond);
+                pthread_cond_broadcast(&R->main_cond);
+            }
         }
         if (got <= 0) {
             pthread_cond_wait(&R->cond, &R->lock);
@@ -154,6 +163,8 @@ static void *device_thread(void *arg)
         if (e->error || hf__engine_round_complete(e))
             R->round_active = 0;
         pthread_cond_broadcast(&R->cond);
+        if (!R->round_active || e->error) /* the round is over, or this was its last bundle */
+            pthread_cond_broadcast(&R->main_cond);
     }
     pthread_mutex_unlock(&R->lock);
     if (d->ops->close && !orc)
@@ -176,6 +187,7 @@ int hf__real_start(struct hf__engine *e)
     }
     pthread_mutex_init(&R->lock, NULL);
     pthread_cond_init(&R->cond, NULL);
+    pthread_cond_init(&R->main_cond, NULL);
     e->real = R;
     /* A GPU host thread's core is its own while the run lasts (topo.c says why). */
     unsigned char reserved[HF_MAX_CORES] = {0};
@@ -212,7 +224,7 @@ int hf__real_start(struct hf__engine *e)
     }
     pthread_mutex_lock(&R->lock);
     while (R->opened < R->nthreads)
-        pthread_cond_wait(&R->cond, &R->lock);
+        pthread_cond_wait(&R->main_cond, &R->lock);
     int rc = R->open_error;
     pthread_mutex_unlock(&R->lock);
     return rc ? hf_fail(rc, "%s", R->open_msg) : 0;
@@ -236,7 +248,7 @@ int hf__real_round(struct hf__engine *e)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&R->cond, &R->lock, &until);
+        pthread_cond_timedwait(&R->main_cond, &R->lock, &until);
         if (hf_run_interrupted() && !e->error) {
             hf__engine_error(e, HF_EINTR, "interrupted by signal %d in round %d",
                              hf_run_interrupted(), e->round.round);
@@ -246,7 +258,7 @@ int hf__real_round(struct hf__engine *e)
     R->round_active = 0;
     /* Let bundles already running finish before the round is judged. */
     while (R->inflight > 0)
-        pthread_cond_wait(&R->cond, &R->lock);
+        pthread_cond_wait(&R->main_cond, &R->lock);
     pthread_mutex_unlock(&R->lock);
     return e->error;
 }
@@ -270,7 +282,7 @@ int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, i
     R->task_gen++;
     pthread_cond_broadcast(&R->cond);
     while (R->task_left > 0)
-        pthread_cond_wait(&R->cond, &R->lock);
+        pthread_cond_wait(&R->main_cond, &R->lock);
     R->task = NULL;
     int rc = R->task_rc;
     pthread_mutex_unlock(&R->lock);
@@ -291,6 +303,7 @@ void hf__real_stop(struct hf__engine *e)
         omp_set_num_threads(R->omp_threads);
     pthread_mutex_destroy(&R->lock);
     pthread_cond_destroy(&R->cond);
+    pthread_cond_destroy(&R->main_cond);
     free(R->threads);
     free(R->task_seen);
     free(R);

@@ -281,7 +281,9 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
     size_t grain = o->grain ? o->grain : app->default_grain;
     size_t (*part)(void *, const struct hf_load *, size_t, struct hf_chunk *, size_t) =
         app->partition ? app->partition : hf_partition_even;
-    size_t n = part(r->ctx, &r->load, grain ? grain : 1, NULL, 0);
+    if (grain == 0 && !app->partition) /* 0: the app's partitioner chooses */
+        grain = 1;
+    size_t n = part(r->ctx, &r->load, grain, NULL, 0);
     if (n == 0)
         return hf_fail(HF_EINVAL, "app %s: the partitioner made no chunks", app->name);
     free(r->chunks);
@@ -293,7 +295,7 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         free(tasks);
         return hf_fail(HF_ENOMEM, "starpu engine: cannot hold %zu chunks", n);
     }
-    r->nchunks = part(r->ctx, &r->load, grain ? grain : 1, r->chunks, n);
+    r->nchunks = part(r->ctx, &r->load, grain, r->chunks, n);
     double total = 0;
     for (size_t i = 0; i < r->nchunks; i++) {
         r->chunks[i].index = i;

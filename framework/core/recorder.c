@@ -16,6 +16,17 @@
  * flushed when a thread stops, which is what makes it safe with OpenMP pools
  * whose threads the engine never sees.
  *
+ * Sealing and clearing walk the list. A round of a scale-free graph's BFS or
+ * CC records millions of elements, and a serial walk over them cost 3-6 ms
+ * of a round on 16 cores (merge and the next round's start, kron-22), so
+ * from PAR_MIN entries on they use the calling thread's OpenMP team: the
+ * seal squeezes piece by piece into a spare list of sentinels (pieces count
+ * what they keep, the counts are scanned, each piece writes at its offset:
+ * the order is kept) and the lists swap; the clear zeroes the bit words (the
+ * whole bitmap at once when the list is as long as the bitmap) and refills
+ * the list with sentinels. A seal with nothing added since the last one
+ * (the merge seals twice) returns at once.
+ *
  * Room: the list holds count + SLACK slots. Wasted slots are at most one
  * partly filled block per recording thread and array; once reservations run
  * close to the end, threads reserve single slots, which never waste, so the
@@ -30,6 +41,8 @@
 #define SLACK ((size_t)BLOCK * 1024)
 #define SENTINEL UINT32_MAX
 #define CURSORS 16 /* a thread's cursors: one per recorder of a run (HF__SHARED_MAX) */
+#define PAR_MIN ((size_t)1 << 15) /* list entries from which seal and clear use the team */
+#define PIECES 256 /* a parallel seal's pieces of the list */
 
 /* A thread's current block in one recorder (of one round: gen). */
 struct cursor {
@@ -44,12 +57,33 @@ static unsigned long next_slot; /* recorders take slots in turn (atomic) */
 int hf__recorder_init(struct hf__recorder *r, size_t count)
 {
     memset(r, 0, sizeof *r);
+    r->n = count;
     r->cap = count + SLACK;
-    r->bits = calloc((count + 31) / 32, sizeof *r->bits);
+    size_t words = (count + 31) / 32;
+    r->bits = malloc((words ? words : 1) * sizeof *r->bits);
     r->list = malloc(r->cap * sizeof *r->list);
-    if (!r->bits || !r->list)
+    /* An array that can fill a list of PAR_MIN entries gets its spare now:
+     * filling it at the first large seal would fault its pages in inside a
+     * round (16 MB for kron-22's 4M vertices). The bitmap and the lists are
+     * written here, by the team, so that round 0 faults none of their pages
+     * in and on a NUMA machine they spread over its nodes (calloc's pages
+     * were touched first by the first round's recording). */
+    r->spare = count >= PAR_MIN ? malloc(r->cap * sizeof *r->spare) : NULL;
+    if (!r->bits || !r->list || (count >= PAR_MIN && !r->spare))
         return HF_ENOMEM;
-    memset(r->list, 0xff, r->cap * sizeof *r->list);
+#pragma omp parallel for schedule(static) if (words >= PAR_MIN)
+    for (size_t w = 0; w < words; w++)
+        r->bits[w] = 0;
+    uint32_t *lists[2] = {r->list, r->spare};
+    for (int l = 0; l < 2 && lists[l]; l++) {
+        uint32_t *list = lists[l];
+#pragma omp parallel for schedule(static) if (count >= PAR_MIN)
+        for (int p = 0; p < PIECES; p++) {
+            size_t per = (r->cap + PIECES - 1) / PIECES, lo = (size_t)p * per;
+            if (lo < r->cap)
+                memset(list + lo, 0xff, (lo + per < r->cap ? per : r->cap - lo) * sizeof *list);
+        }
+    }
     r->gen = 1;
     r->slot = (unsigned)(__atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED) % CURSORS);
     return 0;
@@ -59,6 +93,7 @@ void hf__recorder_free(struct hf__recorder *r)
 {
     free(r->bits);
     free(r->list);
+    free(r->spare);
     memset(r, 0, sizeof *r);
 }
 
@@ -97,9 +132,10 @@ void hf__recorder_add(struct hf__recorder *r, size_t i)
     r->list[reserve(r)] = (uint32_t)i;
 }
 
-size_t hf__recorder_seal(struct hf__recorder *r)
+/* The serial squeeze, in place: short lists. */
+static size_t squeeze_serial(struct hf__recorder *r, size_t hi)
 {
-    size_t hi = r->reserved < r->cap ? r->reserved : r->cap, n = 0;
+    size_t n = 0;
     for (size_t k = 0; k < hi; k++) {
         uint32_t v = r->list[k];
         if (v != SENTINEL) {
@@ -107,21 +143,87 @@ size_t hf__recorder_seal(struct hf__recorder *r)
             r->list[n++] = v;
         }
     }
-    r->reserved = r->count = n;
+    return n;
+}
+
+/* The parallel squeeze into the spare list (see DESIGN); the emptied list,
+ * refilled with sentinels, becomes the spare. */
+static size_t squeeze_parallel(struct hf__recorder *r, size_t hi)
+{
+    if (!r->spare) /* a short array (see init) whose list ran long: rare, slower, right */
+        return squeeze_serial(r, hi);
+    size_t kept[PIECES + 1] = {0}, per = (hi + PIECES - 1) / PIECES;
+    uint32_t *from = r->list, *to = r->spare;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (int p = 0; p < PIECES; p++) {
+            size_t lo = (size_t)p * per, end = lo + per < hi ? lo + per : hi, k = 0;
+            for (size_t i = lo; i < end; i++)
+                k += from[i] != SENTINEL;
+            kept[p + 1] = k;
+        }
+#pragma omp single
+        for (int p = 0; p < PIECES; p++)
+            kept[p + 1] += kept[p];
+#pragma omp for schedule(static)
+        for (int p = 0; p < PIECES; p++) {
+            size_t lo = (size_t)p * per, end = lo + per < hi ? lo + per : hi, k = kept[p];
+            for (size_t i = lo; i < end; i++)
+                if (from[i] != SENTINEL)
+                    to[k++] = from[i];
+            if (lo < end)
+                memset(from + lo, 0xff, (end - lo) * sizeof *from);
+        }
+    }
+    r->list = to;
+    r->spare = from;
+    return kept[PIECES];
+}
+
+size_t hf__recorder_seal(struct hf__recorder *r)
+{
+    size_t hi = r->reserved < r->cap ? r->reserved : r->cap;
     r->gen++; /* blocks handed out before now point into the squeezed list */
+    if (hi == r->count) /* no slot reserved since the last seal or clear: nothing added */
+        return r->count;
+    size_t n = hi < PAR_MIN ? squeeze_serial(r, hi) : squeeze_parallel(r, hi);
+    r->reserved = r->count = n;
     return n;
 }
 
 void hf__recorder_clear(struct hf__recorder *r)
 {
     size_t hi = r->reserved < r->cap ? r->reserved : r->cap;
-    for (size_t k = 0; k < hi; k++) {
-        uint32_t v = r->list[k];
-        if (v != SENTINEL) {
-            r->bits[v >> 5] = 0;
-            r->list[k] = SENTINEL;
-        }
-    }
     r->reserved = r->count = 0;
     r->gen++;
+    if (hi < PAR_MIN) {
+        for (size_t k = 0; k < hi; k++) {
+            uint32_t v = r->list[k];
+            if (v != SENTINEL) {
+                r->bits[v >> 5] = 0;
+                r->list[k] = SENTINEL;
+            }
+        }
+        return;
+    }
+    size_t words = (r->n + 31) / 32;
+    uint32_t *bits = r->bits, *list = r->list;
+    int whole = hi >= words; /* as many entries as bit words: zero the bitmap at once */
+#pragma omp parallel
+    {
+        if (whole) {
+#pragma omp for schedule(static)
+            for (size_t w = 0; w < words; w++)
+                bits[w] = 0;
+        } else {
+#pragma omp for schedule(static)
+            for (size_t k = 0; k < hi; k++)
+                if (list[k] != SENTINEL) /* words are shared: an atomic store */
+                    __atomic_store_n(&bits[list[k] >> 5], 0, __ATOMIC_RELAXED);
+        }
+#pragma omp for schedule(static)
+        for (size_t k = 0; k < hi; k++)
+            list[k] = SENTINEL;
+    }
 }

@@ -13,6 +13,9 @@
 struct hf__recorder {
     uint32_t *bits;        /* one bit per element: recorded this round */
     uint32_t *list;        /* recorded indices; dense [0, count) after seal */
+    uint32_t *spare;       /* all sentinels: where a large seal squeezes to (NULL for arrays
+                              of fewer than recorder.c's PAR_MIN elements) */
+    size_t n;              /* elements of the array */
     size_t cap;            /* slots in list */
     size_t reserved;       /* slots handed out (atomic) */
     size_t count;          /* entries after the last seal */
@@ -26,9 +29,12 @@ void hf__recorder_free(struct hf__recorder *r);
 /* Records element i (< count) unless it is recorded already; any thread. */
 void hf__recorder_add(struct hf__recorder *r, size_t i);
 /* Squeezes the list to its recorded entries, list[0, count); returns count.
- * Only while no thread adds. More adds may follow, and another seal. */
+ * Only while no thread adds. More adds may follow, and another seal. A large
+ * list is squeezed by the calling thread's OpenMP team; a seal with nothing
+ * added since the last one costs nothing. */
 size_t hf__recorder_seal(struct hf__recorder *r);
-/* Forgets everything recorded (bits and list). Only while no thread adds. */
+/* Forgets everything recorded (bits and list). Only while no thread adds.
+ * Large lists are cleared by the calling thread's OpenMP team. */
 void hf__recorder_clear(struct hf__recorder *r);
 
 #endif

@@ -407,12 +407,17 @@ int hf__shared_merge(struct hf__engine *e)
             if (rc)
                 return rc;
             merge_pulled(e, &m);
-            if ((rc = gather_union(S, s)))
-                return rc;
             sole_changer(e, host_changes);
         }
-        int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0;
-        if ((rc = hf__real_each_device(e, push_step, &m, want_devices(e, something))))
+        int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0, pushes = 0;
+        const int *want = want_devices(e, something);
+        for (int d = 0; d < e->ndev; d++)
+            pushes |= want[d];
+        /* The union's values are gathered only for a device that will
+         * receive them: a run on the CPU alone gathers nothing. */
+        if (pushes && recorded_kind(a->kind) && (rc = gather_union(S, s)))
+            return rc;
+        if (pushes && (rc = hf__real_each_device(e, push_step, &m, want)))
             return rc;
     }
     return 0;

@@ -100,6 +100,7 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     cJSON_AddNumberToObject(host, "merge_s", rs->host.merge_s);
     cJSON_AddNumberToObject(host, "adapt_s", rs->host.adapt_s);
     cJSON_AddNumberToObject(host, "verify_s", rs->host.verify_s);
+    cJSON_AddNumberToObject(host, "cpu_s", rs->host.cpu_s);
     if (rs->has_plan && rs->plan)
         cJSON_AddItemToObject(o, "plan", cJSON_CreateDoubleArray(rs->plan, r->ndevices));
     else
