@@ -175,7 +175,7 @@ static void the_automatic_grain_follows_the_team(void **state)
         .count = 2,
         .dev = (const struct hf_device_info[]){{.nthreads = 3}, {.is_gpu = 1, .nthreads = 0}},
     };
-    hf__gapp_setup(&ga, &devs);
+    assert_int_equal(hf__gapp_setup(&ga, &devs, 0), 0);
     assert_int_equal(ga.cpu_threads, 3);
 }
 

@@ -186,14 +186,13 @@ static uint64_t next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t 
 static int bfs_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_bfs *b = ctx;
-    hf__gapp_setup(&b->ga, devs);
     b->cpu_pulls = 0;
     b->gpu_fuses = 0;
     for (int d = 0; d < devs->count; d++) {
         b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA;
         b->gpu_fuses |= devs->dev[d].kind == HF_DEV_CUDA;
     }
-    return hf__gapp_traffic_setup(&b->ga, devs);
+    return hf__gapp_setup(&b->ga, devs, 1);
 }
 
 /* Cross-device traffic (graph_place.c): each bundle's work counts for its device. */

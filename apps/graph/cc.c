@@ -99,12 +99,11 @@ static int cc_create(void **ctx, hf_config_t cfg)
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
-    hf__gapp_setup(&c->ga, devs);
     c->may_skip = 1;
     for (int d = 0; d < devs->count; d++)
         if (devs->dev[d].kind == HF_DEV_CUDA)
             c->may_skip = 0;
-    return hf__gapp_traffic_setup(&c->ga, devs);
+    return hf__gapp_setup(&c->ga, devs, 1);
 }
 
 /* Cross-device traffic (graph_place.c): each bundle's work counts for its device ... */

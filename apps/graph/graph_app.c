@@ -305,12 +305,13 @@ void hf__frontier_free(struct hf_frontier *f)
     memset(f, 0, sizeof *f);
 }
 
-void hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs)
+int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffic)
 {
     ga->cpu_threads = 0;
     for (int d = 0; devs && d < devs->count; d++)
         if (!devs->dev[d].is_gpu && devs->dev[d].nthreads > ga->cpu_threads)
             ga->cpu_threads = devs->dev[d].nthreads;
+    return traffic ? hf__gapp_traffic_setup(ga, devs) : 0;
 }
 
 /* The automatic grain. A CPU team runs a chunk as one parallel region, and

@@ -128,7 +128,7 @@ static inline hf_vid_t hf__gapp_input_id(const struct hf_gapp *ga, hf_vid_t v)
  * the round's "halo" (what an owner-computes exchange moves); "broadcast" is
  * changed x (devices - 1), what sending every change to every other device
  * moves, which is what hetfarm's merge does whatever the placement.
- * traffic_setup in setup, traffic_add in collect, traffic_reset in
+ * traffic_setup in setup (through hf__gapp_setup), traffic_add in collect, traffic_reset in
  * next_load's round 0, traffic_round in round_figures (changed NULL: all n
  * vertices changed), traffic_figures in figures (totals and the placement's
  * parts, cut and seconds). */
@@ -166,9 +166,11 @@ int hf__frontier_to_gpu(const struct hf_frontier *f, const struct hf_bundle *p,
                         struct hf_cuda *gpu, uint32_t **d_front, uint64_t **d_pre);
 #endif
 
-/* Notes what the automatic grain needs from the run's devices: the widest
- * CPU team. Called from the app's setup. */
-void hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs);
+/* The graph layer's part of an app's setup: notes what the automatic grain
+ * needs from the run's devices (the widest CPU team) and, with `traffic` set
+ * (bfs, pagerank, cc), sets up the cross-device traffic figures
+ * (hf__gapp_traffic_setup). 0 or an HF_E* code. */
+int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffic);
 /* The grain a graph partitioner uses: `grain` when the config named one,
  * else (grain 0, the graph apps' default) chunks of about HF_GAPP_EDGES_PER_THREAD
  * edges for every thread of the widest CPU team, by the load's mean units per

@@ -171,8 +171,7 @@ static int pr_create(void **ctx, hf_config_t cfg)
 static int pr_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_pagerank *p = ctx;
-    hf__gapp_setup(&p->ga, devs);
-    return 0;
+    return hf__gapp_setup(&p->ga, devs, 1);
 }
 
 static int pr_shared(void *ctx, struct hf_shared *out, int cap)
@@ -412,13 +411,7 @@ static void pr_teardown(void *ctx)
     free(p);
 }
 
-/* Cross-device traffic (graph_place.c): the devices of the run ... */
-static int pr_setup(void *ctx, const struct hf_devices *devs)
-{
-    return hf__gapp_traffic_setup(&((struct hf_pagerank *)ctx)->ga, devs);
-}
-
-/* ... each bundle's work for its device ... */
+/* Cross-device traffic (graph_place.c): each bundle's work for its device ... */
 static int pr_collect(void *ctx, const struct hf_bundle *b)
 {
     hf__gapp_traffic_add(&((struct hf_pagerank *)ctx)->ga, b);
@@ -475,7 +468,6 @@ const struct hf_app hf_app_pagerank = {
     .teardown = pr_teardown,
     .signature = pr_signature,
     .shared = pr_shared,
-    .setup = pr_setup,
     .collect = pr_collect,
     .figures = pr_figures,
     .round_figures = pr_round_figures,

@@ -94,8 +94,7 @@ static int sssp_create(void **ctx, hf_config_t cfg)
 static int sssp_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_sssp *s = ctx;
-    hf__gapp_setup(&s->ga, devs);
-    return 0;
+    return hf__gapp_setup(&s->ga, devs, 0);
 }
 
 static int sssp_shared(void *ctx, struct hf_shared *out, int cap)
