@@ -189,7 +189,7 @@ static int read_sim_net(hf_config_t cfg, long nodes, struct hf_sim_net *net)
                            "%s: [devices] nodes = %ld needs [sim.net] %s (the network between "
                            "the nodes: latency_us = microseconds per message, bandwidth_gbs = GB/s)",
                            hf_config_where(cfg, "devices", "nodes"), nodes, need[i]);
-    double lat_us, gbs;
+    double lat_us = 0, gbs = 0;
     int rc = hf_config_double(cfg, "sim.net", "latency_us", 0, 0, 1e12, &lat_us);
     if (rc == 0)
         rc = hf_config_double(cfg, "sim.net", "bandwidth_gbs", 0, 0, 1e9, &gbs);
