@@ -311,7 +311,7 @@ int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffi
     for (int d = 0; devs && d < devs->count; d++)
         if (!devs->dev[d].is_gpu && devs->dev[d].nthreads > ga->cpu_threads)
             ga->cpu_threads = devs->dev[d].nthreads;
-    return traffic ? hf__gapp_traffic_setup(ga, devs) : 0;
+    return traffic && ga->measure_traffic ? hf__gapp_traffic_setup(ga, devs) : 0;
 }
 
 /* The automatic grain. A CPU team runs a chunk as one parallel region, and
