@@ -36,8 +36,8 @@
  *
  * The codelet has a history-based performance model whose symbol is the
  * app's name and load signature, keyed by the chunk's units (footprint), so
- * dmda and friends calibrate per chunk size and remember across runs
- * (StarPU keeps models under $STARPU_HOME/.starpu). Each task's flops are
+ * dmda and friends calibrate per chunk size and remember across runs, in
+ * the run's profile folder (PROFILES/starpu; $STARPU_PERF_MODEL_DIR wins). Each task's flops are
  * the chunk's work.
  *
  * The record is the other engines' struct hf_run: per round the makespan
@@ -54,6 +54,7 @@
 
 #include "engine_internal.h"
 #include "engine_starpu.h"
+#include "io/files.h"
 
 /* ---- the names: "starpu:POLICY" as an ops table -------------------------------- */
 
@@ -440,8 +441,9 @@ static void sp_add_device(struct sp_run *r, struct hf_device_info *devs, int *nd
  * cpu sets how many CPU workers, as it sets the CPU threads of the other rows:
  * "all" is StarPU's default (every core but one per GPU), a number that many
  * workers. */
-static int sp_start(hf_config_t cfg, const char *policy, const struct hf_app *app,
-                    struct sp_run *r, struct hf_device_info **devs, int *ndev)
+static int sp_start(hf_config_t cfg, const char *profile_dir, const char *policy,
+                    const struct hf_app *app, struct sp_run *r, struct hf_device_info **devs,
+                    int *ndev)
 {
     const char *spec;
     long ncpus = -1;
@@ -456,6 +458,18 @@ static int sp_start(hf_config_t cfg, const char *policy, const struct hf_app *ap
     if (ncuda < 0)
         return ncuda;
     setenv("STARPU_SILENT", "1", 0);
+    /* StarPU's performance models are kept with hetfarm's profiles (PROFILES/starpu),
+     * unless the user points StarPU elsewhere; StarPU reads the variable when it
+     * starts. In-memory profiles leave StarPU's own default ($STARPU_HOME). */
+    static int model_dir_is_ours;
+    if (profile_dir && (model_dir_is_ours || !getenv("STARPU_PERF_MODEL_DIR"))) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/starpu", profile_dir);
+        if ((rc = hf__mkdir_p(dir)))
+            return rc;
+        setenv("STARPU_PERF_MODEL_DIR", dir, 1);
+        model_dir_is_ours = 1;
+    }
     struct starpu_conf conf;
     starpu_conf_init(&conf);
     conf.precedence_over_environment_variables = 1;
@@ -538,7 +552,7 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     int started = 0;
     struct hf_device_info *devs = NULL;
     int ndev = 0;
-    if (!(rc = sp_start(o->cfg, policy, app, &r, &devs, &ndev)))
+    if (!(rc = sp_start(o->cfg, o->profile_dir, policy, app, &r, &devs, &ndev)))
         started = 1;
     if (!rc && ndev == 0)
         rc = hf_fail(HF_ENODEV, "StarPU started no worker");
