@@ -42,7 +42,7 @@
  *
  * The record is the other engines' struct hf_run: per round the makespan
  * (first submit to the end of the wait), per device chunks, bundles, work,
- * busy seconds and share, and the round's bound_s from per-device cost
+ * busy seconds (StarPU's profiling API: the worker's executing time) and share, and the round's bound_s from per-device cost
  * models fed with every task (core/cost_model.c, as engine.c does); every
  * task is an event of the trace, with its copy and kernel times on a GPU.
  * StarPU is started and shut down once per run.
@@ -303,6 +303,10 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         total += r->chunks[i].work;
     }
 
+    /* Each worker's busy time of the round comes from StarPU's own profiling
+     * (reading a worker's info resets it): cleared here, read after the wait. */
+    for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+        starpu_profiling_worker_get_info((int)w, NULL);
     double start = hf__now();
     for (size_t i = 0; i < r->nchunks && !rc; i++) {
         tasks[i] = (struct sp_task){.run = r, .chunk = i, .device = -1};
@@ -345,7 +349,6 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         d->chunks++;
         d->bundles++;
         d->work += r->chunks[i].work;
-        d->busy_s += t->end - t->start;
         hf_cost_add(&cost[t->device], r->chunks[i].work, 0.0, t->end - t->start);
         run->events[run->nevents++] = (struct hf_event){
             .round = round,
@@ -357,6 +360,13 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
             .end_s = t->end - t0,
             .t = t->times,
         };
+    }
+    for (unsigned w = 0; w < starpu_worker_get_count() && !rc; w++) {
+        struct starpu_profiling_worker_info info;
+        int dev = w < STARPU_NMAXWORKERS ? r->worker_dev[w] : -1;
+        if (dev >= 0 && starpu_profiling_worker_get_info((int)w, &info) == 0)
+            rs->dev[dev].busy_s =
+                (double)info.executing_time.tv_sec + 1e-9 * (double)info.executing_time.tv_nsec;
     }
     if (!rc) {
         for (int d = 0; d < nd; d++)
@@ -486,6 +496,7 @@ static int sp_start(hf_config_t cfg, const char *profile_dir, const char *policy
     if (rc)
         return hf_fail(HF_EDEVICE, "starpu_init (policy %s, %d GPUs) failed: %s", policy, ncuda,
                        strerror(-rc));
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE); /* workers' busy time (sp_round) */
     int n = (int)starpu_worker_get_count();
     *devs = calloc((size_t)(n > 0 ? n : 1), sizeof **devs);
     r->dev = calloc((size_t)(n > 0 ? n : 1), sizeof *r->dev);
