@@ -222,6 +222,12 @@ struct hf_devices {
     int count;
     const struct hf_device_info *dev;
     int executes; /* 1 when bundles really run (real engine, or sim with execute = yes) */
+    /* The processes of a run across nodes (mpirun -np N: N, the same on every
+     * rank), else 1. With ranks > 1 every rank draws every load and must cut
+     * the same chunks: what shapes a load (next_load, partition) must then
+     * not follow this list, which differs from rank to rank (rank 0 lists
+     * the nodes, a node its own devices). */
+    int ranks;
 };
 
 /* ------------------------------------------------------------------------ */
