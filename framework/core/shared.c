@@ -33,6 +33,13 @@
  * the bundle ends (bundles of a round cover disjoint ranges), and step 3
  * sends each GPU the ranges the other devices computed. READONLY arrays never
  * move after the GPU was opened.
+ *
+ * Across nodes (core/nodes.c, mpi/node.c) a node device takes part like a
+ * GPU: its pull is what the node sent after each span, its push goes to the
+ * node. One difference: a node keeps a union of its own for its next_load,
+ * so it is pushed every union of a MIN/MAX/OR array, even an empty one or
+ * one it made alone (keeps_union), and takes it as its own
+ * (hf__shared_apply, the node's side).
  */
 #include <stdlib.h>
 #include <string.h>
