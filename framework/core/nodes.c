@@ -501,27 +501,6 @@ int hf__nodes_describe(struct hf__engine *e, struct hf_run *run)
 
 int hf__nodes_ranks(const struct hf__engine *e)
 {
-    hf_mpi_t t = e->opts->nodes;
-    return t && e->opts->engine == HF_ENGINE_REAL ? hf_mpi_size(t) : 1;
-}
-
-int hf__nodes_drawn(struct hf__engine *e)
-{
-    struct hf__nodes *N = e->nodes;
-    if (!N)
-        return 0;
-    const struct hf_mpi_span draw = {.kind = HF_MPI_DRAW, .round = e->load.round,
-                                     .serial = e->load.serial};
-    for (int r = 1; r <= N->n; r++) {
-        int rc = hf_mpi_hand(N->t, r, &draw);
-        if (rc)
-            return rc == HF_EDEVICE ? hf_fail(HF_EIO, "%s", hf_last_error()) : rc;
-    }
-    return 0;
-}
-
-int hf__nodes_ranks(const struct hf__engine *e)
-{
     (void)e;
     return 1;
 }
