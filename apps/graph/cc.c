@@ -95,11 +95,13 @@ static int cc_create(void **ctx, hf_config_t cfg)
 }
 
 /* Full sweeps may skip the big component only when every device runs the
- * CPU's two-ended links (see above): no real GPU in the run. */
+ * CPU's two-ended links (see above): no real GPU in the run. Across nodes
+ * another rank may have one, and the choice shapes the loads, which must be
+ * the same on every rank: there it is off everywhere. */
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
-    c->may_skip = 1;
+    c->may_skip = devs->ranks <= 1;
     for (int d = 0; d < devs->count; d++)
         if (devs->dev[d].kind == HF_DEV_CUDA)
             c->may_skip = 0;

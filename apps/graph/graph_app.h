@@ -184,6 +184,9 @@ int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffi
 #define HF_GAPP_EDGES_PER_THREAD (1u << 18)
 #define HF_GAPP_MIN_GRAIN 4096
 #define HF_GAPP_MIN_CHUNKS 16
+/* The team the automatic grain assumes in a run across nodes (every rank
+ * cuts the same chunks whatever its own CPU): the 16 cores it was tuned on. */
+#define HF_GAPP_NODE_THREADS 16
 size_t hf__gapp_grain(const struct hf_gapp *ga, const struct hf_load *load, size_t grain);
 
 /* Partitioner for loads whose units are frontier items: chunks of `grain`
