@@ -38,19 +38,23 @@
  * the first HF_CC_SAMPLES rounds are neighbour sampling: vertex u links only
  * to its neighbour number r in round r, then the bundle's vertices are
  * shortcut. That joins most of a scale-free graph's giant component in two
- * cheap rounds. Every later round is a full sweep, and there the CPU skips
- * the edges of a vertex whose root is `big`, the largest component's label
- * as next_load sampled it from the merged host copy: an edge between big's
- * tree and another is linked from the other end, which is not skipped. A GPU
- * keeps its one-directional hooking sweep in every round (a superset of a
- * sampling round's work, so both may share a round). Why the end stays
- * exact: the run still ends only after a FULL sweep that changed nothing;
- * then every vertex the CPU did not skip is a root-labelled vertex whose
- * links changed nothing, so its neighbours carry its label; a skipped vertex
- * carries `big`, and any neighbour of it not labelled `big` was not skipped
- * and would have linked. The skip needs every device to look at both ends of
- * an edge, which the GPU's hooking does not (it acts when its own label is
- * the smaller): with a real GPU in the run (setup says), nothing is skipped.
+ * cheap rounds. A GPU keeps its one-directional hooking sweep in every round
+ * (a superset of a sampling round's work, so both may share a round).
+ *
+ * With no real GPU in the run (setup says: cpu_only) every link is made in
+ * the one host copy, where a joined edge stays joined (a min-merge of
+ * replicas could undo one; there are none). Then the run is Afforest's: ONE
+ * full sweep links every edge but the sampled ones, and skips the edges of a
+ * vertex whose root is `big`, the largest component's label as next_load
+ * sampled it from the merged host copy (an edge between big's tree and
+ * another is linked from the other end, which is not skipped, or was sampled
+ * from it). Afterwards every edge's ends share a tree whose root is its least
+ * vertex, and a last round, the compress round, points every vertex at its
+ * root: label = the component's smallest vertex, no confirming sweep needed.
+ * With a GPU the sweeps are full and the skip is off (it needs every device
+ * to look at both ends of an edge, which the GPU's hooking does not: it acts
+ * when its own label is the smaller), and the run ends after a full sweep
+ * that changed nothing, as above.
  *
  * Components need an undirected graph: symmetrise = no is refused (as is a
  * .hfg file holding a directed graph). verify checks the finished labels
@@ -94,15 +98,17 @@ static int cc_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
-/* Full sweeps may skip the big component only when every device runs the
- * CPU's two-ended links (see above): no real GPU in the run. */
+/* Full sweeps may skip the big component, and one of them (+ a compress
+ * round) may end the run, only when every device runs the CPU's two-ended
+ * links on the host copy (see above): no real GPU in the run. (Runs across
+ * nodes, which would keep copies too, refuse apps with shared data.) */
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
-    c->may_skip = 1;
+    c->cpu_only = 1;
     for (int d = 0; d < devs->count; d++)
-        if (devs->dev[d].kind == HF_DEV_CUDA)
-            c->may_skip = 0;
+        if (devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE)
+            c->cpu_only = 0;
     return hf__gapp_setup(&c->ga, devs, 1);
 }
 
@@ -179,27 +185,34 @@ static int cc_next_load(void *ctx, struct hf_load *load)
         c->finished = 0;
         c->skipped = 0;
         c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
+        c->compress = 0;
         hf__gapp_traffic_reset(&c->ga);
     } else {
         size_t n;
         hf_shared_last_changes(load, CC_LABEL, &n);
-        if (c->sample < 0 && n == 0) { /* only a full sweep that changed nothing ends it */
+        /* CPU only: the compress round after the one full sweep ends it;
+         * with a GPU, only a full sweep that changed nothing does. */
+        if (c->compress || (c->sample < 0 && !c->cpu_only && n == 0)) {
             c->finished = 1;
             return 0;
         }
+        c->compress = c->sample < 0; /* reached only CPU-only after a full sweep */
         c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
-    c->big = c->sample < 0 && c->may_skip ? sample_big(c) : UINT32_MAX;
+    c->big = c->sample < 0 && !c->compress && c->cpu_only ? sample_big(c) : UINT32_MAX;
     c->rounds = load->round + 1;
     load->units = g->nv;
     /* What the round costs: a sampling round on the CPU links each vertex
      * along one edge and shortcuts it, one edge and one vertex a vertex
      * whatever its degree; declaring its edges instead made its chunks (the
      * automatic grain) 15x too small for their work on a Kronecker graph.
-     * With a real GPU in the run (may_skip off) the GPU sweeps every edge in
-     * every round, and the full cost stays. */
-    c->flat = c->sample >= 0 && c->may_skip;
-    load->work = c->flat ? 2.0 * (double)g->nv : (double)g->ne + (double)g->nv;
+     * The compress round is one vertex a vertex. With a real GPU in the run
+     * (cpu_only off) the GPU sweeps every edge in every round, and the full
+     * cost stays. */
+    c->flat = (c->sample >= 0 || c->compress) && c->cpu_only;
+    load->work = c->compress ? (double)g->nv
+                 : c->flat   ? 2.0 * (double)g->nv
+                             : (double)g->ne + (double)g->nv;
     load->bytes = 0; /* nothing is staged: the labels move as shared data */
     return 1;
 }
@@ -266,16 +279,24 @@ static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32
 }
 
 /* One parallel region per bundle: a sampling round links every vertex to one
- * neighbour, then shortcuts them all; a full sweep shortcuts each vertex,
- * skips it when its root is `big`, else links it to every neighbour. */
+ * neighbour, then shortcuts them all; the compress round only shortcuts; a
+ * full sweep shortcuts each vertex, skips it when its root is `big`, else
+ * links it to every neighbour (CPU only: but the sampled ones, whose links
+ * are already in the host copy; the compress round shortcuts afterwards). */
 static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_cc *c = ctx;
     const struct hf_graph *g = &c->ga.g;
     const struct hf_load *load = bu->load;
     uint32_t *label = c->label, big = c->big;
-    int r = c->sample;
-    uint64_t skipped = 0;
+    int r = c->sample, last = c->cpu_only;
+    uint64_t from = c->cpu_only ? HF_CC_SAMPLES : 0, skipped = 0;
+    if (c->compress) {
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+        for (size_t u = bu->begin; u < bu->end; u++)
+            shortcut(label, load, (uint32_t)u);
+        return 0;
+    }
 #pragma omp parallel num_threads(nthreads) reduction(+ : skipped)
     {
         if (r >= 0) {
@@ -293,9 +314,10 @@ static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
                     skipped++;
                     continue;
                 }
-                for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
+                for (uint64_t j = g->offsets[u] + from; j < g->offsets[u + 1]; j++)
                     link(label, load, (uint32_t)u, g->adj[j]);
-                shortcut(label, load, (uint32_t)u);
+                if (!last)
+                    shortcut(label, load, (uint32_t)u);
             }
         }
     }
@@ -315,8 +337,9 @@ static int cc_verify(void *ctx, const struct hf_load *load)
     struct hf_cc *c = ctx;
     size_t n;
     hf_shared_last_changes(load, CC_LABEL, &n);
-    if (n != 0 || c->sample >= 0)
-        return 0; /* not final yet: checked after the full sweep that changes nothing */
+    if (!c->compress && (n != 0 || c->sample >= 0 || c->cpu_only))
+        return 0; /* not final yet: checked after the compress round (CPU only) or
+                     after the full sweep that changes nothing */
     const struct hf_graph *g = &c->ga.g;
     for (uint64_t u = 0; u < g->nv; u++)
         for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
