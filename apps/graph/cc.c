@@ -109,6 +109,14 @@ static int cc_setup(void *ctx, const struct hf_devices *devs)
     for (int d = 0; d < devs->count; d++)
         if (devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE)
             c->cpu_only = 0;
+    /* The changed labels are recorded for the merge into GPU replicas and
+     * for hf_shared_last_changes: the end test of a run with a GPU and the
+     * cross-device traffic figures (two devices or more). A CPU-only run of
+     * one device has neither replica nor reader (it ends on its count of
+     * rounds), and recording cost more than the links themselves there
+     * (kron-20, 2 threads: 16 of round 0's 38 ms of CPU), so it records
+     * nothing. Nothing else reads the host's change list (shared.c). */
+    c->record = !c->cpu_only || devs->count > 1;
     return hf__gapp_setup(&c->ga, devs, 1);
 }
 
@@ -154,14 +162,18 @@ static int by_value(const void *a, const void *b)
 
 /* The root most of 1024 evenly spread vertices lead to: the largest
  * component's label, most likely (Afforest's sample). Any answer is correct;
- * a good one lets full sweeps skip the most. */
-static uint32_t sample_big(const struct hf_cc *c)
+ * a good one lets full sweeps skip the most. *rest: the share of the
+ * samples' edges (their degrees) whose vertex is not in that tree, an
+ * estimate of the share of all edges a skipping sweep still links. */
+static uint32_t sample_big(const struct hf_cc *c, double *rest)
 {
     enum { SAMPLES = 1024 };
     uint32_t roots[SAMPLES];
-    uint64_t nv = c->ga.g.nv;
+    const struct hf_graph *g = &c->ga.g;
+    uint64_t nv = g->nv;
+#define CC_SAMPLE_V(i) ((uint32_t)(((uint64_t)(i) * 2654435761u) % nv))
     for (uint64_t i = 0; i < SAMPLES; i++)
-        roots[i] = root_of(c->label, (uint32_t)((i * 2654435761u) % nv));
+        roots[i] = root_of(c->label, CC_SAMPLE_V(i));
     qsort(roots, SAMPLES, sizeof *roots, by_value);
     uint32_t best = roots[0];
     size_t best_n = 0;
@@ -171,6 +183,15 @@ static uint32_t sample_big(const struct hf_cc *c)
         if (j - i > best_n)
             best = roots[i], best_n = j - i;
     }
+    double all = 0, out = 0;
+    for (uint64_t i = 0; i < SAMPLES; i++) {
+        uint32_t v = CC_SAMPLE_V(i);
+        double deg = (double)(g->offsets[v + 1] - g->offsets[v]);
+        all += deg;
+        out += root_of(c->label, v) == best ? 0 : deg;
+    }
+#undef CC_SAMPLE_V
+    *rest = all > 0 ? out / all : 1.0;
     return best;
 }
 
@@ -199,20 +220,27 @@ static int cc_next_load(void *ctx, struct hf_load *load)
         c->compress = c->sample < 0; /* reached only CPU-only after a full sweep */
         c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
-    c->big = c->sample < 0 && !c->compress && c->cpu_only ? sample_big(c) : UINT32_MAX;
+    double rest = 1.0; /* the share of edges a full sweep links (estimate) */
+    c->big = c->sample < 0 && !c->compress && c->cpu_only ? sample_big(c, &rest) : UINT32_MAX;
     c->rounds = load->round + 1;
     load->units = g->nv;
     /* What the round costs: a sampling round on the CPU links each vertex
      * along one edge and shortcuts it, one edge and one vertex a vertex
      * whatever its degree; declaring its edges instead made its chunks (the
      * automatic grain) 15x too small for their work on a Kronecker graph.
-     * The compress round is one vertex a vertex. With a real GPU in the run
-     * (cpu_only off) the GPU sweeps every edge in every round, and the full
-     * cost stays. */
-    c->flat = (c->sample >= 0 || c->compress) && c->cpu_only;
-    load->work = c->compress ? (double)g->nv
-                 : c->flat   ? 2.0 * (double)g->nv
-                             : (double)g->ne + (double)g->nv;
+     * The compress round is one vertex a vertex. A CPU-only full sweep
+     * whose big component holds all but `rest` of the edges (estimated)
+     * visits every vertex but links only rest * ne edges: when those are
+     * fewer than the vertices, it costs about the same a vertex too, and is
+     * cut evenly (kron-20: 16 chunks, not 62 cut for edges it skips). With a
+     * real GPU in the run (cpu_only off) the GPU sweeps every edge in every
+     * round, and the full cost stays. */
+    double linked = rest * (double)g->ne;
+    c->flat = (c->sample >= 0 || c->compress || linked <= (double)g->nv) && c->cpu_only;
+    load->work = c->compress       ? (double)g->nv
+                 : c->sample >= 0 && c->flat ? 2.0 * (double)g->nv
+                 : c->flat         ? (double)g->nv + linked
+                                   : (double)g->ne + (double)g->nv;
     load->bytes = 0; /* nothing is staged: the labels move as shared data */
     return 1;
 }
@@ -226,25 +254,22 @@ static size_t cc_partition(void *ctx, const struct hf_load *load, size_t grain,
                    : hf__vertex_partition(&c->ga.g, load, grain, out, cap);
 }
 
-/* label[i] = min(label[i], x), recorded when it went down. */
-static void lower(uint32_t *label, const struct hf_load *load, uint32_t i, uint32_t x)
-{
-    uint32_t old = __atomic_load_n(&label[i], __ATOMIC_RELAXED);
-    while (x < old)
-        if (__atomic_compare_exchange_n(&label[i], &old, x, 1, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-            hf_shared_changed(load, CC_LABEL, i);
-            return;
-        }
-}
-
-/* Shortcuts u: points it at the root of its tree (pointer jumping); returns the root. */
-static uint32_t shortcut(uint32_t *label, const struct hf_load *load, uint32_t u)
+/* Shortcuts u: points it at the root of its tree (pointer jumping); returns
+ * the root. Plain stores, no compare-and-swap, as in GAP's compress: a label
+ * that is not a root is written by nobody but the thread shortcutting its
+ * vertex (a link re-points roots only, with a CAS), and u belongs to one
+ * bundle. If u is a root a link may hang it under a lower root meanwhile;
+ * then ll was read after that link and is what label[u] holds or lower.
+ * Either way each store lowers label[u] and is recorded (rec: the load, or
+ * NULL when the run records nothing, see cc_setup). */
+static uint32_t shortcut(uint32_t *label, const struct hf_load *rec, uint32_t u)
 {
     uint32_t l = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
     uint32_t ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
     while (ll < l) {
-        lower(label, load, u, ll);
+        __atomic_store_n(&label[u], ll, __ATOMIC_RELAXED);
+        if (rec)
+            hf_shared_changed(rec, CC_LABEL, u);
         l = ll;
         ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
     }
@@ -255,7 +280,7 @@ static uint32_t shortcut(uint32_t *label, const struct hf_load *load, uint32_t u
  * other's smaller vertex, so that afterwards u and v are in one tree. Only a
  * root (label[x] == x) is ever re-pointed, and only lower, so the forest
  * stays a forest of labels <= their vertex. */
-static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32_t v)
+static void link(uint32_t *label, const struct hf_load *rec, uint32_t u, uint32_t v)
 {
     uint32_t p1 = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
     uint32_t p2 = __atomic_load_n(&label[v], __ATOMIC_RELAXED);
@@ -268,7 +293,8 @@ static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32
             uint32_t expect = high;
             if (__atomic_compare_exchange_n(&label[high], &expect, low, 0, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED)) {
-                hf_shared_changed(load, CC_LABEL, high);
+                if (rec)
+                    hf_shared_changed(rec, CC_LABEL, high);
                 break;
             }
         }
@@ -287,7 +313,7 @@ static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_cc *c = ctx;
     const struct hf_graph *g = &c->ga.g;
-    const struct hf_load *load = bu->load;
+    const struct hf_load *load = c->record ? bu->load : NULL; /* where changes are recorded */
     uint32_t *label = c->label, big = c->big;
     int r = c->sample, last = c->cpu_only;
     uint64_t from = c->cpu_only ? HF_CC_SAMPLES : 0, skipped = 0;

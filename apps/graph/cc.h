@@ -29,6 +29,7 @@ struct hf_cc {
     int compress;    /* this round only shortcuts every vertex: the CPU-only run's last */
     int cpu_only;    /* no real GPU in the run: every link lands in the host copy, so full
                         sweeps may skip the big component and one sweep + compress ends it */
+    int record;      /* bundles record the labels they change (not: CPU only, one device) */
     int flat;        /* this round costs the same a vertex (sampling or compress, no GPU) */
     uint32_t big;    /* the label of the largest component as sampled before this round,
                         whose vertices the CPU skips in a full sweep; UINT32_MAX: none */
