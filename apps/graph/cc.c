@@ -237,10 +237,14 @@ static int cc_next_load(void *ctx, struct hf_load *load)
      * round, and the full cost stays. */
     double linked = rest * (double)g->ne;
     c->flat = (c->sample >= 0 || c->compress || linked <= (double)g->nv) && c->cpu_only;
-    load->work = c->compress       ? (double)g->nv
-                 : c->sample >= 0 && c->flat ? 2.0 * (double)g->nv
-                 : c->flat         ? (double)g->nv + linked
-                                   : (double)g->ne + (double)g->nv;
+    if (c->compress)
+        load->work = (double)g->nv;
+    else if (c->flat && c->sample >= 0)
+        load->work = 2.0 * (double)g->nv;
+    else if (c->flat)
+        load->work = (double)g->nv + linked;
+    else
+        load->work = (double)g->ne + (double)g->nv;
     load->bytes = 0; /* nothing is staged: the labels move as shared data */
     return 1;
 }

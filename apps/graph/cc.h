@@ -22,7 +22,7 @@ struct hf_cc {
     struct hf_gapp ga;
     uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
     uint32_t *out_label; /* placement = partition: root -> smallest input id (teardown) */
-    int finished;    /* a round changed nothing: every label is final */
+    int finished;    /* the run ended: every label is final */
     int rounds;      /* sweeps run */
     int sample;      /* this round links the CPU's vertices to neighbour number `sample` only
                         (0..HF_CC_SAMPLES-1), or -1: a full sweep or the compress round */
