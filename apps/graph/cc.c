@@ -218,7 +218,11 @@ static int cc_next_load(void *ctx, struct hf_load *load)
             c->finished = 1;
             return 0;
         }
-        c->compress = c->sample < 0; /* reached only CPU-only after a full sweep */
+        /* CPU only: the one full sweep is followed by the compress round. With a
+         * GPU (or across nodes) there is none: sweeps go on until one changes
+         * nothing (a compress round there ended runs unconverged: the GPU's
+         * one-way hooking leaves links for later sweeps). */
+        c->compress = c->cpu_only && c->sample < 0;
         c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
     double rest = 1.0; /* the share of edges a full sweep links (estimate) */
