@@ -97,6 +97,10 @@ static void hass_destroy(void *state)
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
+    free(h->link_of);
+    free(h->link_bw);
+    free(h->wait_s);
+    free(h->flight_bytes);
     free(h->warm);
     free(h->fed);
     free(h->sizes);
@@ -147,6 +151,10 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
+    h->link_of = calloc(n, sizeof *h->link_of);
+    h->link_bw = calloc(n, sizeof *h->link_bw);
+    h->wait_s = calloc(n, sizeof *h->wait_s);
+    h->flight_bytes = calloc(n, sizeof *h->flight_bytes);
     h->warm = calloc(n, sizeof *h->warm);
     h->fed = calloc(n, sizeof *h->fed);
     h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
@@ -158,13 +166,16 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
-        !h->warm || !h->fed || !h->sizes ||
+        !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
+        !h->flight_bytes ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
     for (int d = 0; d < h->ndev; d++)
         hf_cost_init(&h->model[d]);
+    hf__hass_links_init(h);
+    hf__hass_links_refresh(h);
     *state = h;
     return 0;
 }
@@ -362,8 +373,12 @@ static int cpu_should_leave(const struct hass *h, int c)
 static int give(struct hass *h, int d, int got, const struct hf_span *out)
 {
     if (got) {
-        for (size_t i = out->first; i < out->first + out->count; i++)
+        double bytes = 0.0;
+        for (size_t i = out->first; i < out->first + out->count; i++) {
             h->committed[d] += h->r->chunks[i].work;
+            bytes += h->r->chunks[i].bytes;
+        }
+        hf__hass_link_give(h, d, bytes);
         h->inflight[d] = 1;
     }
     return got;
@@ -457,6 +472,8 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         work += h->r->chunks[i].work;
         bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0; /* a CPU copies nothing */
     }
+    /* Behind a shared link, the wait for the link is not the device's own. */
+    seconds = hf__hass_link_own(h, d, bytes, seconds);
     learn_warm_cost(h, d, span->count, work, bytes, seconds);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
@@ -514,8 +531,8 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;
-        old_ms = fmax(old_ms, hf__hass_finish(h, d, h->plan_n[d], w));
-        new_ms = fmax(new_ms, hf__hass_finish(h, d, counts[d], w));
+        old_ms = fmax(old_ms, hf__hass_finish_at(h, d, h->plan_n, w));
+        new_ms = fmax(new_ms, hf__hass_finish_at(h, d, counts, w));
         if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
             noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)

@@ -35,6 +35,13 @@ struct hass {
     size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
     long *left_out;     /* rounds in a row the device got nothing */
 
+    /* Shared links (hass_link.c). */
+    int nlinks;
+    int *link_of;       /* per device: its link's index, -1 = none */
+    double *link_bw;    /* per link: bytes/s, declared or learned; 0 = no constraint */
+    double *wait_s;     /* per device: its in-flight span's estimated wait for the link */
+    double *flight_bytes; /* per device: its in-flight span's bytes */
+
     /* The current round. */
     const struct hf_round *r;
     double mean_bytes;  /* its mean chunk's bytes (a GPU's copies; split_model) */
@@ -60,5 +67,15 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
 void hf__hass_split_rest(struct hass *h, size_t base);
 int hf__hass_warm_models(struct hass *h);
+double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
+
+/* hass_link.c: shared links in the split. */
+int hf__hass_links_init(struct hass *h);
+void hf__hass_links_refresh(struct hass *h);
+double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
+                           const int *use, double work, double rho, double *x);
+double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts);
+void hf__hass_link_give(struct hass *h, int d, double bytes);
+double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds);
 
 #endif

@@ -1,0 +1,183 @@
+/* hass_link.c - shared links in HASS's split (hass.c's design paragraph,
+ * "Split", and hass_plan.c).
+ *
+ * DESIGN
+ * ------
+ * Devices may declare that they sit behind one shared link (struct
+ * hf_device_info: link > 0, and link_bandwidth in the bundles' own bytes per
+ * second when it is known): the nodes of a run behind rank 0's network link,
+ * GPUs behind one PCIe switch. The link moves one transfer at a time, first
+ * come first served in the order bundles are handed out; at a round's start
+ * that is the devices' index order (every engine offers idle devices work in
+ * that order). A device's own model (lat + w inv, its bytes folded into inv)
+ * covers its bundle once its transfer starts; what it cannot see is the wait
+ * for the transfers before it, which depends on the other devices' shares.
+ * So the split models the link itself. For a round of finish time T, device k
+ * of a link (in index order, after devices j < k whose shares x_j put
+ * S_k = a * sum_{j<k} x_j seconds on the link, a = the link's seconds per unit
+ * of work at the mean chunk's bytes) can take
+ *     x_k = max(0, min((T - lat_k - S_k) / inv_k, (T - S_k) / a)),
+ * i.e. it waits for the link, then runs its bundle, and the link's bytes over
+ * its bandwidth never exceed T. The devices behind no link take
+ * max(0, T - lat) / inv as before, and the smallest T whose capacity covers
+ * the work is found by bisection (capacity grows with T). Shares decrease
+ * along the link, and a device whose wait alone reaches T gets nothing: where
+ * the link is the whole story (a search whose text is sent from rank 0), one
+ * or two nodes take what the link can carry and the rest are left out.
+ * The same wait is added to a device's planned finish when whole chunks are
+ * placed and plans compared (hf__hass_finish_at). It is also taken out of
+ * what a device behind a link measured: at `next`, the device's wait is
+ * estimated as the link time of the bytes of that link's bundles still
+ * running (handed out before it), and `finished` feeds its model the seconds
+ * less that wait (never less than its own transfer), so that a device's model
+ * stays its own and the plan does not count the wait twice. A link whose
+ * bandwidth is not declared is given the fastest bytes rate any of its
+ * devices' per-byte terms shows (1 / inv_bw: its waits only slow a device
+ * down, so that is the link at least); while no device shows one (bytes
+ * proportional to work, where a per-byte term is not told apart from the cost
+ * per unit of work) the link adds no constraint and no wait.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "hass.h"
+
+/* Numbers the distinct link ids of the devices: link_of[d] = index or -1. */
+int hf__hass_links_init(struct hass *h)
+{
+    h->nlinks = 0;
+    for (int d = 0; d < h->ndev; d++) {
+        h->link_of[d] = -1;
+        if (h->dev[d].link <= 0)
+            continue;
+        for (int k = 0; k < d && h->link_of[d] < 0; k++)
+            if (h->dev[k].link == h->dev[d].link)
+                h->link_of[d] = h->link_of[k];
+        if (h->link_of[d] < 0)
+            h->link_of[d] = h->nlinks++;
+    }
+    return h->nlinks;
+}
+
+/* Every link's bandwidth: declared, else learned from its devices' models. */
+void hf__hass_links_refresh(struct hass *h)
+{
+    for (int g = 0; g < h->nlinks; g++)
+        h->link_bw[g] = 0.0;
+    for (int d = 0; d < h->ndev; d++) {
+        int g = h->link_of[d];
+        if (g < 0)
+            continue;
+        const struct hf_cost_model *m = &h->model[d];
+        double bw = h->dev[d].link_bandwidth;
+        if (!(bw > 0.0) && m->fitted && m->inv_bw > 0.0)
+            bw = 1.0 / m->inv_bw;
+        if (h->dev[d].link_bandwidth > 0.0)
+            h->link_bw[g] = bw; /* declared: it holds */
+        else if (bw > h->link_bw[g])
+            h->link_bw[g] = bw;
+    }
+}
+
+/* Seconds on link g per unit of work at rho bytes per unit; 0: no constraint. */
+static double link_a(const struct hass *h, int g, double rho)
+{
+    return g >= 0 && h->link_bw[g] > 0.0 && rho > 0.0 ? rho / h->link_bw[g] : 0.0;
+}
+
+/* The work the devices can take by time T (see DESIGN); x (may be NULL) gets
+ * each device's share. */
+static double capacity(const struct hass *h, const double *lat, const double *inv,
+                       const int *use, double rho, double T, double *x)
+{
+    int n = h->ndev;
+    double S[h->nlinks > 0 ? h->nlinks : 1], sum = 0.0;
+    for (int g = 0; g < h->nlinks; g++)
+        S[g] = 0.0;
+    for (int d = 0; d < n; d++) {
+        double xd = 0.0;
+        if ((!use || use[d]) && inv[d] > 0.0) {
+            int g = h->link_of[d];
+            double a = link_a(h, g, rho);
+            if (a > 0.0) {
+                xd = fmax(0.0, fmin((T - lat[d] - S[g]) / inv[d], (T - S[g]) / a));
+                S[g] += xd * a;
+            } else {
+                xd = fmax(0.0, (T - lat[d]) / inv[d]);
+            }
+        }
+        if (x)
+            x[d] = xd;
+        sum += xd;
+    }
+    return sum;
+}
+
+double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
+                           const int *use, double work, double rho, double *x)
+{
+    double T = hf_cost_split(lat, inv, use, h->ndev, work, x);
+    int any = 0;
+    for (int d = 0; d < h->ndev; d++)
+        any |= (!use || use[d]) && link_a(h, h->link_of[d], rho) > 0.0;
+    if (!any || !isfinite(T) || !(work > 0.0))
+        return T;
+    /* No link constraint: T. The links only take capacity away, so the
+     * answer lies above it; double to bracket it, then bisect. */
+    double lo = T, hi = T > 0.0 ? T : 1e-9;
+    for (int i = 0; i < 200 && capacity(h, lat, inv, use, rho, hi, NULL) < work; i++)
+        hi *= 2.0;
+    for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (capacity(h, lat, inv, use, rho, mid, NULL) < work)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double cap = capacity(h, lat, inv, use, rho, hi, x);
+    for (int d = 0; cap > 0.0 && d < h->ndev; d++)
+        x[d] *= work / cap;
+    return hi;
+}
+
+/* The planned wait of device d for its link: the link time of the bytes of
+ * the devices before it on the link that have chunks in `counts` (of the
+ * mean chunk). */
+double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts)
+{
+    int g = h->link_of[d];
+    if (g < 0 || !(h->link_bw[g] > 0.0) || counts[d] == 0)
+        return 0.0;
+    double bytes = 0.0;
+    for (int j = 0; j < d; j++)
+        if (h->link_of[j] == g)
+            bytes += (double)counts[j] * h->mean_bytes;
+    return bytes / h->link_bw[g];
+}
+
+/* Device d is handed a span moving `bytes`: its wait is the link time of the
+ * bytes of its link's spans still running. */
+void hf__hass_link_give(struct hass *h, int d, double bytes)
+{
+    int g = h->link_of[d];
+    h->wait_s[d] = 0.0;
+    h->flight_bytes[d] = bytes;
+    if (g < 0 || !(h->link_bw[g] > 0.0))
+        return;
+    double ahead = 0.0;
+    for (int j = 0; j < h->ndev; j++)
+        if (j != d && h->link_of[j] == g && h->inflight[j])
+            ahead += h->flight_bytes[j];
+    h->wait_s[d] = ahead / h->link_bw[g];
+}
+
+/* The seconds of d's finished span that were its own: less the wait
+ * estimated when it was handed out, never less than its own transfer. */
+double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds)
+{
+    int g = h->link_of[d];
+    if (g < 0 || !(h->link_bw[g] > 0.0) || !(h->wait_s[d] > 0.0))
+        return seconds;
+    double own = fmin(seconds, bytes / h->link_bw[g]);
+    return fmax(seconds - h->wait_s[d], own);
+}
