@@ -100,7 +100,10 @@ static void hass_destroy(void *state)
     free(h->link_of);
     free(h->link_bw);
     free(h->wait_s);
-    free(h->flight_bytes);
+    free(h->link_batch);
+    free(h->give_epoch);
+    free(h->wait_known);
+    free(h->link_clean);
     free(h->warm);
     free(h->fed);
     free(h->sizes);
@@ -154,7 +157,10 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->link_of = calloc(n, sizeof *h->link_of);
     h->link_bw = calloc(n, sizeof *h->link_bw);
     h->wait_s = calloc(n, sizeof *h->wait_s);
-    h->flight_bytes = calloc(n, sizeof *h->flight_bytes);
+    h->link_batch = calloc(n, sizeof *h->link_batch);
+    h->give_epoch = calloc(n, sizeof *h->give_epoch);
+    h->wait_known = calloc(n, sizeof *h->wait_known);
+    h->link_clean = calloc(n, sizeof *h->link_clean);
     h->warm = calloc(n, sizeof *h->warm);
     h->fed = calloc(n, sizeof *h->fed);
     h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
@@ -167,7 +173,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->pdone = calloc(n, sizeof *h->pdone);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
         !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
-        !h->flight_bytes ||
+        !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
@@ -192,6 +198,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             hf_cost_new_unit(&h->model[d]);
     h->split = 0;
     h->pool_next = 0;
+    hf__hass_link_tick(h);
     memset(h->buf, 0, (size_t)h->ndev * sizeof *h->buf);
     memset(h->committed, 0, (size_t)h->ndev * sizeof *h->committed);
     memset(h->inflight, 0, (size_t)h->ndev * sizeof *h->inflight);
@@ -465,6 +472,7 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
 {
     struct hass *h = state;
     h->inflight[d] = 0;
+    hf__hass_link_tick(h);
     if (seconds <= 0.0)
         return;
     double work = 0.0, bytes = 0.0;
@@ -473,12 +481,14 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0; /* a CPU copies nothing */
     }
     /* Behind a shared link, the wait for the link is not the device's own. */
-    seconds = hf__hass_link_own(h, d, bytes, seconds);
-    learn_warm_cost(h, d, span->count, work, bytes, seconds);
+    int fit = hf__hass_link_fit(h, d);
+    double own = hf__hass_link_own(h, d, bytes, seconds);
+    if (fit)
+        learn_warm_cost(h, d, span->count, work, bytes, own);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
-    if (!h->dev[d].is_gpu || h->fed[d]++ > 0)
-        hf_cost_add(&h->model[d], work, bytes, seconds);
+    if ((!h->dev[d].is_gpu || h->fed[d]++ > 0) && fit)
+        hf_cost_add(&h->model[d], work, bytes, own);
     if (h->split)
         return;
     double rate = work / seconds;

@@ -40,7 +40,11 @@ struct hass {
     int *link_of;       /* per device: its link's index, -1 = none */
     double *link_bw;    /* per link: bytes/s, declared or learned; 0 = no constraint */
     double *wait_s;     /* per device: its in-flight span's estimated wait for the link */
-    double *flight_bytes; /* per device: its in-flight span's bytes */
+    double *link_batch; /* per link: bytes handed out since time last moved */
+    long link_epoch;    /* moves of time (hf__hass_link_tick) */
+    long *give_epoch;   /* per device: the epoch its in-flight span was handed out in */
+    int *wait_known;    /* per device: its in-flight span's wait is known */
+    int *link_clean;    /* per device: its model had a span of known wait */
 
     /* The current round. */
     const struct hf_round *r;
@@ -75,7 +79,9 @@ void hf__hass_links_refresh(struct hass *h);
 double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
                            const int *use, double work, double rho, double *x);
 double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts);
+void hf__hass_link_tick(struct hass *h);
 void hf__hass_link_give(struct hass *h, int d, double bytes);
+int hf__hass_link_fit(struct hass *h, int d);
 double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds);
 
 #endif

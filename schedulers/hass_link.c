@@ -26,11 +26,18 @@
  * or two nodes take what the link can carry and the rest are left out.
  * The same wait is added to a device's planned finish when whole chunks are
  * placed and plans compared (hf__hass_finish_at). It is also taken out of
- * what a device behind a link measured: at `next`, the device's wait is
- * estimated as the link time of the bytes of that link's bundles still
- * running (handed out before it), and `finished` feeds its model the seconds
- * less that wait (never less than its own transfer), so that a device's model
- * stays its own and the plan does not count the wait twice. A link whose
+ * what a device behind a link measured, so that a device's model stays its
+ * own and the plan does not count the wait twice: `finished` feeds its model
+ * the seconds less its wait (never less than its own transfer), the wait
+ * being the link time of the bytes of that link's spans handed out before it
+ * at the same moment - since the last `finished` of any device, for a
+ * scheduler has no clock: the spans of a round's start, which is where a
+ * plan's bundles go out, queue for the link exactly so. A span handed out
+ * later is taken to wait for nothing (the link may still be busy). Its wait
+ * is known only when no span handed out earlier was still running on the
+ * link; a device's model takes the spans of unknown wait only until it has
+ * one of known wait, and that first one restarts it (the waits in the older
+ * ones are not the device's and would hold back the plan for rounds). A link whose
  * bandwidth is not declared is given the fastest bytes rate any of its
  * devices' per-byte terms shows (1 / inv_bw: its waits only slow a device
  * down, so that is the link at least); while no device shows one (bytes
@@ -155,20 +162,49 @@ double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts)
     return bytes / h->link_bw[g];
 }
 
+/* Something finished, or a round begins: time has moved, and what the links
+ * carried before may be done. */
+void hf__hass_link_tick(struct hass *h)
+{
+    for (int g = 0; g < h->nlinks; g++)
+        h->link_batch[g] = 0.0;
+    h->link_epoch++;
+}
+
 /* Device d is handed a span moving `bytes`: its wait is the link time of the
- * bytes of its link's spans still running. */
+ * bytes of its link's spans handed out since time last moved (see DESIGN). */
 void hf__hass_link_give(struct hass *h, int d, double bytes)
 {
     int g = h->link_of[d];
     h->wait_s[d] = 0.0;
-    h->flight_bytes[d] = bytes;
+    h->wait_known[d] = 1;
+    h->give_epoch[d] = h->link_epoch;
     if (g < 0 || !(h->link_bw[g] > 0.0))
         return;
-    double ahead = 0.0;
+    h->wait_s[d] = h->link_batch[g] / h->link_bw[g];
+    h->link_batch[g] += bytes;
+    /* Known when nothing handed out earlier is still on the link. */
     for (int j = 0; j < h->ndev; j++)
-        if (j != d && h->link_of[j] == g && h->inflight[j])
-            ahead += h->flight_bytes[j];
-    h->wait_s[d] = ahead / h->link_bw[g];
+        if (j != d && h->link_of[j] == g && h->inflight[j] && h->give_epoch[j] != h->link_epoch)
+            h->wait_known[d] = 0;
+}
+
+/* Whether d's finished span goes into its model: always off a link; behind
+ * one, a span whose wait was known always (the first such restarts the
+ * model, which held the waits it could not tell apart), any other only until
+ * the device has had one. */
+int hf__hass_link_fit(struct hass *h, int d)
+{
+    int g = h->link_of[d];
+    if (g < 0 || !(h->link_bw[g] > 0.0))
+        return 1;
+    if (!h->wait_known[d])
+        return !h->link_clean[d];
+    if (!h->link_clean[d]) {
+        hf_cost_init(&h->model[d]);
+        h->link_clean[d] = 1;
+    }
+    return 1;
 }
 
 /* The seconds of d's finished span that were its own: less the wait
