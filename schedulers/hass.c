@@ -424,7 +424,7 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         return 1;
     if (hf__take_orphan(h->buf, h->dev, r->alive, h->ndev, d, out))
         return 1;
-    return h->steal ? steal(h, d, out) : 0;
+    return h->steal && hf__hass_link_may_steal(h, d) ? steal(h, d, out) : 0;
 }
 
 /* Whether every alive device has a profiled rate. */

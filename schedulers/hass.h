@@ -82,6 +82,7 @@ double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts);
 void hf__hass_link_tick(struct hass *h);
 void hf__hass_link_give(struct hass *h, int d, double bytes);
 int hf__hass_link_fit(struct hass *h, int d);
+int hf__hass_link_may_steal(const struct hass *h, int d);
 double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds);
 
 #endif

@@ -189,6 +189,22 @@ void hf__hass_link_give(struct hass *h, int d, double bytes)
             h->wait_known[d] = 0;
 }
 
+/* Whether device d may steal now: off a link, or behind one whose bandwidth
+ * is known, when no other span of its link is running (a steal then waits
+ * for nothing and costs what d's model says; while the link is busy it would
+ * wait for it, and a device the plan left out for its wait would steal the
+ * very link time the plan kept from it). */
+int hf__hass_link_may_steal(const struct hass *h, int d)
+{
+    int g = h->link_of[d];
+    if (g < 0 || !(h->link_bw[g] > 0.0))
+        return 1;
+    for (int j = 0; j < h->ndev; j++)
+        if (j != d && h->link_of[j] == g && h->inflight[j])
+            return 0;
+    return 1;
+}
+
 /* Whether d's finished span goes into its model: always off a link; behind
  * one, a span whose wait was known always (the first such restarts the
  * model, which held the waits it could not tell apart), any other only until
