@@ -481,14 +481,14 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0; /* a CPU copies nothing */
     }
     /* Behind a shared link, the wait for the link is not the device's own. */
-    int fit = hf__hass_link_fit(h, d);
     double own = hf__hass_link_own(h, d, bytes, seconds);
-    if (fit)
-        learn_warm_cost(h, d, span->count, work, bytes, own);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
-    if ((!h->dev[d].is_gpu || h->fed[d]++ > 0) && fit)
+    int fit = (!h->dev[d].is_gpu || h->fed[d]++ > 0) && hf__hass_link_fit(h, d);
+    if (fit) {
+        learn_warm_cost(h, d, span->count, work, bytes, own);
         hf_cost_add(&h->model[d], work, bytes, own);
+    }
     if (h->split)
         return;
     double rate = work / seconds;

@@ -83,6 +83,8 @@ void hf__hass_link_tick(struct hass *h);
 void hf__hass_link_give(struct hass *h, int d, double bytes);
 int hf__hass_link_fit(struct hass *h, int d);
 int hf__hass_link_may_steal(const struct hass *h, int d);
+void hf__hass_link_guess(struct hass *h);
+double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w);
 double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds);
 
 #endif

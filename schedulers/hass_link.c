@@ -25,7 +25,9 @@
  * the link is the whole story (a search whose text is sent from rank 0), one
  * or two nodes take what the link can carry and the rest are left out.
  * The same wait is added to a device's planned finish when whole chunks are
- * placed and plans compared (hf__hass_finish_at). It is also taken out of
+ * placed and plans compared (hf__hass_finish_at), and a leftover chunk given
+ * to a device behind a link is weighed by what it does to the devices served
+ * after it too (hf__hass_link_finish_plus). It is also taken out of
  * what a device behind a link measured, so that a device's model stays its
  * own and the plan does not count the wait twice: `finished` feeds its model
  * the seconds less its wait (never less than its own transfer), the wait
@@ -171,6 +173,28 @@ void hf__hass_link_tick(struct hass *h)
     h->link_epoch++;
 }
 
+/* The latest planned finish among d and the devices after it on its link
+ * once d has one chunk more than in `counts`: a chunk more for d is a wait
+ * more for every device its link serves after it. */
+double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w)
+{
+    counts[d]++;
+    double t = hf__hass_finish_at(h, d, counts, w);
+    int g = h->link_of[d];
+    if (g >= 0 && h->link_bw[g] > 0.0) {
+        double bytes = 0.0;
+        for (int j = 0; j < h->ndev; j++) {
+            if (h->link_of[j] != g)
+                continue;
+            if (j > d && counts[j] > 0)
+                t = fmax(t, hf__hass_finish(h, j, counts[j], w) + bytes / h->link_bw[g]);
+            bytes += (double)counts[j] * h->mean_bytes;
+        }
+    }
+    counts[d]--;
+    return t;
+}
+
 /* Device d is handed a span moving `bytes`: its wait is the link time of the
  * bytes of its link's spans handed out since time last moved (see DESIGN). */
 void hf__hass_link_give(struct hass *h, int d, double bytes)
@@ -203,6 +227,29 @@ int hf__hass_link_may_steal(const struct hass *h, int d)
         if (j != d && h->link_of[j] == g && h->inflight[j])
             return 0;
     return 1;
+}
+
+/* A device behind a link whose model has seen no span of known wait is
+ * planned as the slowest device of its link that has (its own model holds
+ * waits: it would be left out on them and never measured again); its next
+ * span of known wait replaces the guess. */
+void hf__hass_link_guess(struct hass *h)
+{
+    for (int d = 0; d < h->ndev; d++) {
+        int g = h->link_of[d], from = -1;
+        if (g < 0 || !(h->link_bw[g] > 0.0) || h->link_clean[d])
+            continue;
+        for (int k = 0; k < h->ndev; k++)
+            if (h->link_of[k] == g && h->link_clean[k] && h->model[k].fitted &&
+                h->model[k].inv > 0.0 && (from < 0 || h->model[k].inv > h->model[from].inv))
+                from = k;
+        if (from < 0)
+            continue;
+        h->model[d].lat = h->model[from].lat;
+        h->model[d].inv = h->model[from].inv;
+        h->model[d].inv_bw = h->model[from].inv_bw;
+        h->model[d].fitted = 1;
+    }
 }
 
 /* Whether d's finished span goes into its model: always off a link; behind

@@ -76,13 +76,11 @@ double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, dou
                      : 0.0;
 }
 
-/* Device d's finish with `extra` more chunks than counts[d]. */
-static double finish_plus(const struct hass *h, int d, size_t *counts, long extra, double w)
+/* The latest finish a chunk more for device d makes: its own, and behind a
+ * shared link those of the devices served after it (hass_link.c). */
+static double finish_plus(const struct hass *h, int d, size_t *counts, double w)
 {
-    counts[d] += (size_t)extra;
-    double t = hf__hass_finish_at(h, d, counts, w);
-    counts[d] -= (size_t)extra;
-    return t;
+    return hf__hass_link_finish_plus(h, d, counts, w);
 }
 
 /* Whole chunk counts for n chunks of work w over the devices in use[]: floors
@@ -116,8 +114,8 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
     while (given < n) {
         int best = -1;
         for (int d = 0; d < nd; d++)
-            if (use[d] && (best < 0 || finish_plus(h, d, counts, 1, w) <
-                                           finish_plus(h, best, counts, 1, w)))
+            if (use[d] && (best < 0 || finish_plus(h, d, counts, w) <
+                                           finish_plus(h, best, counts, w)))
                 best = d;
         if (best < 0)
             return INFINITY;
@@ -154,6 +152,7 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
                     h->model[d].inv_bw = h->model[k].inv_bw;
                     h->model[d].fitted = 1; /* a guess, replaced by its first bundle */
                 }
+    hf__hass_link_guess(h);
     for (int d = 0; d < nd; d++)
         use[d] = h->r->alive[d] && h->model[d].fitted;
     size_t trial[nd];
@@ -192,7 +191,7 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
         ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
     for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
         if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
-            !h->model[d].fitted || finish_plus(h, d, counts, 1, w) > ms)
+            !h->model[d].fitted || finish_plus(h, d, counts, w) > ms)
             continue;
         int most = 0;
         for (int k = 1; k < h->ndev; k++)
