@@ -40,6 +40,16 @@
  * estimate, and when those estimates move the models' per-byte terms wait for
  * bundles in the new unit). A GPU gets
  * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
+ * Devices that declare one shared link (hf_device_info.link: the nodes behind
+ * rank 0's link, GPUs behind one PCIe switch) are split with the link in the
+ * model (hass_link.c): the link serves them one transfer at a time in index
+ * order, so each waits for the bytes of those before it, and their bytes over
+ * the link's bandwidth (declared, else learned from their per-byte terms) fit
+ * in the round; shares fall along the link and a device whose wait alone
+ * fills the round gets nothing. What such a device measured feeds its model
+ * less its wait for the link where that wait is known (spans handed out
+ * together at one moment with nothing older on the link), and a device of a
+ * busy link does not steal (it would wait for the link).
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
  * the CPU buffer with the most work left per its rate a span sized by the
