@@ -248,6 +248,7 @@ void hf__hass_link_guess(struct hass *h)
         h->model[d].lat = h->model[from].lat;
         h->model[d].inv = h->model[from].inv;
         h->model[d].inv_bw = h->model[from].inv_bw;
+        h->model[d].spread = h->model[from].spread; /* its own is the waits' */
         h->model[d].fitted = 1;
     }
 }
