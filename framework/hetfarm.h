@@ -181,7 +181,7 @@ struct hf_load {
     void *data;     /* app-owned */
     struct hf__shared_set *shared; /* set by the engine: the run's shared data (hf_shared_changed) */
     unsigned long serial; /* set by the engine: loads drawn before this one in the run (the
-                             standalone passes draw round 0 again; a node redraws with it) */
+                             standalone passes draw round 0 again; a node draws with it) */
 };
 
 /* An independent piece of a load: units [begin, end). */
@@ -230,6 +230,12 @@ struct hf_devices {
     int count;
     const struct hf_device_info *dev;
     int executes; /* 1 when bundles really run (real engine, or sim with execute = yes) */
+    /* The processes of a run across nodes (mpirun -np N: N, the same on every
+     * rank), else 1. With ranks > 1 every rank draws every load and must cut
+     * the same chunks: what shapes a load (next_load, partition) must then
+     * not follow this list, which differs from rank to rank (rank 0 lists
+     * the nodes, a node its own devices). */
+    int ranks;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -290,6 +296,13 @@ struct hf_cuda; /* a GPU's streams, staging buffers and arena: framework/hf_cuda
  * may read the host copy to build the next round's load (a frontier).
  * next_load may change shared arrays only in round 0 (to initialise or reset
  * them): the framework then sends them whole to every device.
+ *
+ * Across nodes (mpirun; framework/mpi) every rank keeps the arrays and draws
+ * every load; rank 0's merge takes each node's changes like a GPU's and sends
+ * every node the merged values and the round's union, so next_load and
+ * hf_shared_last_changes see the same on every rank. An app that runs across
+ * nodes must then shape its loads the same on every rank (struct
+ * hf_devices.ranks).
  */
 enum hf_elem { HF_ELEM_U8, HF_ELEM_I32, HF_ELEM_U32, HF_ELEM_F32, HF_ELEM_I64, HF_ELEM_U64,
                HF_ELEM_F64 };
@@ -374,8 +387,8 @@ struct hf_app {
      * bundle, then its regions' bytes are copied into rank 0's same regions,
      * which the app on rank 0 names by the same call. Must depend only on the
      * bundle and the load (every rank computes the same regions). Optional
-     * (NULL: the app runs on one node only; `mpirun` then stops with a clear
-     * message). */
+     * (NULL: the app's results are its shared data, or it runs on one node
+     * only, and `mpirun` then stops with a clear message). */
     int (*results)(void *ctx, const struct hf_bundle *b, struct hf_region *out, int cap);
     /* Checks the finished load against the app's plain reference; returns
      * HF_EVERIFY (with hf_fail details) on a mismatch. Optional. */

@@ -15,6 +15,8 @@
  * (an edge list with symmetrise = no) cover PageRank's transposed CSR and
  * push-only search, near-far SSSP covers the far pile, and the bad-input
  * rows check that nonsense in [load] is refused with a message naming it.
+ * CC's CPU-only end (one full sweep and a compress round) is pinned by its
+ * round count.
  * Small enough for ASan+UBSan on two cores.
  */
 #include <setjmp.h>
@@ -191,6 +193,47 @@ static void apps_with_the_automatic_grain(void **state)
     gt_grain = saved;
 }
 
+/* CC with no GPU ends as Afforest does: HF_CC_SAMPLES sampling rounds, one
+ * full sweep, one compress round, no sweep to confirm (cc.c); on one team,
+ * which records no changes, and on two, which do. verify checks the labels;
+ * the run must have skipped the big component's vertices. */
+static void cc_on_the_cpu_ends_after_one_sweep(void **state)
+{
+    (void)state;
+    const char *const devices[] = {"cpu = 2", TWO_TEAMS};
+    for (size_t d = 0; d < sizeof devices / sizeof *devices; d++) {
+        char text[GT_TEXT];
+        snprintf(text, sizeof text,
+                 "[run]\napp = cc\n[load]\ngenerate = kron\nscale = 12\nseed = 5\n"
+                 "[devices]\n%s\ncuda = none\n",
+                 devices[d]);
+        hf_config_t cfg;
+        assert_int_equal(hf_config_parse(&cfg, "cc-rounds.ini", text), 0);
+        struct hf_run_options o = {
+            .app = hf_app_find("cc"),
+            .sched = hf_sched_find("hass"),
+            .cfg = cfg,
+            .engine = HF_ENGINE_REAL,
+            .rounds = 1000,
+            .seed = 1,
+            .verify = 1,
+        };
+        struct hf_run *run = NULL;
+        int rc = hf_run(&o, &run);
+        if (rc)
+            fprintf(stderr, "cc on [%s]: %s\n", devices[d], hf_last_error());
+        assert_int_equal(rc, 0);
+        assert_int_equal(run->nrounds, HF_CC_SAMPLES + 2);
+        double skipped = 0;
+        for (int f = 0; f < run->nfigures; f++)
+            if (strcmp(run->figures[f].name, "skipped") == 0)
+                skipped = run->figures[f].value;
+        assert_true(skipped > 0);
+        hf_run_free(run);
+        hf_config_destroy(cfg);
+    }
+}
+
 /* A bad [load] must fail the run with a message that names the problem. */
 struct bad_row {
     const char *app, *load, *extra, *expect;
@@ -278,6 +321,7 @@ int main(void)
         cmocka_unit_test(bad_input_is_refused),
         cmocka_unit_test(the_automatic_grain_follows_the_team),
         cmocka_unit_test(apps_with_the_automatic_grain),
+        cmocka_unit_test(cc_on_the_cpu_ends_after_one_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

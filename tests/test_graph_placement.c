@@ -59,7 +59,8 @@ static int run_app(const char *app, const char *load, const char *extra, const c
                    struct traffic *t)
 {
     char text[4 * GT_TEXT];
-    snprintf(text, sizeof text, "[run]\napp = %s\n[load]\n%s\n%s\nout = %s\n[devices]\n%s\n", app,
+    snprintf(text, sizeof text,
+             "[run]\napp = %s\n[load]\ntraffic = yes\n%s\n%s\nout = %s\n[devices]\n%s\n", app,
              load, extra, out, TWO_TEAMS);
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "placement-test.ini", text), 0);

@@ -158,6 +158,58 @@ static void test_bcast(void **state)
     free(buf);
 }
 
+/* Update records and bytes both ways, as a run across nodes with shared data
+ * uses them: rank 0 sends each worker an update record (no completion is
+ * owed for it) and its bytes, the worker echoes the bytes back, each changed
+ * by its rank, and a run span handed after it still completes in order. */
+static void test_updates(void **state)
+{
+    (void)state;
+    int rank = hf_mpi_rank(T), size = hf_mpi_size(T);
+    enum { N = 100003 };
+    uint32_t *buf = malloc(N * sizeof *buf);
+    assert_non_null(buf);
+    if (rank == 0) {
+        for (int r = 1; r < size; r++) {
+            struct hf_mpi_span u = {.kind = HF_MPI_UPDATE, .array = 3, .count = N, .indexed = 1};
+            assert_int_equal(hf_mpi_hand(T, r, &u), 0);
+            assert_int_equal(hf_mpi_outstanding(T, r), 0);
+            for (uint32_t i = 0; i < N; i++)
+                buf[i] = i * 7u + (uint32_t)r;
+            assert_int_equal(hf_mpi_send_bytes(T, r, buf, N * sizeof *buf), 0);
+            struct hf_mpi_span s = {.kind = HF_MPI_RUN, .first = 5, .count = 2, .round = 9};
+            assert_int_equal(hf_mpi_hand(T, r, &s), 0);
+            assert_int_equal(hf_mpi_outstanding(T, r), 1);
+        }
+        for (int r = 1; r < size; r++) {
+            struct hf_mpi_done d;
+            assert_int_equal(hf_mpi_collect_from(T, r, &d), 0);
+            assert_int_equal(d.first, 5);
+            assert_int_equal(d.round, 9);
+            memset(buf, 0, N * sizeof *buf);
+            assert_int_equal(hf_mpi_recv_bytes(T, r, buf, N * sizeof *buf), 0);
+            for (uint32_t i = 0; i < N; i++)
+                if (buf[i] != i * 7u + (uint32_t)r + 1000u * (uint32_t)r)
+                    fail_msg("from rank %d: element %u is %u", r, i, buf[i]);
+        }
+    } else {
+        struct hf_mpi_span u, s;
+        assert_int_equal(hf_mpi_wait_span(T, &u), 0);
+        assert_int_equal(u.kind, HF_MPI_UPDATE);
+        assert_int_equal(u.array, 3);
+        assert_int_equal(u.count, N);
+        assert_int_equal(hf_mpi_recv_bytes(T, 0, buf, N * sizeof *buf), 0);
+        assert_int_equal(hf_mpi_wait_span(T, &s), 0);
+        assert_int_equal(s.kind, HF_MPI_RUN);
+        struct hf_mpi_done d = {s.first, s.count, 0.0, s.round, 0};
+        assert_int_equal(hf_mpi_report(T, &d), 0);
+        for (uint32_t i = 0; i < N; i++)
+            buf[i] += 1000u * (uint32_t)rank;
+        assert_int_equal(hf_mpi_send_bytes(T, 0, buf, N * sizeof *buf), 0);
+    }
+    free(buf);
+}
+
 static double value_at(size_t i)
 {
     return (double)i * 0.5 - 3.0;
@@ -351,7 +403,8 @@ int main(int argc, char **argv)
         hf_mpi_abort(T, 1);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spans),     cmocka_unit_test(test_bcast),
+        cmocka_unit_test(test_spans),     cmocka_unit_test(test_updates),
+        cmocka_unit_test(test_bcast),
         cmocka_unit_test(test_gather),    cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_hung_rank),
     };

@@ -182,14 +182,18 @@ static uint64_t next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t 
 }
 
 /* Only bundles run by run_cpu read the pull bitmap: a run whose devices are
- * all real GPUs (whose pull kernel reads the depths) need not build it. */
+ * all real GPUs (whose pull kernel reads the depths) need not build it (a
+ * node device runs no bundle here). The bitmap does not shape the load, so
+ * each rank decides it from its own devices. Whether a GPU may have fused
+ * levels does (the next frontier is the deepest level changed): across nodes
+ * any rank's GPU may have, and every rank looks for the deepest level. */
 static int bfs_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_bfs *b = ctx;
     b->cpu_pulls = 0;
-    b->gpu_fuses = 0;
+    b->gpu_fuses = devs->ranks > 1;
     for (int d = 0; d < devs->count; d++) {
-        b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA;
+        b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA && devs->dev[d].kind != HF_DEV_NODE;
         b->gpu_fuses |= devs->dev[d].kind == HF_DEV_CUDA;
     }
     return hf__gapp_setup(&b->ga, devs, 1);

@@ -38,19 +38,23 @@
  * the first HF_CC_SAMPLES rounds are neighbour sampling: vertex u links only
  * to its neighbour number r in round r, then the bundle's vertices are
  * shortcut. That joins most of a scale-free graph's giant component in two
- * cheap rounds. Every later round is a full sweep, and there the CPU skips
- * the edges of a vertex whose root is `big`, the largest component's label
- * as next_load sampled it from the merged host copy: an edge between big's
- * tree and another is linked from the other end, which is not skipped. A GPU
- * keeps its one-directional hooking sweep in every round (a superset of a
- * sampling round's work, so both may share a round). Why the end stays
- * exact: the run still ends only after a FULL sweep that changed nothing;
- * then every vertex the CPU did not skip is a root-labelled vertex whose
- * links changed nothing, so its neighbours carry its label; a skipped vertex
- * carries `big`, and any neighbour of it not labelled `big` was not skipped
- * and would have linked. The skip needs every device to look at both ends of
- * an edge, which the GPU's hooking does not (it acts when its own label is
- * the smaller): with a real GPU in the run (setup says), nothing is skipped.
+ * cheap rounds. A GPU keeps its one-directional hooking sweep in every round
+ * (a superset of a sampling round's work, so both may share a round).
+ *
+ * With no real GPU in the run (setup says: cpu_only) every link is made in
+ * the one host copy, where a joined edge stays joined (a min-merge of
+ * replicas could undo one; there are none). Then the run is Afforest's: ONE
+ * full sweep links every edge but the sampled ones, and skips the edges of a
+ * vertex whose root is `big`, the largest component's label as next_load
+ * sampled it from the merged host copy (an edge between big's tree and
+ * another is linked from the other end, which is not skipped, or was sampled
+ * from it). Afterwards every edge's ends share a tree whose root is its least
+ * vertex, and a last round, the compress round, points every vertex at its
+ * root: label = the component's smallest vertex, no confirming sweep needed.
+ * With a GPU the sweeps are full and the skip is off (it needs every device
+ * to look at both ends of an edge, which the GPU's hooking does not: it acts
+ * when its own label is the smaller), and the run ends after a full sweep
+ * that changed nothing, as above.
  *
  * Components need an undirected graph: symmetrise = no is refused (as is a
  * .hfg file holding a directed graph). verify checks the finished labels
@@ -94,15 +98,26 @@ static int cc_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
-/* Full sweeps may skip the big component only when every device runs the
- * CPU's two-ended links (see above): no real GPU in the run. */
+/* Full sweeps may skip the big component, and one of them (+ a compress
+ * round) may end the run, only when every device runs the CPU's two-ended
+ * links on the host copy (see above): no real GPU in the run. Across nodes
+ * another rank may have one, and the choice shapes the loads, which must be
+ * the same on every rank: there it is off everywhere. */
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
-    c->may_skip = 1;
+    c->cpu_only = devs->ranks <= 1;
     for (int d = 0; d < devs->count; d++)
-        if (devs->dev[d].kind == HF_DEV_CUDA)
-            c->may_skip = 0;
+        if (devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE)
+            c->cpu_only = 0;
+    /* The changed labels are recorded for the merge into GPU replicas and
+     * for hf_shared_last_changes: the end test of a run with a GPU and the
+     * cross-device traffic figures (two devices or more). A CPU-only run of
+     * one device has neither replica nor reader (it ends on its count of
+     * rounds), and recording cost more than the links themselves there
+     * (kron-20, 2 threads: 16 of round 0's 38 ms of CPU), so it records
+     * nothing. Nothing else reads the host's change list (shared.c). */
+    c->record = !c->cpu_only || devs->count > 1;
     return hf__gapp_setup(&c->ga, devs, 1);
 }
 
@@ -148,14 +163,18 @@ static int by_value(const void *a, const void *b)
 
 /* The root most of 1024 evenly spread vertices lead to: the largest
  * component's label, most likely (Afforest's sample). Any answer is correct;
- * a good one lets full sweeps skip the most. */
-static uint32_t sample_big(const struct hf_cc *c)
+ * a good one lets full sweeps skip the most. *rest: the share of the
+ * samples' edges (their degrees) whose vertex is not in that tree, an
+ * estimate of the share of all edges a skipping sweep still links. */
+static uint32_t sample_big(const struct hf_cc *c, double *rest)
 {
     enum { SAMPLES = 1024 };
     uint32_t roots[SAMPLES];
-    uint64_t nv = c->ga.g.nv;
+    const struct hf_graph *g = &c->ga.g;
+    uint64_t nv = g->nv;
+#define CC_SAMPLE_V(i) ((uint32_t)(((uint64_t)(i) * 2654435761u) % nv))
     for (uint64_t i = 0; i < SAMPLES; i++)
-        roots[i] = root_of(c->label, (uint32_t)((i * 2654435761u) % nv));
+        roots[i] = root_of(c->label, CC_SAMPLE_V(i));
     qsort(roots, SAMPLES, sizeof *roots, by_value);
     uint32_t best = roots[0];
     size_t best_n = 0;
@@ -165,6 +184,15 @@ static uint32_t sample_big(const struct hf_cc *c)
         if (j - i > best_n)
             best = roots[i], best_n = j - i;
     }
+    double all = 0, out = 0;
+    for (uint64_t i = 0; i < SAMPLES; i++) {
+        uint32_t v = CC_SAMPLE_V(i);
+        double deg = (double)(g->offsets[v + 1] - g->offsets[v]);
+        all += deg;
+        out += root_of(c->label, v) == best ? 0 : deg;
+    }
+#undef CC_SAMPLE_V
+    *rest = all > 0 ? out / all : 1.0;
     return best;
 }
 
@@ -179,27 +207,45 @@ static int cc_next_load(void *ctx, struct hf_load *load)
         c->finished = 0;
         c->skipped = 0;
         c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
+        c->compress = 0;
         hf__gapp_traffic_reset(&c->ga);
     } else {
         size_t n;
         hf_shared_last_changes(load, CC_LABEL, &n);
-        if (c->sample < 0 && n == 0) { /* only a full sweep that changed nothing ends it */
+        /* CPU only: the compress round after the one full sweep ends it;
+         * with a GPU, only a full sweep that changed nothing does. */
+        if (c->compress || (c->sample < 0 && !c->cpu_only && n == 0)) {
             c->finished = 1;
             return 0;
         }
+        c->compress = c->sample < 0; /* reached only CPU-only after a full sweep */
         c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
-    c->big = c->sample < 0 && c->may_skip ? sample_big(c) : UINT32_MAX;
+    double rest = 1.0; /* the share of edges a full sweep links (estimate) */
+    c->big = c->sample < 0 && !c->compress && c->cpu_only ? sample_big(c, &rest) : UINT32_MAX;
     c->rounds = load->round + 1;
     load->units = g->nv;
     /* What the round costs: a sampling round on the CPU links each vertex
      * along one edge and shortcuts it, one edge and one vertex a vertex
      * whatever its degree; declaring its edges instead made its chunks (the
      * automatic grain) 15x too small for their work on a Kronecker graph.
-     * With a real GPU in the run (may_skip off) the GPU sweeps every edge in
-     * every round, and the full cost stays. */
-    c->flat = c->sample >= 0 && c->may_skip;
-    load->work = c->flat ? 2.0 * (double)g->nv : (double)g->ne + (double)g->nv;
+     * The compress round is one vertex a vertex. A CPU-only full sweep
+     * whose big component holds all but `rest` of the edges (estimated)
+     * visits every vertex but links only rest * ne edges: when those are
+     * fewer than the vertices, it costs about the same a vertex too, and is
+     * cut evenly (kron-20: 16 chunks, not 62 cut for edges it skips). With a
+     * real GPU in the run (cpu_only off) the GPU sweeps every edge in every
+     * round, and the full cost stays. */
+    double linked = rest * (double)g->ne;
+    c->flat = (c->sample >= 0 || c->compress || linked <= (double)g->nv) && c->cpu_only;
+    if (c->compress)
+        load->work = (double)g->nv;
+    else if (c->flat && c->sample >= 0)
+        load->work = 2.0 * (double)g->nv;
+    else if (c->flat)
+        load->work = (double)g->nv + linked;
+    else
+        load->work = (double)g->ne + (double)g->nv;
     load->bytes = 0; /* nothing is staged: the labels move as shared data */
     return 1;
 }
@@ -213,25 +259,22 @@ static size_t cc_partition(void *ctx, const struct hf_load *load, size_t grain,
                    : hf__vertex_partition(&c->ga.g, load, grain, out, cap);
 }
 
-/* label[i] = min(label[i], x), recorded when it went down. */
-static void lower(uint32_t *label, const struct hf_load *load, uint32_t i, uint32_t x)
-{
-    uint32_t old = __atomic_load_n(&label[i], __ATOMIC_RELAXED);
-    while (x < old)
-        if (__atomic_compare_exchange_n(&label[i], &old, x, 1, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-            hf_shared_changed(load, CC_LABEL, i);
-            return;
-        }
-}
-
-/* Shortcuts u: points it at the root of its tree (pointer jumping); returns the root. */
-static uint32_t shortcut(uint32_t *label, const struct hf_load *load, uint32_t u)
+/* Shortcuts u: points it at the root of its tree (pointer jumping); returns
+ * the root. Plain stores, no compare-and-swap, as in GAP's compress: a label
+ * that is not a root is written by nobody but the thread shortcutting its
+ * vertex (a link re-points roots only, with a CAS), and u belongs to one
+ * bundle. If u is a root a link may hang it under a lower root meanwhile;
+ * then ll was read after that link and is what label[u] holds or lower.
+ * Either way each store lowers label[u] and is recorded (rec: the load, or
+ * NULL when the run records nothing, see cc_setup). */
+static uint32_t shortcut(uint32_t *label, const struct hf_load *rec, uint32_t u)
 {
     uint32_t l = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
     uint32_t ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
     while (ll < l) {
-        lower(label, load, u, ll);
+        __atomic_store_n(&label[u], ll, __ATOMIC_RELAXED);
+        if (rec)
+            hf_shared_changed(rec, CC_LABEL, u);
         l = ll;
         ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
     }
@@ -242,7 +285,7 @@ static uint32_t shortcut(uint32_t *label, const struct hf_load *load, uint32_t u
  * other's smaller vertex, so that afterwards u and v are in one tree. Only a
  * root (label[x] == x) is ever re-pointed, and only lower, so the forest
  * stays a forest of labels <= their vertex. */
-static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32_t v)
+static void link(uint32_t *label, const struct hf_load *rec, uint32_t u, uint32_t v)
 {
     uint32_t p1 = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
     uint32_t p2 = __atomic_load_n(&label[v], __ATOMIC_RELAXED);
@@ -255,7 +298,8 @@ static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32
             uint32_t expect = high;
             if (__atomic_compare_exchange_n(&label[high], &expect, low, 0, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED)) {
-                hf_shared_changed(load, CC_LABEL, high);
+                if (rec)
+                    hf_shared_changed(rec, CC_LABEL, high);
                 break;
             }
         }
@@ -266,16 +310,24 @@ static void link(uint32_t *label, const struct hf_load *load, uint32_t u, uint32
 }
 
 /* One parallel region per bundle: a sampling round links every vertex to one
- * neighbour, then shortcuts them all; a full sweep shortcuts each vertex,
- * skips it when its root is `big`, else links it to every neighbour. */
+ * neighbour, then shortcuts them all; the compress round only shortcuts; a
+ * full sweep shortcuts each vertex, skips it when its root is `big`, else
+ * links it to every neighbour (CPU only: but the sampled ones, whose links
+ * are already in the host copy; the compress round shortcuts afterwards). */
 static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_cc *c = ctx;
     const struct hf_graph *g = &c->ga.g;
-    const struct hf_load *load = bu->load;
+    const struct hf_load *load = c->record ? bu->load : NULL; /* where changes are recorded */
     uint32_t *label = c->label, big = c->big;
-    int r = c->sample;
-    uint64_t skipped = 0;
+    int r = c->sample, last = c->cpu_only;
+    uint64_t from = c->cpu_only ? HF_CC_SAMPLES : 0, skipped = 0;
+    if (c->compress) {
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+        for (size_t u = bu->begin; u < bu->end; u++)
+            shortcut(label, load, (uint32_t)u);
+        return 0;
+    }
 #pragma omp parallel num_threads(nthreads) reduction(+ : skipped)
     {
         if (r >= 0) {
@@ -293,9 +345,10 @@ static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
                     skipped++;
                     continue;
                 }
-                for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
+                for (uint64_t j = g->offsets[u] + from; j < g->offsets[u + 1]; j++)
                     link(label, load, (uint32_t)u, g->adj[j]);
-                shortcut(label, load, (uint32_t)u);
+                if (!last)
+                    shortcut(label, load, (uint32_t)u);
             }
         }
     }
@@ -315,8 +368,9 @@ static int cc_verify(void *ctx, const struct hf_load *load)
     struct hf_cc *c = ctx;
     size_t n;
     hf_shared_last_changes(load, CC_LABEL, &n);
-    if (n != 0 || c->sample >= 0)
-        return 0; /* not final yet: checked after the full sweep that changes nothing */
+    if (!c->compress && (n != 0 || c->sample >= 0 || c->cpu_only))
+        return 0; /* not final yet: checked after the compress round (CPU only) or
+                     after the full sweep that changes nothing */
     const struct hf_graph *g = &c->ga.g;
     for (uint64_t u = 0; u < g->nv; u++)
         for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)

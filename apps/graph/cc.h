@@ -22,12 +22,15 @@ struct hf_cc {
     struct hf_gapp ga;
     uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
     uint32_t *out_label; /* placement = partition: root -> smallest input id (teardown) */
-    int finished;    /* a round changed nothing: every label is final */
+    int finished;    /* the run ended: every label is final */
     int rounds;      /* sweeps run */
     int sample;      /* this round links the CPU's vertices to neighbour number `sample` only
-                        (0..HF_CC_SAMPLES-1), or -1: a full sweep */
-    int may_skip;    /* no real GPU in the run: full sweeps may skip the big component */
-    int flat;        /* this round costs the same a vertex (a sampling round, no GPU) */
+                        (0..HF_CC_SAMPLES-1), or -1: a full sweep or the compress round */
+    int compress;    /* this round only shortcuts every vertex: the CPU-only run's last */
+    int cpu_only;    /* no real GPU in the run: every link lands in the host copy, so full
+                        sweeps may skip the big component and one sweep + compress ends it */
+    int record;      /* bundles record the labels they change (not: CPU only, one device) */
+    int flat;        /* this round costs the same a vertex (sampling or compress, no GPU) */
     uint32_t big;    /* the label of the largest component as sampled before this round,
                         whose vertices the CPU skips in a full sweep; UINT32_MAX: none */
     uint64_t skipped; /* vertices skipped by full sweeps (a figure) */

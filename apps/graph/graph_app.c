@@ -311,7 +311,11 @@ int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffi
     for (int d = 0; devs && d < devs->count; d++)
         if (!devs->dev[d].is_gpu && devs->dev[d].nthreads > ga->cpu_threads)
             ga->cpu_threads = devs->dev[d].nthreads;
-    return traffic ? hf__gapp_traffic_setup(ga, devs) : 0;
+    /* Across nodes every rank must cut the same chunks, and each sees only
+     * its own devices: the grain is sized for a fixed team there. */
+    if (devs && devs->ranks > 1)
+        ga->cpu_threads = HF_GAPP_NODE_THREADS;
+    return traffic && ga->measure_traffic ? hf__gapp_traffic_setup(ga, devs) : 0;
 }
 
 /* The automatic grain. A CPU team runs a chunk as one parallel region, and
@@ -326,7 +330,9 @@ int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffi
  * chunk of the load (the partitioners cut equal ranges; their work is what
  * they hold), and there are still HF_GAPP_MIN_CHUNKS chunks for the
  * scheduler to share out. A run without a CPU device (or a simulation that
- * never called setup) sizes for the main thread's OpenMP team. */
+ * never called setup) sizes for the main thread's OpenMP team, a run across
+ * nodes for HF_GAPP_NODE_THREADS (the ranks' teams may differ, their chunks
+ * may not). */
 size_t hf__gapp_grain(const struct hf_gapp *ga, const struct hf_load *load, size_t grain)
 {
     if (grain)

@@ -45,6 +45,7 @@ struct hf_gapp {
     uint64_t cached_cuts[HF_GAPP_TRAFFIC_DEVS + 1];
     double cached_all_halo; /* halo of "every vertex changed" under cached_cuts, or -1 */
     double halo_total, broadcast_total;
+    int measure_traffic;    /* [load] traffic = yes: the figures below are measured */
     int traffic_rounds;     /* rounds measured (none under an engine that has no round_figures) */
     double traffic_s;       /* seconds spent measuring them */
     int cpu_threads;        /* the widest CPU team of the run (hf__gapp_setup); 0 before */
@@ -104,9 +105,13 @@ void hf__gapp_destroy(struct hf_gapp *ga);
     {NULL, "placement", HF_KEY_STR, 0, 0, 0, "range|partition", "range",                      \
      "vertices reach devices by id ranges, or by parts of the graph's own partition"},        \
     {NULL, "placement_parts", HF_KEY_INT, 0, 1024, 0, NULL, "0",                              \
-     "parts of placement = partition (0: nv / 4096, within 8..64)"}
+     "parts of placement = partition (0: nv / 4096, within 8..64)"},                          \
+    {NULL, "traffic", HF_KEY_BOOL, 0, 0, 0, NULL, "no",                                       \
+     "measure the cross-device traffic figures (halo, broadcast) per round"}
 
-/* graph_place.c: reads [load] placement (range, the default: nothing to do;
+/* graph_place.c: reads [load] traffic (whether to measure the cross-device
+ * traffic figures: host time between rounds, ~1.5 s a round on kron-24 with
+ * two devices, so off unless asked for) and placement (range, the default: nothing to do;
  * partition: partitions ga->g with the repository's partitioner into
  * placement_parts parts, orders the parts so that neighbouring parts are
  * adjacent, and relabels ga->g and ga->src so that each part is a
@@ -168,8 +173,8 @@ int hf__frontier_to_gpu(const struct hf_frontier *f, const struct hf_bundle *p,
 
 /* The graph layer's part of an app's setup: notes what the automatic grain
  * needs from the run's devices (the widest CPU team) and, with `traffic` set
- * (bfs, pagerank, cc), sets up the cross-device traffic figures
- * (hf__gapp_traffic_setup). 0 or an HF_E* code. */
+ * (bfs, pagerank, cc) and [load] traffic = yes, sets up the cross-device
+ * traffic figures (hf__gapp_traffic_setup). 0 or an HF_E* code. */
 int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffic);
 /* The grain a graph partitioner uses: `grain` when the config named one,
  * else (grain 0, the graph apps' default) chunks of about HF_GAPP_EDGES_PER_THREAD
@@ -179,6 +184,9 @@ int hf__gapp_setup(struct hf_gapp *ga, const struct hf_devices *devs, int traffi
 #define HF_GAPP_EDGES_PER_THREAD (1u << 18)
 #define HF_GAPP_MIN_GRAIN 4096
 #define HF_GAPP_MIN_CHUNKS 16
+/* The team the automatic grain assumes in a run across nodes (every rank
+ * cuts the same chunks whatever its own CPU): the 16 cores it was tuned on. */
+#define HF_GAPP_NODE_THREADS 16
 size_t hf__gapp_grain(const struct hf_gapp *ga, const struct hf_load *load, size_t grain);
 
 /* Partitioner for loads whose units are frontier items: chunks of `grain`

@@ -190,6 +190,8 @@ int hf__gapp_place(struct hf_gapp *ga, hf_config_t cfg)
     int rc = hf_config_str(cfg, "load", "placement", "range", &pl);
     if (!rc)
         rc = hf_config_long(cfg, "load", "placement_parts", 0, 0, 1024, &k);
+    if (!rc)
+        rc = hf_config_bool(cfg, "load", "traffic", 0, &ga->measure_traffic);
     if (rc)
         return rc;
     if (strcmp(pl, "range") == 0)
@@ -389,15 +391,19 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
  * under an engine that calls no round_figures (StarPU's), has none. */
 int hf__gapp_traffic_figures(const struct hf_gapp *ga, struct hf_figure *out, int cap)
 {
-    struct hf_figure f[] = {
-        {"placement_parts", (double)ga->place_parts, "0: range"},
-        {"placement_cut", ga->place_cut, "edges between parts"},
-        {"placement_s", ga->place_s, "s (partition + relabel)"},
-        {"halo", ga->halo_total, "elements (owner-computes)"},
-        {"broadcast", ga->broadcast_total, "elements (to every device)"},
-        {"traffic_s", ga->traffic_s, "s measuring halo (host)"},
-    };
-    int n = (int)(sizeof f / sizeof f[0]) - (ga->traffic_rounds ? 0 : 3);
+    /* The placement's figures when there is one, the traffic's when measured. */
+    struct hf_figure f[6];
+    int n = 0;
+    if (ga->place_parts) {
+        f[n++] = (struct hf_figure){"placement_parts", (double)ga->place_parts, "parts"};
+        f[n++] = (struct hf_figure){"placement_cut", ga->place_cut, "edges between parts"};
+        f[n++] = (struct hf_figure){"placement_s", ga->place_s, "s (partition + relabel)"};
+    }
+    if (ga->traffic_rounds) {
+        f[n++] = (struct hf_figure){"halo", ga->halo_total, "elements (owner-computes)"};
+        f[n++] = (struct hf_figure){"broadcast", ga->broadcast_total, "elements (to every device)"};
+        f[n++] = (struct hf_figure){"traffic_s", ga->traffic_s, "s measuring halo (host)"};
+    }
     for (int i = 0; i < n && i < cap; i++)
         out[i] = f[i];
     return n < cap ? n : cap;

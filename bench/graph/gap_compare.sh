@@ -102,7 +102,9 @@ for app in $APPS; do
     ini "$app" "$BASELINE_GRAIN" > "$WORK/$app-base.ini"
 done
 # Loads the graph once, so that the .hfg cache exists before the first trial.
-"$BUILD/hetfarm" run "$WORK/bfs.ini" -o "$WORK/logs/warm.json" > "$WORK/logs/warm.log" 2>&1 ||
+# (With the first app of $APPS: its .ini is the one written whatever APPS holds.)
+set -- $APPS
+"$BUILD/hetfarm" run "$WORK/$1.ini" -o "$WORK/logs/warm.json" > "$WORK/logs/warm.log" 2>&1 ||
     { echo "gap_compare: hetfarm failed (see $WORK/logs/warm.log)" >&2; exit 1; }
 
 status=0

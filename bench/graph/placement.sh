@@ -72,7 +72,7 @@ for g in $GRAPHS; do
                 { device_keys "$ds" | sed '/^\[devices\]/,$d'
                   printf 'app = %s\nscheduler = hass\nrounds = 1000000\nverify = yes\nprogress = no\n' "$app"
                   printf '[load]\n'; graph_keys "$g"
-                  printf 'placement = %s\nout = %s.tsv\n%s\n' "$pl" "$base" "$src"
+                  printf 'placement = %s\ntraffic = yes\nout = %s.tsv\n%s\n' "$pl" "$base" "$src"
                   device_keys "$ds" | sed -n '/^\[devices\]/,$p'; } > "$base.ini"
                 rm -f "$base.tsv"
                 t0=$(date +%s.%N)

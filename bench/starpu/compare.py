@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """compare.py - hetfarm's schedulers next to StarPU's own policies on the same app, loads and chunks
-(`[compare] schedulers = hass, greedy, starpu:eager, starpu:ws, starpu:dmda`, core/engine_starpu.c).
+(`[compare] schedulers = hass, greedy, starpu:eager, starpu:ws, starpu:dmda, starpu:modular-heft`
+(StarPU 1.3's HEFT: it has no policy named heft), core/engine_starpu.c).
 
 Usage: bench/starpu/compare.py [--build DIR] [--out FILE] [--rounds N] [--reps N] [--n N]
                                [--teams N] [--no-build]
@@ -30,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 import machine  # noqa: E402
 
-SCHEDULERS = "hass, greedy, starpu:eager, starpu:ws, starpu:dmda"
+SCHEDULERS = "hass, greedy, starpu:eager, starpu:ws, starpu:dmda, starpu:modular-heft"
 
 
 def configs(tmp, rounds, n, teams):

@@ -111,6 +111,11 @@ int hf__engine_draw_round(struct hf__engine *e, int round)
     for (size_t i = 0; i < e->nchunks; i++)
         e->chunks[i].index = i;
     e->host.partition_s = hf__now() - t0;
+    /* A run across nodes: every node draws every load too (nodes.c). */
+    if ((rc = hf__nodes_drawn(e))) {
+        hf__engine_error(e, rc, "%s", hf_last_error());
+        return rc;
+    }
     return 1;
 }
 

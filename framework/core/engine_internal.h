@@ -137,6 +137,12 @@ void hf__nodes_stop(struct hf__engine *e);
  * handed to the round's record at its end (rs->inner). No-ops without nodes. */
 int hf__nodes_describe(struct hf__engine *e, struct hf_run *run);
 void hf__nodes_round_start(struct hf__engine *e);
+/* Rank 0 of a run across nodes: tells every node that load e->load was drawn
+ * (each draws it too); 0 elsewhere. 0 or an HF_E* code. */
+int hf__nodes_drawn(struct hf__engine *e);
+/* The ranks of this run (struct hf_devices.ranks): the job's size in a
+ * real-engine run across nodes, 1 otherwise. */
+int hf__nodes_ranks(const struct hf__engine *e);
 int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs);
 /* standalone.c: fills e->standalone (work/s of each device alone). */
 int hf__measure_standalone(struct hf__engine *e);

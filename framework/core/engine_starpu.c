@@ -36,13 +36,13 @@
  *
  * The codelet has a history-based performance model whose symbol is the
  * app's name and load signature, keyed by the chunk's units (footprint), so
- * dmda and friends calibrate per chunk size and remember across runs
- * (StarPU keeps models under $STARPU_HOME/.starpu). Each task's flops are
+ * dmda and friends calibrate per chunk size and remember across runs, in
+ * the run's profile folder (PROFILES/starpu; $STARPU_PERF_MODEL_DIR wins). Each task's flops are
  * the chunk's work.
  *
  * The record is the other engines' struct hf_run: per round the makespan
  * (first submit to the end of the wait), per device chunks, bundles, work,
- * busy seconds and share, and the round's bound_s from per-device cost
+ * busy seconds (StarPU's profiling API: the worker's executing time) and share, and the round's bound_s from per-device cost
  * models fed with every task (core/cost_model.c, as engine.c does); every
  * task is an event of the trace, with its copy and kernel times on a GPU.
  * StarPU is started and shut down once per run.
@@ -54,6 +54,7 @@
 
 #include "engine_internal.h"
 #include "engine_starpu.h"
+#include "io/files.h"
 
 /* ---- the names: "starpu:POLICY" as an ops table -------------------------------- */
 
@@ -302,6 +303,10 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         total += r->chunks[i].work;
     }
 
+    /* Each worker's busy time of the round comes from StarPU's own profiling
+     * (reading a worker's info resets it): cleared here, read after the wait. */
+    for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+        starpu_profiling_worker_get_info((int)w, NULL);
     double start = hf__now();
     for (size_t i = 0; i < r->nchunks && !rc; i++) {
         tasks[i] = (struct sp_task){.run = r, .chunk = i, .device = -1};
@@ -344,7 +349,6 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         d->chunks++;
         d->bundles++;
         d->work += r->chunks[i].work;
-        d->busy_s += t->end - t->start;
         hf_cost_add(&cost[t->device], r->chunks[i].work, 0.0, t->end - t->start);
         run->events[run->nevents++] = (struct hf_event){
             .round = round,
@@ -356,6 +360,13 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
             .end_s = t->end - t0,
             .t = t->times,
         };
+    }
+    for (unsigned w = 0; w < starpu_worker_get_count() && !rc; w++) {
+        struct starpu_profiling_worker_info info;
+        int dev = w < STARPU_NMAXWORKERS ? r->worker_dev[w] : -1;
+        if (dev >= 0 && starpu_profiling_worker_get_info((int)w, &info) == 0)
+            rs->dev[dev].busy_s =
+                (double)info.executing_time.tv_sec + 1e-9 * (double)info.executing_time.tv_nsec;
     }
     if (!rc) {
         for (int d = 0; d < nd; d++)
@@ -441,8 +452,9 @@ static void sp_add_device(struct sp_run *r, struct hf_device_info *devs, int *nd
  * cpu sets how many CPU workers, as it sets the CPU threads of the other rows:
  * "all" is StarPU's default (every core but one per GPU), a number that many
  * workers. */
-static int sp_start(hf_config_t cfg, const char *policy, const struct hf_app *app,
-                    struct sp_run *r, struct hf_device_info **devs, int *ndev)
+static int sp_start(hf_config_t cfg, const char *profile_dir, const char *policy,
+                    const struct hf_app *app, struct sp_run *r, struct hf_device_info **devs,
+                    int *ndev)
 {
     const char *spec;
     long ncpus = -1;
@@ -457,6 +469,18 @@ static int sp_start(hf_config_t cfg, const char *policy, const struct hf_app *ap
     if (ncuda < 0)
         return ncuda;
     setenv("STARPU_SILENT", "1", 0);
+    /* StarPU's performance models are kept with hetfarm's profiles (PROFILES/starpu),
+     * unless the user points StarPU elsewhere; StarPU reads the variable when it
+     * starts. In-memory profiles leave StarPU's own default ($STARPU_HOME). */
+    static int model_dir_is_ours;
+    if (profile_dir && (model_dir_is_ours || !getenv("STARPU_PERF_MODEL_DIR"))) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/starpu", profile_dir);
+        if ((rc = hf__mkdir_p(dir)))
+            return rc;
+        setenv("STARPU_PERF_MODEL_DIR", dir, 1);
+        model_dir_is_ours = 1;
+    }
     struct starpu_conf conf;
     starpu_conf_init(&conf);
     conf.precedence_over_environment_variables = 1;
@@ -473,6 +497,7 @@ static int sp_start(hf_config_t cfg, const char *policy, const struct hf_app *ap
     if (rc)
         return hf_fail(HF_EDEVICE, "starpu_init (policy %s, %d GPUs) failed: %s", policy, ncuda,
                        strerror(-rc));
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE); /* workers' busy time (sp_round) */
     int n = (int)starpu_worker_get_count();
     *devs = calloc((size_t)(n > 0 ? n : 1), sizeof **devs);
     r->dev = calloc((size_t)(n > 0 ? n : 1), sizeof *r->dev);
@@ -539,7 +564,7 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     int started = 0;
     struct hf_device_info *devs = NULL;
     int ndev = 0;
-    if (!(rc = sp_start(o->cfg, policy, app, &r, &devs, &ndev)))
+    if (!(rc = sp_start(o->cfg, o->profile_dir, policy, app, &r, &devs, &ndev)))
         started = 1;
     if (!rc && ndev == 0)
         rc = hf_fail(HF_ENODEV, "StarPU started no worker");

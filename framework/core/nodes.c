@@ -11,17 +11,34 @@
  * hierarchy of issue 16, with no scheduler knowing about nodes.
  *
  * Every other rank serves (hf_run_serve): it sets the same run up over its
- * own devices, with the same scheduler, and waits for spans. A span names
- * chunks [first, first + count) of round r's load (rank 0's serial-th draw:
- * the standalone passes draw round 0 again); the rank draws that load
- * itself (next_load and the partitioner, on the same config, give the same
- * chunks: an app's next_load must depend on the round alone, which is why
- * apps with shared data, whose loads follow the merged state, are refused
- * for now), arms the span's chunks as a round of its own (numbered by the
- * node: its scheduler profiles and adapts over the spans it gets) and runs it
- * on the real engine. It then reports the completion and sends the span's
- * results (struct hf_app.results), which land in place on rank 0 before rank
- * 0 counts the span done: rank 0's verify then checks the whole load.
+ * own devices, with the same scheduler, and waits for records. Whenever rank
+ * 0 draws a load (the standalone passes draw round 0 again) it tells every
+ * node, which draws the same load itself (next_load and the partitioner, on
+ * the same config and the same shared state, give the same chunks; every
+ * node draws every load, in order, so that an app's own state across rounds,
+ * BFS's level, say, moves alike everywhere). A span names chunks [first,
+ * first + count) of the load drawn last (checked: the serial and the units
+ * must match rank 0's); the rank arms them as a round of its own (numbered
+ * by the node: its scheduler profiles and adapts over the spans it gets) and
+ * runs it on the real engine. It then reports the completion and sends the
+ * span's results (struct hf_app.results), which land in place on rank 0
+ * before rank 0 counts the span done: rank 0's verify then checks the whole
+ * load.
+ *
+ * Shared data (apps/graph): the node's own round merges its devices' changes
+ * as usual (shared.c); after the results the node sends what its host
+ * recorded since its last send (MIN/MAX/OR: indices and values; OWNED: the
+ * span's unit range) and forgets it, and rank 0's node device hands that to
+ * rank 0's merge like a GPU (mpi/node.c). Rank 0's push comes back as an
+ * update record between spans: the node writes it into its host copy, pushes
+ * it to its own GPUs and takes rank 0's union as its own (shared.c,
+ * hf__shared_apply). Rank 0 pushes every union to a node, even an empty one
+ * or one the node made alone, so the node's union is rank 0's whatever
+ * spans it ran (none, or several: the recorder keeps adding until the next
+ * draw, which made "the node made every change" a weaker guarantee than the
+ * push), and next_load builds the same frontier on every rank. Apps decide
+ * from the config and hf_devices.ranks, not their own device list, what
+ * shapes a load (the graph apps' grain, BFS's fused levels, CC's skipping).
  *
  * Only real-engine runs go across nodes; a sim run in the same plan runs on
  * rank 0 alone (the sim engine models nodes itself). A node that fails ends
@@ -34,6 +51,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "shared.h"
 #ifdef HF_HAVE_MPI
 #include "mpi/node.h"
 #endif
@@ -98,15 +116,10 @@ int hf__nodes_add(struct hf__engine *e)
     if (!t || hf_mpi_rank(t) != 0 || hf_mpi_size(t) < 2 || e->opts->engine != HF_ENGINE_REAL)
         return 0;
     const char *app = e->app->name;
-    if (!e->app->results)
+    if (!e->app->results && !e->app->shared)
         return hf_fail(HF_EINVAL,
-                       "app %s does not say where a bundle's results are (struct hf_app.results), "
-                       "so it cannot run across nodes: run it without mpirun",
-                       app);
-    if (e->app->shared)
-        return hf_fail(HF_EINVAL,
-                       "app %s keeps shared data across rounds, and merging it across nodes is "
-                       "not built yet: run it without mpirun",
+                       "app %s does not say where a bundle's results are (struct hf_app.results "
+                       "or shared data), so it cannot run across nodes: run it without mpirun",
                        app);
     if (!hf_mpi_threads_ok(t))
         return hf_fail(HF_EIO, "MPI did not grant MPI_THREAD_MULTIPLE, which the node devices "
@@ -145,6 +158,27 @@ int hf__nodes_describe(struct hf__engine *e, struct hf_run *run)
             snprintf(run->inner[k].name, sizeof run->inner[k].name, "node%d:%s", r, N->names[k]);
             run->inner[k].node = N->first_dev + r - 1;
         }
+    return 0;
+}
+
+int hf__nodes_ranks(const struct hf__engine *e)
+{
+    hf_mpi_t t = e->opts->nodes;
+    return t && e->opts->engine == HF_ENGINE_REAL ? hf_mpi_size(t) : 1;
+}
+
+int hf__nodes_drawn(struct hf__engine *e)
+{
+    struct hf__nodes *N = e->nodes;
+    if (!N)
+        return 0;
+    const struct hf_mpi_span draw = {.kind = HF_MPI_DRAW, .round = e->load.round,
+                                     .serial = e->load.serial};
+    for (int r = 1; r <= N->n; r++) {
+        int rc = hf_mpi_hand(N->t, r, &draw);
+        if (rc)
+            return rc == HF_EDEVICE ? hf_fail(HF_EIO, "%s", hf_last_error()) : rc;
+    }
     return 0;
 }
 
@@ -231,13 +265,22 @@ static int run_span(struct hf__engine *e, struct drawn *d, const struct hf_mpi_s
                     double *busy_s)
 {
     int rc = 0;
-    if (d->serial != s->serial && (rc = draw(e, d, s->round, s->serial)))
-        return rc;
+    if (d->serial != s->serial)
+        return hf_fail(HF_EINVAL, "rank 0 handed a span of its draw %llu, this node drew %llu "
+                                  "last: the ranks disagree on the loads",
+                       (unsigned long long)s->serial, (unsigned long long)d->serial);
     if (s->count == 0 || s->first > d->n || s->count > d->n - s->first)
         return hf_fail(HF_EINVAL, "rank 0 handed chunks [%llu, %llu) of round %d, whose load has "
                                   "%zu chunks here: the ranks disagree on the load",
                        (unsigned long long)s->first, (unsigned long long)(s->first + s->count),
                        (int)s->round, d->n);
+    if (d->chunks[s->first].begin != s->begin || d->chunks[s->first + s->count - 1].end != s->end)
+        return hf_fail(HF_EINVAL, "rank 0's chunks [%llu, %llu) of round %d cover units [%llu, "
+                                  "%llu), here [%zu, %zu): the ranks cut the load differently "
+                                  "(an app must not size chunks by its own devices across nodes)",
+                       (unsigned long long)s->first, (unsigned long long)(s->first + s->count),
+                       (int)s->round, (unsigned long long)s->begin, (unsigned long long)s->end,
+                       d->chunks[s->first].begin, d->chunks[s->first + s->count - 1].end);
     if ((rc = hf__engine_hold_chunks(e, s->count)))
         return rc;
     memcpy(e->chunks, d->chunks + s->first, s->count * sizeof *e->chunks);
@@ -258,6 +301,74 @@ static int run_span(struct hf__engine *e, struct drawn *d, const struct hf_mpi_s
     return rc && e->error ? hf_fail(e->error, "%s", e->errmsg) : rc;
 }
 
+/* Sends what the span changed in the shared data (see DESIGN), array by
+ * array, as node.c receives it: for an OWNED array the span's unit range, for
+ * a MIN/MAX/OR one the count, indices and values of the changes recorded
+ * since the last send, which are then forgotten. */
+static int send_changes(struct hf__engine *e, const struct hf_mpi_span *sp)
+{
+    int ns = 0, rc = 0;
+    const struct hf_shared *arr = hf__shared_list(e->shared, &ns);
+    for (int s = 0; s < ns && rc == 0; s++) {
+        const struct hf_shared *a = &arr[s];
+        size_t es = hf_elem_size(a->elem);
+        if (a->kind == HF_SHARED_OWNED) {
+            if (sp->end > a->count || sp->begin > sp->end)
+                return hf_fail(HF_EAPP, "OWNED shared array %s: units [%llu, %llu) beyond its "
+                                        "%zu elements", a->name, (unsigned long long)sp->begin,
+                               (unsigned long long)sp->end, a->count);
+            rc = hf_mpi_send_results(e->opts->nodes, (const char *)a->host + sp->begin * es,
+                                     (sp->end - sp->begin) * es);
+            continue;
+        }
+        if (a->kind == HF_SHARED_READONLY)
+            continue;
+        const uint32_t *idx = NULL;
+        const void *val = NULL;
+        long n = hf__shared_take_changes(e->shared, s, &idx, &val);
+        if (n < 0)
+            return (int)n;
+        uint64_t k = (uint64_t)n;
+        rc = hf_mpi_send_results(e->opts->nodes, &k, sizeof k);
+        if (rc == 0 && k)
+            rc = hf_mpi_send_results(e->opts->nodes, idx, k * sizeof *idx);
+        if (rc == 0 && k)
+            rc = hf_mpi_send_results(e->opts->nodes, val, k * es);
+        hf__shared_forget_changes(e->shared, s);
+    }
+    return rc;
+}
+
+/* Applies rank 0's update record u: its bytes, then the update (shared.c). */
+static int apply_update(struct hf__engine *e, const struct hf_mpi_span *u)
+{
+    int ns = 0;
+    const struct hf_shared *arr = hf__shared_list(e->shared, &ns);
+    if (u->array < 0 || u->array >= ns || arr[u->array].kind == HF_SHARED_READONLY)
+        return hf_fail(HF_EINVAL, "rank 0 sent an update of shared array %d, which app %s does "
+                                  "not keep here", (int)u->array, e->app->name);
+    const struct hf_shared *a = &arr[u->array];
+    size_t es = hf_elem_size(a->elem), n = u->count;
+    if (n > a->count)
+        return hf_fail(HF_EINVAL, "rank 0 sent %zu elements of shared array %s, which has %zu",
+                       n, a->name, a->count);
+    uint32_t *idx = u->indexed && n ? malloc(n * sizeof *idx) : NULL;
+    void *val = n ? malloc(n * es) : NULL;
+    int rc = 0;
+    if ((u->indexed && n && !idx) || (n && !val))
+        rc = hf_fail(HF_ENOMEM, "out of memory for an update of %zu elements", n);
+    if (rc == 0 && idx)
+        rc = hf_mpi_recv_bytes(e->opts->nodes, 0, idx, n * sizeof *idx);
+    if (rc == 0 && n)
+        rc = hf_mpi_recv_bytes(e->opts->nodes, 0, val, n * es);
+    if (rc == 0)
+        rc = hf__shared_apply(e, u->array, u->indexed ? idx : NULL, val, n,
+                              u->indexed ? 0 : (size_t)u->first);
+    free(idx);
+    free(val);
+    return rc;
+}
+
 /* Sends the results of the span just run: the regions the app names for the
  * whole span, as rank 0 names them for the same bundle (node.c). */
 static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
@@ -272,7 +383,7 @@ static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
     b.first = s->first;
     b.count = s->count;
     struct hf_region reg[HF_NODE_REGIONS];
-    int n = e->app->results(e->app_ctx, &b, reg, HF_NODE_REGIONS);
+    int n = e->app->results ? e->app->results(e->app_ctx, &b, reg, HF_NODE_REGIONS) : 0;
     if (n < 0)
         return n;
     for (int i = 0; i < n && rc == 0; i++)
@@ -282,7 +393,9 @@ static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
     for (int d = 0; d < e->ndev; d++)
         in[d] = (struct hf_mpi_inner){(double)e->stats[d].chunks, (double)e->stats[d].bundles,
                                       e->stats[d].work, e->stats[d].busy_s};
-    return rc ? rc : hf_mpi_send_results(e->opts->nodes, in, (size_t)e->ndev * sizeof *in);
+    if (rc == 0)
+        rc = hf_mpi_send_results(e->opts->nodes, in, (size_t)e->ndev * sizeof *in);
+    return rc ? rc : send_changes(e, s);
 }
 
 /* [faults] node_fails = RANK:hang|exit: what this rank does at its first span
@@ -314,10 +427,11 @@ int hf_run_serve(const struct hf_run_options *o)
     struct drawn d = {.serial = UINT64_MAX};
     hf_clear_error();
     int rc = hf__run_setup(&e, o);
-    if (rc == 0 && (!e.app->results || e.shared))
-        rc = hf_fail(HF_EINVAL, "app %s cannot run across nodes (no results, or shared data)",
+    if (rc == 0 && !e.app->results && !e.shared)
+        rc = hf_fail(HF_EINVAL, "app %s cannot run across nodes (no results, no shared data)",
                      e.app->name);
-    int fault = 0;
+    int fault = 0, pending = 0; /* pending: a draw or update that failed */
+    char pending_why[512] = "";
     if (rc == 0)
         rc = read_node_fault(o->cfg, hf_mpi_rank(o->nodes), &fault);
     if (rc == 0)
@@ -328,13 +442,28 @@ int hf_run_serve(const struct hf_run_options *o)
         struct hf_mpi_span s;
         if ((rc = hf_mpi_wait_span(o->nodes, &s)) || s.stop)
             break;
+        if (s.kind == HF_MPI_DRAW || s.kind == HF_MPI_UPDATE) {
+            /* A failure here is reported as the next span's status (rank 0
+             * waits for a completion, not for this); an update whose bytes
+             * did not arrive leaves the transport broken, which ends it. */
+            hf_clear_error();
+            int st = s.kind == HF_MPI_DRAW ? draw(&e, &d, s.round, s.serial)
+                                           : apply_update(&e, &s);
+            if (st && !pending) {
+                pending = st;
+                snprintf(pending_why, sizeof pending_why, "%s", hf_last_error());
+            }
+            sub--; /* not a round of the node's */
+            continue;
+        }
         if (fault == 2)
             _exit(3); /* a node that dies mid-run: mpirun sees it */
         while (fault == 1)
             pause(); /* a node that hangs: rank 0's deadline sees it */
         struct hf_mpi_done done = {.first = s.first, .count = s.count, .round = s.round};
         hf_clear_error();
-        done.status = run_span(&e, &d, &s, sub, &done.busy_s);
+        done.status = pending ? hf_fail(pending, "%s", pending_why)
+                              : run_span(&e, &d, &s, sub, &done.busy_s);
         char why[512];
         snprintf(why, sizeof why, "%s", hf_last_error());
         if ((rc = hf_mpi_report(o->nodes, &done)) == 0 && done.status == 0)
@@ -367,6 +496,18 @@ void hf__nodes_stop(struct hf__engine *e)
 int hf__nodes_describe(struct hf__engine *e, struct hf_run *run)
 {
     (void)e, (void)run;
+    return 0;
+}
+
+int hf__nodes_ranks(const struct hf__engine *e)
+{
+    (void)e;
+    return 1;
+}
+
+int hf__nodes_drawn(struct hf__engine *e)
+{
+    (void)e;
     return 0;
 }
 

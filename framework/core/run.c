@@ -114,6 +114,7 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
      * has its data, because a GPU's open() may already register it. */
     struct hf_devices view = *hf_devlist_view(e->devs);
     view.executes = e->executes;
+    view.ranks = hf__nodes_ranks(e);
     if (e->executes && e->app->setup && (rc = e->app->setup(e->app_ctx, &view)))
         return *hf_last_error() ? rc : hf_fail(rc, "app %s: setup failed", e->app->name);
     /* Shared data is declared after setup (the app has its arrays now) and

@@ -33,6 +33,13 @@
  * the bundle ends (bundles of a round cover disjoint ranges), and step 3
  * sends each GPU the ranges the other devices computed. READONLY arrays never
  * move after the GPU was opened.
+ *
+ * Across nodes (core/nodes.c, mpi/node.c) a node device takes part like a
+ * GPU: its pull is what the node sent after each span, its push goes to the
+ * node. One difference: a node keeps a union of its own for its next_load,
+ * so it is pushed every union of a MIN/MAX/OR array, even an empty one or
+ * one it made alone (keeps_union), and takes it as its own
+ * (hf__shared_apply, the node's side).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +242,14 @@ struct merge_step {
     int *skip_push;     /* per device: computed everything this round (OWNED) */
 };
 
+/* A node of a run across nodes keeps a union of its own: its next_load reads
+ * it. So it receives every union of a MIN/MAX/OR array, even an empty one or
+ * one it made alone, and its union is then rank 0's (nodes.c). */
+static int keeps_union(const struct hf_device *dev)
+{
+    return dev->info.kind == HF_DEV_NODE;
+}
+
 /* Step 1: device d's recorded changes of array s (the driver brought them
  * to host memory at the end of each bundle). */
 static int pull_step(struct hf__engine *e, int d, void *arg)
@@ -296,7 +311,7 @@ static int push_step(struct hf__engine *e, int d, void *arg)
     if (a->kind == HF_SHARED_OWNED)
         return m->skip_push[d] ? 0 : push_owned_ranges(e, d, m);
     struct hf__recorder *r = &m->S->rec[m->s];
-    if (m->skip_push[d] || !r->count)
+    if ((m->skip_push[d] || !r->count) && !keeps_union(dev))
         return 0;
     return dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count, 0);
 }
@@ -353,14 +368,16 @@ static int gather_union(struct hf__shared_set *S, int s)
 }
 
 /* Which devices take part in a push: those whose driver keeps copies, when
- * there is something to send. A round on the CPU alone costs no thread
- * hand-off. */
-static const int *want_devices(struct hf__engine *e, int something)
+ * there is something to send (for a node, every union of a recorded array).
+ * A round on the CPU alone costs no thread hand-off. */
+static const int *want_devices(struct hf__engine *e, int something, int recorded)
 {
     struct hf__shared_set *S = e->shared;
     for (int d = 0; d < e->ndev; d++) {
         const struct hf_device *dev = hf_devlist_get(e->devs, d);
-        S->want[d] = something && dev->ops && dev->ops->shared_push && !S->skip_push[d];
+        int node = recorded && keeps_union(dev);
+        S->want[d] = (something || node) && dev->ops && dev->ops->shared_push &&
+                     (!S->skip_push[d] || node);
     }
     return S->want;
 }
@@ -410,7 +427,7 @@ int hf__shared_merge(struct hf__engine *e)
             sole_changer(e, host_changes);
         }
         int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0, pushes = 0;
-        const int *want = want_devices(e, something);
+        const int *want = want_devices(e, something, recorded_kind(a->kind));
         for (int d = 0; d < e->ndev; d++)
             pushes |= want[d];
         /* The union's values are gathered only for a device that will
@@ -482,10 +499,86 @@ int hf__shared_sync_all(struct hf__engine *e)
             S->skip_push[d] = 0;
         struct merge_step m = {.S = S, .pulled = S->pulled, .s = s, .skip_push = S->skip_push};
         int rc = e->opts->engine == HF_ENGINE_REAL
-                     ? hf__real_each_device(e, push_all_step, &m, want_devices(e, 1))
+                     ? hf__real_each_device(e, push_all_step, &m, want_devices(e, 1, 0))
                      : 0;
         if (rc)
             return rc;
     }
     return 0;
+}
+
+/* ---- a node of a run across nodes (nodes.c) --------------------------------- */
+
+long hf__shared_take_changes(struct hf__shared_set *S, int s, const uint32_t **idx,
+                             const void **vals)
+{
+    HF_ASSERT_MSG(S && s >= 0 && s < S->n && S->rec[s].bits,
+                  "hf__shared_take_changes: not a MIN/MAX/OR shared array");
+    hf__recorder_seal(&S->rec[s]);
+    int rc = gather_union(S, s);
+    if (rc)
+        return rc;
+    *idx = S->rec[s].list;
+    *vals = S->push_val;
+    return (long)S->rec[s].count;
+}
+
+void hf__shared_forget_changes(struct hf__shared_set *S, int s)
+{
+    hf__recorder_clear(&S->rec[s]);
+}
+
+/* What one update asks of each device of this node (apply_step). */
+struct apply {
+    int s;
+    const uint32_t *idx;
+    const void *vals;
+    size_t n, first;
+};
+
+/* On device d's thread: the update into its copy of the array. */
+static int apply_step(struct hf__engine *e, int d, void *arg)
+{
+    const struct apply *u = arg;
+    struct hf_device *dev = hf_devlist_get(e->devs, d);
+    return dev->ops->shared_push(dev, u->s, u->idx, u->vals, u->n, u->first);
+}
+
+int hf__shared_apply(struct hf__engine *e, int s, const uint32_t *idx, const void *vals, size_t n,
+                     size_t first)
+{
+    struct hf__shared_set *S = e->shared;
+    HF_ASSERT_MSG(S && s >= 0 && s < S->n, "hf__shared_apply: no such shared array");
+    const struct hf_shared *a = &S->arr[s];
+    size_t es = hf_elem_size(a->elem);
+    if (a->kind == HF_SHARED_READONLY)
+        return hf_fail(HF_EINVAL, "rank 0 sent an update of read-only shared array %s", a->name);
+    if (!idx && (first > a->count || n > a->count - first))
+        return hf_fail(HF_EINVAL, "rank 0 sent elements [%zu, %zu) of shared array %s, which has "
+                                  "%zu", first, first + n, a->name, a->count);
+    for (size_t k = 0; idx && k < n; k++)
+        if (idx[k] >= a->count)
+            return hf_fail(HF_EINVAL, "rank 0 sent element %u of shared array %s, which has %zu",
+                           (unsigned)idx[k], a->name, a->count);
+    /* Rank 0's values are the merged ones: they replace the host's. */
+    if (idx)
+        for (size_t k = 0; k < n; k++)
+            memcpy((char *)a->host + (size_t)idx[k] * es, (const char *)vals + k * es, es);
+    else if (n)
+        memcpy((char *)a->host + first * es, vals, n * es);
+    /* The union is rank 0's: the indices it sent, or nothing after a whole-
+     * array push (round 0, as hf__shared_sync_all forgets the host's). */
+    if (S->rec[s].bits) {
+        hf__recorder_clear(&S->rec[s]);
+        for (size_t k = 0; idx && k < n; k++)
+            hf__recorder_add(&S->rec[s], idx[k]);
+        hf__recorder_seal(&S->rec[s]);
+    }
+    struct apply u = {.s = s, .idx = idx, .vals = vals, .n = n, .first = first};
+    for (int d = 0; d < e->ndev; d++) {
+        const struct hf_device *dev = hf_devlist_get(e->devs, d);
+        S->want[d] = n > 0 && dev->ops && dev->ops->shared_push;
+    }
+    return e->opts->engine == HF_ENGINE_REAL ? hf__real_each_device(e, apply_step, &u, S->want)
+                                             : 0;
 }

@@ -28,4 +28,20 @@ void hf__shared_round_start(struct hf__shared_set *S);
 /* The round-end merge (see shared.c); 0 or an HF_E* code. */
 int hf__shared_merge(struct hf__engine *e);
 
+/* A node of a run across nodes (nodes.c). The changes of MIN/MAX/OR array s
+ * recorded since they were last forgotten, sealed, with their host values
+ * gathered (valid until the next call); returns how many or an HF_E* code. */
+long hf__shared_take_changes(struct hf__shared_set *S, int s, const uint32_t **idx,
+                             const void **vals);
+/* Forgets them (they went to rank 0). */
+void hf__shared_forget_changes(struct hf__shared_set *S, int s);
+/* Applies rank 0's update of array s to the host copy and, on their threads,
+ * to every device that keeps its own copy: element idx[k] becomes vals[k]
+ * (k < n), or with idx == NULL elements [first, first + n) become vals. For a
+ * MIN/MAX/OR array the host's union becomes idx[0, n) (nothing after a range,
+ * which only round 0's whole-array push sends), so that next_load sees the
+ * union rank 0's sees. Between the node's spans only. */
+int hf__shared_apply(struct hf__engine *e, int s, const uint32_t *idx, const void *vals, size_t n,
+                     size_t first);
+
 #endif

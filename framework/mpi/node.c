@@ -13,6 +13,15 @@
  * `node1:cpu`, `node1:cuda0` rows). The completion comes before the results so that a rank that
  * failed does not leave rank 0 waiting for results that will never come.
  *
+ * Shared data (hetfarm.h, "Shared data"): toward rank 0's merge
+ * (core/shared.c) a node behaves like a GPU driver. After each span the rank
+ * sends, per MIN/MAX/OR array, the elements its devices changed (indices and
+ * values, after its own merge), which this driver keeps until the merge pulls
+ * them (shared_pull), and per OWNED array the values of the span's units
+ * [begin, end), written straight into rank 0's host copy as a GPU copies its
+ * range back. shared_push sends the merged update to the rank as an update
+ * record and its bytes; the rank applies it between spans (nodes.c).
+ *
  * Any failure of a node ends the run (HF_EIO, the message naming the rank):
  * a node that hung or died cannot take part in MPI_Finalize, so the run
  * stops and the CLI ends the job, rather than retiring the node and going on
@@ -21,6 +30,8 @@
 #include "mpi/node.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_s(void)
@@ -32,8 +43,66 @@ static double now_s(void)
 
 static int node_open(struct hf_device *dev)
 {
-    (void)dev;
+    if (dev->nshared > HF_NODE_SHARED)
+        return hf_fail(HF_EINVAL, "%s: an app with %d shared arrays cannot run across nodes "
+                                  "(at most %d)", dev->info.name, dev->nshared, HF_NODE_SHARED);
     return 0;
+}
+
+static int recorded(enum hf_shared_kind k)
+{
+    return k == HF_SHARED_MIN || k == HF_SHARED_MAX || k == HF_SHARED_OR;
+}
+
+/* Receives the span's shared-data changes (see DESIGN), in the order of the
+ * app's arrays, as nodes.c sends them. */
+static int recv_changes(struct hf_device *dev, const struct hf_bundle *b)
+{
+    struct hf_mpi_node *n = dev->drv;
+    int rc = 0;
+    for (int s = 0; s < dev->nshared && rc == 0; s++) {
+        const struct hf_shared *a = &dev->shared[s];
+        size_t es = hf_elem_size(a->elem);
+        if (a->kind == HF_SHARED_OWNED) {
+            if (b->end > a->count || b->begin > b->end)
+                return hf_fail(HF_EAPP, "OWNED shared array %s: units [%zu, %zu) beyond its %zu "
+                                        "elements", a->name, b->begin, b->end, a->count);
+            rc = hf_mpi_recv_bytes(n->t, n->rank, (char *)a->host + b->begin * es,
+                                   (b->end - b->begin) * es);
+            continue;
+        }
+        if (!recorded(a->kind))
+            continue;
+        struct hf_mpi_changes *c = &n->ch[s];
+        uint64_t k = 0;
+        if ((rc = hf_mpi_recv_bytes(n->t, n->rank, &k, sizeof k)))
+            break;
+        if (k > a->count)
+            return hf_fail(HF_EIO, "%s (rank %d) sent %llu changes of shared array %s, which has "
+                                   "%zu elements", dev->info.name, n->rank,
+                           (unsigned long long)k, a->name, a->count);
+        if (c->pulled)
+            c->n = 0, c->pulled = 0;
+        if (c->n + k > c->cap) {
+            size_t cap = c->cap ? c->cap : 1024;
+            while (cap < c->n + k)
+                cap *= 2;
+            uint32_t *idx = realloc(c->idx, cap * sizeof *idx);
+            if (idx)
+                c->idx = idx;
+            unsigned char *val = realloc(c->val, cap * es);
+            if (val)
+                c->val = val;
+            if (!idx || !val)
+                return hf_fail(HF_ENOMEM, "%s: out of memory for %zu shared-data changes",
+                               dev->info.name, c->n + (size_t)k);
+            c->cap = cap;
+        }
+        if (k && (rc = hf_mpi_recv_bytes(n->t, n->rank, c->idx + c->n, k * sizeof *c->idx)) == 0)
+            rc = hf_mpi_recv_bytes(n->t, n->rank, c->val + c->n * es, k * es);
+        c->n += rc == 0 ? k : 0;
+    }
+    return rc;
 }
 
 /* The run ends on any failure of a node (see DESIGN): HF_EDEVICE, which
@@ -47,7 +116,8 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
                     const struct hf_bundle *b, struct hf_bundle_times *t)
 {
     struct hf_mpi_node *n = dev->drv;
-    struct hf_mpi_span span = {.first = b->first, .count = b->count, .round = b->load->round,
+    struct hf_mpi_span span = {.kind = HF_MPI_RUN, .first = b->first, .count = b->count,
+                               .begin = b->begin, .end = b->end, .round = b->load->round,
                                .serial = b->load->serial};
     struct hf_mpi_done done;
     double t0 = now_s();
@@ -64,7 +134,7 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
                        hf_strerror(done.status));
     double t1 = now_s();
     struct hf_region reg[HF_NODE_REGIONS];
-    int nreg = app->results(app_ctx, b, reg, HF_NODE_REGIONS);
+    int nreg = app->results ? app->results(app_ctx, b, reg, HF_NODE_REGIONS) : 0;
     if (nreg < 0)
         return nreg;
     for (int i = 0; i < nreg && rc == 0; i++)
@@ -73,6 +143,8 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
     struct hf_mpi_inner in[HF_NODE_DEVICES];
     if (rc == 0)
         rc = hf_mpi_recv_results(n->t, n->rank, in, (size_t)n->ninner * sizeof *in);
+    if (rc == 0)
+        rc = recv_changes(dev, b);
     if (rc)
         return node_failed(rc);
     for (int k = 0; k < n->ninner; k++) {
@@ -88,9 +160,45 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
     return 0;
 }
 
+/* The changes the node sent since the last pull; they are forgotten when the
+ * next span's arrive (the merge reads them first). */
+static long node_shared_pull(struct hf_device *dev, int s, const uint32_t **idx,
+                             const void **vals)
+{
+    struct hf_mpi_node *n = dev->drv;
+    struct hf_mpi_changes *c = &n->ch[s];
+    *idx = c->idx;
+    *vals = c->val;
+    long k = c->pulled ? 0 : (long)c->n;
+    c->pulled = 1;
+    return k;
+}
+
+/* Rank 0's update of array s, to the rank: an update record, then the
+ * indices (an empty list is an empty union, not a range) and the values. */
+static int node_shared_push(struct hf_device *dev, int s, const uint32_t *idx, const void *vals,
+                            size_t count, size_t first)
+{
+    struct hf_mpi_node *n = dev->drv;
+    const struct hf_shared *a = &dev->shared[s];
+    struct hf_mpi_span u = {.kind = HF_MPI_UPDATE, .array = s, .count = count, .first = first,
+                            .indexed = idx != NULL || count == 0};
+    int rc = hf_mpi_hand(n->t, n->rank, &u);
+    if (rc == 0 && idx && count)
+        rc = hf_mpi_send_bytes(n->t, n->rank, idx, count * sizeof *idx);
+    if (rc == 0 && count)
+        rc = hf_mpi_send_bytes(n->t, n->rank, vals, count * hf_elem_size(a->elem));
+    return rc ? node_failed(rc) : 0;
+}
+
 static void node_close(struct hf_device *dev)
 {
-    (void)dev;
+    struct hf_mpi_node *n = dev->drv;
+    for (int s = 0; n && s < HF_NODE_SHARED; s++) {
+        free(n->ch[s].idx);
+        free(n->ch[s].val);
+        memset(&n->ch[s], 0, sizeof n->ch[s]);
+    }
 }
 
 const struct hf_driver_ops hf_driver_node = {
@@ -98,4 +206,6 @@ const struct hf_driver_ops hf_driver_node = {
     .open = node_open,
     .run = node_run,
     .close = node_close,
+    .shared_pull = node_shared_pull,
+    .shared_push = node_shared_push,
 };

@@ -4,8 +4,11 @@
  * ...; kind HF_DEV_NODE) driven by hf_driver_node: running a bundle on it
  * means handing the bundle's chunk span to that rank, waiting for its
  * completion and receiving the bundle's results (struct hf_app.results) into
- * rank 0's own memory. The rank runs the span with its own scheduler over its
- * own devices (core/nodes.c, hf_run_serve). Built only with MPI.
+ * rank 0's own memory, with the span's shared-data changes, which the node
+ * device hands to rank 0's merge like a GPU (shared_pull), and takes the
+ * merged updates to the rank (shared_push). The rank runs the span with its
+ * own scheduler over its own devices (core/nodes.c, hf_run_serve). Built only
+ * with MPI.
  */
 #ifndef HF_MPI_NODE_H
 #define HF_MPI_NODE_H
@@ -25,14 +28,29 @@ struct hf_mpi_inner {
 /* The most devices one node may have. */
 #define HF_NODE_DEVICES 64
 
-/* Driver state of one node device: the transport, the rank it stands for, and
+/* The most shared arrays of an app that runs across nodes (core/shared.h's
+ * HF__SHARED_MAX). */
+#define HF_NODE_SHARED 16
+
+/* The changes of one MIN/MAX/OR shared array the node sent this round, for
+ * the merge to pull (`pulled`: the merge took them; the next span starts over). */
+struct hf_mpi_changes {
+    uint32_t *idx;
+    unsigned char *val;
+    size_t n, cap;
+    int pulled;
+};
+
+/* Driver state of one node device: the transport, the rank it stands for,
  * what its devices did this round (`ninner` of them, summed by the driver on
- * the node device's thread, read and reset by the engine between rounds). */
+ * the node device's thread, read and reset by the engine between rounds) and
+ * the shared-data changes it sent, per array. */
 struct hf_mpi_node {
     hf_mpi_t t;
     int rank;
     int ninner;
     struct hf_mpi_inner *acc;
+    struct hf_mpi_changes ch[HF_NODE_SHARED];
 };
 
 extern const struct hf_driver_ops hf_driver_node;

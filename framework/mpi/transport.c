@@ -286,8 +286,8 @@ int hf_mpi_hand(hf_mpi_t t, int rank, const struct hf_mpi_span *span)
         rc = send_record(t, span, (int)sizeof *span, rank, TAG_SPAN, "handing a span");
     if (rc != 0)
         return rc;
-    if (span->stop)
-        return 0; /* a stop record has no completion to wait for */
+    if (span->stop || span->kind != HF_MPI_RUN)
+        return 0; /* a stop, draw or update record has no completion to wait for */
     if (t->outstanding[rank]++ == 0)
         t->waiting_since[rank] = now_s();
     t->last[rank] = *span;
@@ -399,11 +399,11 @@ int hf_mpi_collect_from(hf_mpi_t t, int rank, struct hf_mpi_done *done)
     return rc;
 }
 
-/* Bytes from a worker to rank 0 (TAG_RESULT), in pieces of at most 1 GiB
- * (MPI counts are ints); `peer` is rank 0 for a sender, the worker for rank 0. */
-static int move_result(struct hf_mpi *t, int send, int peer, void *buf, size_t bytes)
+/* Bytes between rank 0 and a worker (TAG_RESULT, either direction: the
+ * source tells them apart), in pieces of at most 1 GiB (MPI counts are ints). */
+static int move_bytes(struct hf_mpi *t, int send, int peer, void *buf, size_t bytes)
 {
-    const char *what = send ? "sending results" : "receiving results";
+    const char *what = send ? "sending bytes" : "receiving bytes";
     int rc = check_broken(t), late = 0;
     for (size_t off = 0; rc == 0 && off < bytes;) {
         size_t piece = bytes - off < ((size_t)1 << 30) ? bytes - off : (size_t)1 << 30;
@@ -427,14 +427,33 @@ static int move_result(struct hf_mpi *t, int send, int peer, void *buf, size_t b
 int hf_mpi_send_results(hf_mpi_t t, const void *buf, size_t bytes)
 {
     HF_ASSERT_MSG(t->rank != 0, "hf_mpi_send_results: only worker ranks send results");
-    return move_result(t, 1, 0, (void *)buf, bytes);
+    return move_bytes(t, 1, 0, (void *)buf, bytes);
 }
 
 int hf_mpi_recv_results(hf_mpi_t t, int rank, void *buf, size_t bytes)
 {
     HF_ASSERT_MSG(t->rank == 0 && rank > 0 && rank < t->size,
                   "hf_mpi_recv_results: rank 0 receives, from a worker rank");
-    return move_result(t, 0, rank, buf, bytes);
+    return move_bytes(t, 0, rank, buf, bytes);
+}
+
+/* Exactly one side is rank 0 (checked: workers do not talk to each other). */
+static void check_peer(const struct hf_mpi *t, int peer)
+{
+    HF_ASSERT_MSG(peer >= 0 && peer < t->size && (t->rank == 0) != (peer == 0),
+                  "hf_mpi_send_bytes/recv_bytes: between rank 0 and a worker rank");
+}
+
+int hf_mpi_send_bytes(hf_mpi_t t, int peer, const void *buf, size_t bytes)
+{
+    check_peer(t, peer);
+    return move_bytes(t, 1, peer, (void *)buf, bytes);
+}
+
+int hf_mpi_recv_bytes(hf_mpi_t t, int peer, void *buf, size_t bytes)
+{
+    check_peer(t, peer);
+    return move_bytes(t, 0, peer, buf, bytes);
 }
 
 /* The arrival step before a collective (see DESIGN): workers send `payload`

@@ -31,13 +31,32 @@
 
 typedef struct hf_mpi *hf_mpi_t;
 
-/* A span handed by rank 0 to a worker rank: chunks [first, first + count) of
- * round `round`, of the load rank 0 drew as its `serial`-th (struct
- * hf_load.serial). `stop` set (and count 0) tells the worker there is no more. */
+/* What a record from rank 0 to a worker asks (struct hf_mpi_span.kind). */
+enum hf_mpi_kind {
+    HF_MPI_RUN = 0, /* run chunks [first, first + count), units [begin, end) */
+    HF_MPI_DRAW,    /* draw round `round`'s load, rank 0's `serial`-th draw */
+    HF_MPI_UPDATE,  /* shared array `array` changed: bytes follow (see below) */
+};
+
+/* A record handed by rank 0 to a worker rank, by kind: HF_MPI_RUN: chunks
+ * [first, first + count) (units [begin, end)) of round `round`, of the load
+ * rank 0 drew as its `serial`-th (struct hf_load.serial); HF_MPI_DRAW: the
+ * worker draws that load now (every load rank 0 draws, in order, so that an
+ * app's next_load sees the same sequence on every rank); HF_MPI_UPDATE: rank
+ * 0's values of shared array `array`, `count` elements, which follow as bytes
+ * (hf_mpi_send_bytes): with `indexed` set first `count` uint32_t indices then
+ * the values, else the values of elements [first, first + count). `stop` set
+ * (and count 0) tells the worker there is no more. Only HF_MPI_RUN records
+ * expect a completion. */
 struct hf_mpi_span {
     uint64_t first, count, serial;
+    uint64_t begin, end;
     int32_t round;
     int32_t stop;
+    int32_t kind;
+    int32_t array;
+    int32_t indexed;
+    int32_t pad;
 };
 
 /* A worker's completion of one span: the span, the seconds it was busy and its
@@ -77,7 +96,8 @@ double hf_mpi_timeout(hf_mpi_t t);
 void hf_mpi_set_timeout(hf_mpi_t t, double timeout_s);
 
 /* Rank 0: hands `span` to worker rank `rank` (1 .. size-1). Several spans may
- * be outstanding per rank; each must be collected. */
+ * be outstanding per rank; each must be collected. A stop, draw or update
+ * record is only sent: it has no completion. */
 int hf_mpi_hand(hf_mpi_t t, int rank, const struct hf_mpi_span *span);
 /* Rank 0: waits for the next completion from any rank with an outstanding
  * span; sets *rank and *done. Fails with HF_EDEVICE naming the rank whose
@@ -93,6 +113,12 @@ int hf_mpi_collect_from(hf_mpi_t t, int rank, struct hf_mpi_done *done);
  * under the deadline). */
 int hf_mpi_send_results(hf_mpi_t t, const void *buf, size_t bytes);
 int hf_mpi_recv_results(hf_mpi_t t, int rank, void *buf, size_t bytes);
+/* Bytes between rank 0 and worker `peer` in either direction (a worker names
+ * rank 0, rank 0 names the worker): received in the order sent, pieces of any
+ * size, each call under the deadline. The results calls above are these,
+ * from a worker to rank 0; rank 0 sends a shared-data update's bytes with it. */
+int hf_mpi_send_bytes(hf_mpi_t t, int peer, const void *buf, size_t bytes);
+int hf_mpi_recv_bytes(hf_mpi_t t, int peer, void *buf, size_t bytes);
 /* 1 when MPI granted MPI_THREAD_MULTIPLE (several threads may call the
  * point-to-point calls above at once, each for its own rank), else 0. */
 int hf_mpi_threads_ok(hf_mpi_t t);
