@@ -39,8 +39,13 @@
  * is known only when no span handed out earlier was still running on the
  * link; a device's model takes the spans of unknown wait only until it has
  * one of known wait, and that first one restarts it (the waits in the older
- * ones are not the device's and would hold back the plan for rounds). A link whose
- * bandwidth is not declared is given the fastest bytes rate any of its
+ * ones are not the device's and would hold back the plan for rounds); until
+ * then it is planned as the slowest device of its link that has one (its
+ * model and spread), or it would be left out on its waits and never measured
+ * again. A device of a link steals only while no other span of that link is
+ * running (a steal would wait for the link, and a device the plan left out
+ * for its wait would take back the link time the plan kept from it). A link
+ * whose bandwidth is not declared is given the fastest bytes rate any of its
  * devices' per-byte terms shows (1 / inv_bw: its waits only slow a device
  * down, so that is the link at least); while no device shows one (bytes
  * proportional to work, where a per-byte term is not told apart from the cost
