@@ -101,8 +101,8 @@ static double link_a(const struct hass *h, int g, double rho)
 
 /* The work the devices can take by time T (see DESIGN); x (may be NULL) gets
  * each device's share. */
-static double capacity(const struct hass *h, const double *lat, const double *inv,
-                       const int *use, double rho, double T, double *x)
+static double capacity(const struct hass *h, const double *lat, const double *inv, const int *use,
+                       double rho, double T, double *x)
 {
     int n = h->ndev;
     double S[h->nlinks > 0 ? h->nlinks : 1], sum = 0.0;
