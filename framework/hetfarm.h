@@ -216,6 +216,14 @@ struct hf_device_info {
     int nthreads;             /* CPU team size (cpu devices) */
     int cuda_ordinal;         /* CUDA device number (cuda devices), else -1 */
     int host_core;            /* core the device's host thread is pinned to, -1 if none */
+    /* A shared link: devices with the same link > 0 move their bundles' bytes
+     * (hf_chunk.bytes) through one link, one transfer at a time (the nodes of a
+     * run behind rank 0's network link; GPUs behind one PCIe switch). 0: the
+     * device's transfers are its own. Schedulers may plan with it (HASS's split
+     * keeps the link's bytes within the round: schedulers/hass_link.c). */
+    int link;
+    double link_bandwidth;    /* bytes of hf_chunk.bytes per second the link carries;
+                                 0 = unknown (a scheduler learns it) */
 };
 
 struct hf_devices {

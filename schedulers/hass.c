@@ -40,6 +40,16 @@
  * estimate, and when those estimates move the models' per-byte terms wait for
  * bundles in the new unit). A GPU gets
  * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
+ * Devices that declare one shared link (hf_device_info.link: the nodes behind
+ * rank 0's link, GPUs behind one PCIe switch) are split with the link in the
+ * model (hass_link.c): the link serves them one transfer at a time in index
+ * order, so each waits for the bytes of those before it, and their bytes over
+ * the link's bandwidth (declared, else learned from their per-byte terms) fit
+ * in the round; shares fall along the link and a device whose wait alone
+ * fills the round gets nothing. What such a device measured feeds its model
+ * less its wait for the link where that wait is known (spans handed out
+ * together at one moment with nothing older on the link), and a device of a
+ * busy link does not steal (it would wait for the link).
  *
  * Steal (during a round). A GPU whose buffer is empty steals from the tail of
  * the CPU buffer with the most work left per its rate a span sized by the
@@ -97,6 +107,13 @@ static void hass_destroy(void *state)
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
+    free(h->link_of);
+    free(h->link_bw);
+    free(h->wait_s);
+    free(h->link_batch);
+    free(h->give_epoch);
+    free(h->wait_known);
+    free(h->link_clean);
     free(h->warm);
     free(h->fed);
     free(h->sizes);
@@ -147,6 +164,13 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
+    h->link_of = calloc(n, sizeof *h->link_of);
+    h->link_bw = calloc(n, sizeof *h->link_bw);
+    h->wait_s = calloc(n, sizeof *h->wait_s);
+    h->link_batch = calloc(n, sizeof *h->link_batch);
+    h->give_epoch = calloc(n, sizeof *h->give_epoch);
+    h->wait_known = calloc(n, sizeof *h->wait_known);
+    h->link_clean = calloc(n, sizeof *h->link_clean);
     h->warm = calloc(n, sizeof *h->warm);
     h->fed = calloc(n, sizeof *h->fed);
     h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
@@ -158,13 +182,16 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
-        !h->warm || !h->fed || !h->sizes ||
+        !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
+        !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean ||
         !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
     for (int d = 0; d < h->ndev; d++)
         hf_cost_init(&h->model[d]);
+    hf__hass_links_init(h);
+    hf__hass_links_refresh(h);
     *state = h;
     return 0;
 }
@@ -181,6 +208,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             hf_cost_new_unit(&h->model[d]);
     h->split = 0;
     h->pool_next = 0;
+    hf__hass_link_tick(h);
     memset(h->buf, 0, (size_t)h->ndev * sizeof *h->buf);
     memset(h->committed, 0, (size_t)h->ndev * sizeof *h->committed);
     memset(h->inflight, 0, (size_t)h->ndev * sizeof *h->inflight);
@@ -362,8 +390,12 @@ static int cpu_should_leave(const struct hass *h, int c)
 static int give(struct hass *h, int d, int got, const struct hf_span *out)
 {
     if (got) {
-        for (size_t i = out->first; i < out->first + out->count; i++)
+        double bytes = 0.0;
+        for (size_t i = out->first; i < out->first + out->count; i++) {
             h->committed[d] += h->r->chunks[i].work;
+            bytes += h->r->chunks[i].bytes;
+        }
+        hf__hass_link_give(h, d, bytes);
         h->inflight[d] = 1;
     }
     return got;
@@ -402,7 +434,7 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         return 1;
     if (hf__take_orphan(h->buf, h->dev, r->alive, h->ndev, d, out))
         return 1;
-    return h->steal ? steal(h, d, out) : 0;
+    return h->steal && hf__hass_link_may_steal(h, d) ? steal(h, d, out) : 0;
 }
 
 /* Whether every alive device has a profiled rate. */
@@ -450,6 +482,7 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
 {
     struct hass *h = state;
     h->inflight[d] = 0;
+    hf__hass_link_tick(h);
     if (seconds <= 0.0)
         return;
     double work = 0.0, bytes = 0.0;
@@ -457,11 +490,15 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         work += h->r->chunks[i].work;
         bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0; /* a CPU copies nothing */
     }
-    learn_warm_cost(h, d, span->count, work, bytes, seconds);
+    /* Behind a shared link, the wait for the link is not the device's own. */
+    double own = hf__hass_link_own(h, d, bytes, seconds);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
-    if (!h->dev[d].is_gpu || h->fed[d]++ > 0)
-        hf_cost_add(&h->model[d], work, bytes, seconds);
+    int fit = (!h->dev[d].is_gpu || h->fed[d]++ > 0) && hf__hass_link_fit(h, d);
+    if (fit) {
+        learn_warm_cost(h, d, span->count, work, bytes, own);
+        hf_cost_add(&h->model[d], work, bytes, own);
+    }
     if (h->split)
         return;
     double rate = work / seconds;
@@ -514,8 +551,8 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;
-        old_ms = fmax(old_ms, hf__hass_finish(h, d, h->plan_n[d], w));
-        new_ms = fmax(new_ms, hf__hass_finish(h, d, counts[d], w));
+        old_ms = fmax(old_ms, hf__hass_finish_at(h, d, h->plan_n, w));
+        new_ms = fmax(new_ms, hf__hass_finish_at(h, d, counts, w));
         if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
             noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)

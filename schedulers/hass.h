@@ -35,6 +35,17 @@ struct hass {
     size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
     long *left_out;     /* rounds in a row the device got nothing */
 
+    /* Shared links (hass_link.c). */
+    int nlinks;
+    int *link_of;       /* per device: its link's index, -1 = none */
+    double *link_bw;    /* per link: bytes/s, declared or learned; 0 = no constraint */
+    double *wait_s;     /* per device: its in-flight span's estimated wait for the link */
+    double *link_batch; /* per link: bytes handed out since time last moved */
+    long link_epoch;    /* moves of time (hf__hass_link_tick) */
+    long *give_epoch;   /* per device: the epoch its in-flight span was handed out in */
+    int *wait_known;    /* per device: its in-flight span's wait is known */
+    int *link_clean;    /* per device: its model had a span of known wait */
+
     /* The current round. */
     const struct hf_round *r;
     double mean_bytes;  /* its mean chunk's bytes (a GPU's copies; split_model) */
@@ -60,5 +71,20 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
 void hf__hass_split_rest(struct hass *h, size_t base);
 int hf__hass_warm_models(struct hass *h);
+double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
+
+/* hass_link.c: shared links in the split. */
+int hf__hass_links_init(struct hass *h);
+void hf__hass_links_refresh(struct hass *h);
+double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
+                           const int *use, double work, double rho, double *x);
+double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts);
+void hf__hass_link_tick(struct hass *h);
+void hf__hass_link_give(struct hass *h, int d, double bytes);
+int hf__hass_link_fit(struct hass *h, int d);
+int hf__hass_link_may_steal(const struct hass *h, int d);
+void hf__hass_link_guess(struct hass *h);
+double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w);
+double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds);
 
 #endif

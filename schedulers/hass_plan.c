@@ -52,6 +52,7 @@ void hf__hass_refresh_rates(struct hass *h)
             h->inv_bw[d] = h->dev[d].is_gpu ? h->model[d].inv_bw : 0.0;
         }
     }
+    hf__hass_links_refresh(h);
 }
 
 /* When device d finishes c chunks of work w each, by its model, plus twice its
@@ -67,6 +68,21 @@ double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
     return t + 2.0 * h->model[d].spread * one;
 }
 
+/* hf__hass_finish for device d's count in `counts`, after its wait for its
+ * shared link, if any (hass_link.c). */
+double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w)
+{
+    return counts[d] ? hf__hass_finish(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts)
+                     : 0.0;
+}
+
+/* The latest finish a chunk more for device d makes: its own, and behind a
+ * shared link those of the devices served after it (hass_link.c). */
+static double finish_plus(const struct hass *h, int d, size_t *counts, double w)
+{
+    return hf__hass_link_finish_plus(h, d, counts, w);
+}
+
 /* Whole chunk counts for n chunks of work w over the devices in use[]: floors
  * of the continuous split, then each leftover chunk to whoever finishes it
  * first. Returns the planned makespan. */
@@ -78,7 +94,8 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
         return INFINITY; /* no plan: the caller keeps the shared pool */
     for (int d = 0; d < nd; d++)
         split_model(h, d, w, &lat[d], &inv[d]);
-    double T = hf_cost_split(lat, inv, use, nd, (double)n * w, x);
+    double rho = w > 0.0 ? h->mean_bytes / w : 0.0; /* bytes per unit of work */
+    double T = hf__hass_link_split(h, lat, inv, use, (double)n * w, rho, x);
     size_t given = 0;
     for (int d = 0; d < nd; d++) {
         counts[d] = isfinite(T) && w > 0.0 ? (size_t)fmin(floor(x[d] / w), (double)n) : 0;
@@ -90,15 +107,15 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
             if (d == nd) {
                 counts[worst]--;
                 given--;
-            } else if (counts[d] && (worst < 0 || hf__hass_finish(h, d, counts[d], w) >
-                                                      hf__hass_finish(h, worst, counts[worst], w)))
+            } else if (counts[d] && (worst < 0 || hf__hass_finish_at(h, d, counts, w) >
+                                                      hf__hass_finish_at(h, worst, counts, w)))
                 worst = d;
         }
     while (given < n) {
         int best = -1;
         for (int d = 0; d < nd; d++)
-            if (use[d] && (best < 0 || hf__hass_finish(h, d, counts[d] + 1, w) <
-                                           hf__hass_finish(h, best, counts[best] + 1, w)))
+            if (use[d] && (best < 0 || finish_plus(h, d, counts, w) <
+                                           finish_plus(h, best, counts, w)))
                 best = d;
         if (best < 0)
             return INFINITY;
@@ -107,7 +124,7 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
     }
     double ms = 0.0;
     for (int d = 0; d < nd; d++)
-        ms = fmax(ms, hf__hass_finish(h, d, counts[d], w));
+        ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
     return ms;
 }
 
@@ -135,6 +152,7 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
                     h->model[d].inv_bw = h->model[k].inv_bw;
                     h->model[d].fitted = 1; /* a guess, replaced by its first bundle */
                 }
+    hf__hass_link_guess(h);
     for (int d = 0; d < nd; d++)
         use[d] = h->r->alive[d] && h->model[d].fitted;
     size_t trial[nd];
@@ -170,10 +188,10 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
 {
     double w = hf__mean_chunk_work(h->r), ms = 0.0;
     for (int d = 0; d < h->ndev; d++)
-        ms = fmax(ms, hf__hass_finish(h, d, counts[d], w));
+        ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
     for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
         if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
-            !h->model[d].fitted || hf__hass_finish(h, d, 1, w) > ms)
+            !h->model[d].fitted || finish_plus(h, d, counts, w) > ms)
             continue;
         int most = 0;
         for (int k = 1; k < h->ndev; k++)
@@ -195,7 +213,7 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
 {
     double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
     for (int d = 0; d < h->ndev; d++) {
-        ms = fmax(ms, hf__hass_finish(h, d, counts[d], w));
+        ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
         if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
             lat = fmin(lat, h->model[d].lat);

@@ -23,11 +23,13 @@
 # node's transfer goes through rank 0's one link.
 #
 #   bench/whatif/nodes.sh   -> bench/results/whatif_nodes.json
+#   NETS=ib NODES="1 8 64" OUT=... bench/whatif/nodes.sh   (a subset)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/hetfarm}
 OUT=${OUT:-bench/results/whatif_nodes.json}
 NODES=${NODES:-1 2 4 8 16 32 64}
+NETS=${NETS:-ib eth}   # a subset: NETS=ib NODES="1 8 64"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 [ -x "$BIN" ] || make >/dev/null
@@ -93,7 +95,7 @@ run() { # name app load-lines nodes net share cpu gpu gpu-lat [shared]
     "$BIN" compare "$WORK/$1.ini" -o "$WORK/$1.json" >/dev/null
 }
 
-for net in ib eth; do
+for net in $NETS; do
     for n in $NODES; do
         for p in gather:0.5:yes scatter:1:yes resident:0:yes gather-own-links:0.5:no; do
             IFS=: read -r place share shared <<<"$p"
@@ -163,10 +165,12 @@ for key, c in res["cases"].items():
         else:
             c["hass_weak_efficiency"] = {n: round(t[1] / t[n], 3) for n in t}
         # Where scaling stops: strong, the first doubling of the nodes that
-        # gains less than 10%; weak, the first node count whose time per load
+        # gains less than 10% (in a subset of NODES, the first step up from
+        # the count before it); weak, the first node count whose time per load
         # is more than 1.25x one node's (weak efficiency < 0.8).
+        prev = lambda n: max(m for m in t if m < n)
         c["hass_scaling_stops_at"] = next(
-            (n for n in sorted(t) if n > 1 and (t[n] > 0.9 * t[n // 2] if c["scaling"] == "strong"
+            (n for n in sorted(t) if n > 1 and (t[n] > 0.9 * t[prev(n)] if c["scaling"] == "strong"
                                                 else t[n] > 1.25 * t[1])), None)
     c["hass_mean_efficiency_from_round_2"] = {
         n: c["nodes"][str(n)]["hass"]["mean_efficiency_from_round_2"] for n in t}

@@ -240,10 +240,84 @@ int hf__engine_execute_round(struct hf__engine *e)
  * Devices that did not run add no constraint (a split may leave them out), and
  * devices without a model are left out of the bound, which only raises it
  * towards the same split. So efficiency = bound / makespan <= 1 by construction,
- * jitter or not; the test suite checks it on every scheduler. */
+ * jitter or not; the test suite checks it on every scheduler.
+ *
+ * Shared links (info non-NULL): where devices declare one link with its
+ * bandwidth B (hf_device_info.link, link_bandwidth, in the chunks' bytes per
+ * second), the bound is also at least link_bound's T: the smallest T at which
+ * the devices can take the work with those of each link taking at most
+ * B * T / rho_min of it in all, rho_min the round's least bytes per unit of
+ * work over its chunks, and bytes otherwise ignored. Why that too is a lower
+ * bound: in the real split every device has lat_d + W_d inv_d <= B_d <=
+ * makespan (the scaled models, their per-byte term dropped, which only lowers
+ * them), and a link moves its devices' bytes one transfer at a time, each
+ * inside its bundle, so inside the round: sum over the link of Y_d <= B *
+ * makespan, and Y_d >= rho_min W_d since every chunk moves at least rho_min
+ * bytes per unit of its work; so sum over the link of W_d <= B * makespan /
+ * rho_min. The real split thus meets every constraint at T = makespan, and
+ * the smallest T that does is <= makespan (bisection returns the lower end,
+ * where the work does not fit yet). The max of two lower bounds is one. A
+ * bandwidth a scheduler learned is no guarantee, so only a declared one
+ * counts (the sim's node devices declare theirs; sim_node.c). */
+
+/* link_bound's capacity: the work the devices can take by T. */
+static double link_capacity(const double *lat, const double *inv, const int *use,
+                            const struct hf_device_info *info, int n, double rho, double T)
+{
+    double sum = 0.0;
+    for (int d = 0; d < n; d++) {
+        if (!use[d] || !(inv[d] > 0.0) || !isfinite(inv[d]))
+            continue;
+        int lead = d; /* a link's first device stands for it */
+        if (info[d].link > 0 && info[d].link_bandwidth > 0.0)
+            for (int k = 0; k < d && lead == d; k++)
+                if (info[k].link == info[d].link && info[k].link_bandwidth > 0.0)
+                    lead = k;
+        if (lead != d)
+            continue; /* counted with its link's first device */
+        if (!(info[d].link > 0 && info[d].link_bandwidth > 0.0)) {
+            sum += fmax(0.0, T - lat[d]) / inv[d];
+            continue;
+        }
+        double g = 0.0;
+        for (int k = d; k < n; k++)
+            if (use[k] && inv[k] > 0.0 && isfinite(inv[k]) && info[k].link == info[d].link &&
+                info[k].link_bandwidth > 0.0)
+                g += fmax(0.0, T - lat[k]) / inv[k];
+        sum += fmin(g, info[d].link_bandwidth * T / rho);
+    }
+    return sum;
+}
+
+/* The bound with the declared shared links (see above); 0 when none. */
+static double link_bound(const double *lat, const double *inv, const int *use,
+                         const struct hf_device_info *info, int n, double total, double rho)
+{
+    int any = 0;
+    for (int d = 0; d < n; d++)
+        any |= use[d] && info[d].link > 0 && info[d].link_bandwidth > 0.0;
+    if (!any || !(rho > 0.0) || !(total > 0.0))
+        return 0.0;
+    double lo = 0.0, hi = 1e-9;
+    for (int i = 0; i < 200 && link_capacity(lat, inv, use, info, n, rho, hi) < total; i++) {
+        lo = hi;
+        hi *= 2.0;
+    }
+    if (link_capacity(lat, inv, use, info, n, rho, hi) < total)
+        return 0.0; /* no device can take the work: no bound from the link */
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (link_capacity(lat, inv, use, info, n, rho, mid) < total)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,
                        const int *cpu, const int *alive, int n, double total, double bytes,
-                       size_t nchunks)
+                       size_t nchunks, const struct hf_device_info *info, double rho_min)
 {
     if (n <= 0)
         return 0.0;
@@ -285,7 +359,10 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
         }
     }
     double t = hf_cost_split_bound(lat, inv, ibw, use, n, total, bytes);
-    return isfinite(t) ? t : 0.0;
+    t = isfinite(t) ? t : 0.0;
+    if (info)
+        t = fmax(t, link_bound(lat, inv, use, info, n, total, rho_min));
+    return t;
 }
 
 /* The engine's round: its devices' models and statistics. */
@@ -294,11 +371,17 @@ static double round_bound(struct hf__engine *e)
     int cpu[e->ndev];
     for (int d = 0; d < e->ndev; d++)
         cpu[d] = !hf_devlist_get(e->devs, d)->info.is_gpu;
-    double bytes = 0.0;
-    for (size_t i = 0; i < e->round.nchunks; i++)
-        bytes += e->round.chunks[i].bytes;
+    /* The round's bytes, and its least bytes per unit of work (shared links). */
+    double bytes = 0.0, rho_min = INFINITY;
+    for (size_t i = 0; i < e->round.nchunks; i++) {
+        const struct hf_chunk *c = &e->round.chunks[i];
+        bytes += c->bytes;
+        if (c->work > 0.0)
+            rho_min = fmin(rho_min, c->bytes > 0.0 ? c->bytes / c->work : 0.0);
+    }
     return hf__round_bound(e->cost, e->stats, cpu, e->alive, e->ndev, e->round.total_work, bytes,
-                           e->round.nchunks);
+                           e->round.nchunks, hf_devlist_view(e->devs)->dev,
+                           isfinite(rho_min) ? rho_min : 0.0);
 }
 
 int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, double *busy,

@@ -147,10 +147,13 @@ void hf_run_free(struct hf_run *run);
  * reach under the devices' cost models (refitted here), each scaled down to
  * what its device achieved in st[d]; a device with cpu[d] set runs one chunk
  * per bundle and pays its latency per chunk; alive NULL means every device may
- * take part. Shared by the engines (engine.c, engine_starpu.c). */
+ * take part. With info (the devices' descriptions, or NULL), devices that
+ * declare a shared link and its bandwidth take at most bandwidth * T / rho_min
+ * of the work between them (rho_min: the round's least bytes per unit of
+ * work). Shared by the engines (engine.c, engine_starpu.c). */
 double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,
                        const int *cpu, const int *alive, int n, double total, double bytes,
-                       size_t nchunks);
+                       size_t nchunks, const struct hf_device_info *info, double rho_min);
 
 #ifdef __cplusplus
 }

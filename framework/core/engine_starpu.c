@@ -380,7 +380,8 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         int cpu[nd];
         for (int d = 0; d < nd; d++)
             cpu[d] = 1;
-        rs->bound_s = hf__round_bound(cost, rs->dev, cpu, NULL, nd, total, 0.0, r->nchunks);
+        rs->bound_s = hf__round_bound(cost, rs->dev, cpu, NULL, nd, total, 0.0, r->nchunks, NULL,
+                                      0.0);
         rs->efficiency = rs->makespan_s > 0 ? rs->bound_s / rs->makespan_s : 0;
         run->total_work = total;
         run->nrounds++;

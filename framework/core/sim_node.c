@@ -32,7 +32,10 @@
  * its input and output bytes apart. With `shared = yes` (the default) every
  * node's transfer goes through rank 0's one link, first come first served in
  * the order bundles are handed out: rank 0 sends and receives all of it, so
- * its link, not the fabric, is the bottleneck of a star of nodes.
+ * its link, not the fabric, is the bottleneck of a star of nodes. The node
+ * devices then declare that link to the schedulers (hf_device_info.link, with
+ * its bandwidth in the bundles' own bytes: bandwidth / bytes_share), as the
+ * MPI engine's node devices declare theirs; HASS's split uses it.
  *
  * What is not modelled. Transfers do not overlap the node's compute (a bundle
  * moves its bytes, then computes: rank 0 hands a node one span at a time and

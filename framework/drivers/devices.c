@@ -225,6 +225,12 @@ static int add_sim_nodes(struct hf_devlist *l, hf_config_t cfg, int inner)
         struct hf_device *d = add_device(l, HF_DEV_NODE, 1);
         snprintf(d->info.name, sizeof d->info.name, "node%ld", k);
         d->node = &l->node;
+        /* Rank 0's one link carries bytes_share of every node bundle's bytes:
+         * declared to the schedulers in the bundles' own bytes. */
+        if (l->node.net.shared && l->node.net.bytes_share > 0.0) {
+            d->info.link = 1;
+            d->info.link_bandwidth = l->node.net.bandwidth / l->node.net.bytes_share;
+        }
         d->model.slow_factor = 1.0;
         d->model.stall_round = d->model.stall_bundle = -1;
     }
@@ -470,6 +476,8 @@ int hf_devlist_add_node(hf_devlist_t l, const char *name, const struct hf_driver
     d->info.index = l->count;
     d->info.kind = HF_DEV_NODE;
     d->info.is_gpu = 1; /* whole bundles, may steal: a node is a device of its own rate */
+    d->info.link = 1;   /* every node's messages go through this rank's one link; its
+                           bandwidth is left to the schedulers to learn */
     d->info.cuda_ordinal = -1;
     d->info.host_core = -1;
     snprintf(d->info.name, sizeof d->info.name, "%s", name);
