@@ -12,8 +12,10 @@ runs it:
 - conformance under 3 ranks: noop with every scheduler, every round verified
   on rank 0 after the nodes' per-unit counters landed there, so a unit run
   twice or never (on any rank) fails the run; per round the devices' chunk
-  counts add up to the load, the nodes got work, and each node's chunks are
-  what its own devices (node1:cpu, node2:cpu) report;
+  counts add up to the load, the nodes got work (under static always; the
+  adaptive schedulers may leave a node whose hand-off costs more than it
+  saves out, so for them: in some run), and each node's chunks are what its
+  own devices (node1:cpu, node2:cpu) report;
 - matmul n = 256 with every row checked against the reference on rank 0;
 - the same noop load without mpirun: the same loads, round by round;
 - a rank that hangs (`[faults] node_fails = 2:hang`) ends the job within the
@@ -25,8 +27,8 @@ runs it:
   every scheduler, each run verified on rank 0 (`verify = yes`) and its
   `[load] out` file equal to the same run's without mpirun (byte for byte,
   PageRank within 1e-9), the same loads round by round (BFS, PageRank), and
-  the nodes given work (in every PageRank run; some node runs several spans
-  of one round);
+  the nodes given work (in PageRank under static, and in some run of every
+  case; some node runs several spans of one round);
 - an app that cannot run across nodes (strsearch: neither results nor shared
   data) is refused clearly.
 
@@ -84,11 +86,12 @@ def load_runs(path):
 
 
 def check_conformance(tmp):
-    p, out = hetfarm(tmp, "noop", ini("noop", "chunks = 600\nspin_ns = 2000"))
+    p, out = hetfarm(tmp, "noop", ini("noop", "chunks = 600\nspin_ns = 20000"))
     if p.returncode != 0:
         fail("noop across 3 ranks: exit %d\n%s" % (p.returncode, p.stderr[-3000:]))
         return None
     runs = load_runs(out)
+    any_node_work = False
     if len(runs) != 5:
         fail("noop across 3 ranks: %d runs, expected 5" % len(runs))
     for run in runs:
@@ -115,13 +118,20 @@ def check_conformance(tmp):
                 if ran != node["chunks"]:
                     fail("%s round %d: %s ran %d chunks, its devices %d"
                          % (run["scheduler"], r["round"], node["name"], node["chunks"], ran))
-        if node_work <= 0:
+        # static's equal ratios always give the nodes work; the adaptive
+        # schedulers may rightly leave a node out when its hand-off costs more
+        # than it saves (3 ranks on a busy 2-core machine), so for them the
+        # check is that some run used the nodes.
+        if node_work <= 0 and run["scheduler"] == "static":
             fail("%s: the nodes got no work in any round" % run["scheduler"])
+        any_node_work = any_node_work or node_work > 0
+    if not any_node_work:
+        fail("noop: the nodes got no work in any run")
     return runs
 
 
 def check_one_process(tmp, runs):
-    p, out = hetfarm(tmp, "noop1", ini("noop", "chunks = 600\nspin_ns = 2000"), ranks=0)
+    p, out = hetfarm(tmp, "noop1", ini("noop", "chunks = 600\nspin_ns = 20000"), ranks=0)
     if p.returncode != 0:
         fail("noop alone: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
         return
@@ -143,7 +153,7 @@ def check_matmul(tmp):
 
 def check_failures(tmp):
     for how, want in (("2:hang", "rank 2 reported nothing within 2 s"), ("1:exit", "")):
-        text = ini("noop", "chunks = 600\nspin_ns = 2000", extra_run="node_timeout = 2",
+        text = ini("noop", "chunks = 600\nspin_ns = 20000", extra_run="node_timeout = 2",
                    faults="[faults]\nnode_fails = %s\n" % how)
         p, out = hetfarm(tmp, "fault" + how[0], text, cmd="run", timeout=120)
         if p.returncode == 0:
@@ -231,7 +241,7 @@ def check_graph_apps(tmp):
             total += node_chunks
             several = max([several] + [d["bundles"] for r in b["rounds"]
                                        for d in r["devices"][1:]])
-            if node_chunks == 0 and app == "pagerank":
+            if node_chunks == 0 and app == "pagerank" and b["scheduler"] == "static":
                 fail("%s %s: the nodes ran nothing" % (what, b["scheduler"]))
             if app in ("bfs", "pagerank"):
                 la = [r["load_units"] for r in a["rounds"]]
