@@ -122,6 +122,8 @@ def main():
                     row = out["apps"].setdefault(app, {}).setdefault(
                         r["scheduler"], {"engine": r["engine"], "makespan_s": []})
                     row["makespan_s"].append([x["makespan_s"] for x in r["rounds"]])
+                    row.setdefault("efficiency", []).append(
+                        [x.get("efficiency") for x in r["rounds"]])
                     last = r["rounds"][-1]
                     row["devices"] = [d.get("name") for d in r["devices"]] \
                         if "devices" in r else None
@@ -129,12 +131,15 @@ def main():
                                           "busy_s": d.get("busy_s"), "chunks": d.get("chunks")}
                                          for d in last["devices"]]
             print(f"repetition {rep + 1}/{a.reps} done", file=sys.stderr)
-    print(f"{'app':<10} {'scheduler':<13} {'median makespan r>=2 (ms)':>26}")
+    print(f"{'app':<10} {'scheduler':<20} {'median ms r>=2':>19} {'mean eff':>10}")
     for app, rows in out["apps"].items():
         for s, row in rows.items():
             tail = [m for rep in row["makespan_s"] for m in rep[2:]]
             row["median_makespan_from_round2_s"] = statistics.median(tail)
-            print(f"{app:<10} {s:<13} {row['median_makespan_from_round2_s'] * 1e3:>26.2f}")
+            effs = [e for rep in row["efficiency"] for e in rep[2:] if e is not None]
+            row["mean_efficiency_from_round2"] = statistics.mean(effs) if effs else None
+            print(f"{app:<10} {s:<20} {row['median_makespan_from_round2_s'] * 1e3:>19.2f}"
+                  f" {row['mean_efficiency_from_round2'] or 0:>10.3f}")
     machine.write_json_atomic(a.out, out)
     print(f"wrote {a.out}")
 
