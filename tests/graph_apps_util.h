@@ -34,9 +34,10 @@ static size_t gt_grain;
 
 /* Runs `app` on the graph named by the [load] lines `load` (plus `extra`
  * [load] lines) on `devices` under `sched`, verify on, writing `out` when not
- * NULL. Returns hf_run's code; the message of a failure is in gt_err. */
-static int gt_run(const char *app, const char *load, const char *extra, const char *out,
-                  const char *devices, const char *sched)
+ * NULL. Returns hf_run's code; the message of a failure is in gt_err. With
+ * `keep` the run is handed over (free it with hf_run_free), else freed. */
+static int gt_run_keep(const char *app, const char *load, const char *extra, const char *out,
+                       const char *devices, const char *sched, struct hf_run **keep)
 {
     char text[4 * GT_TEXT];
     snprintf(text, sizeof text, "[run]\napp = %s\n[load]\n%s\n%s\n%s%s\n[devices]\n%s\n", app, load,
@@ -61,9 +62,18 @@ static int gt_run(const char *app, const char *load, const char *extra, const ch
     hf_clear_error();
     int rc = hf_run(&o, &run);
     snprintf(gt_err, sizeof gt_err, "%s", rc ? hf_last_error() : "");
-    hf_run_free(run);
+    if (keep)
+        *keep = run;
+    else
+        hf_run_free(run);
     hf_config_destroy(cfg);
     return rc;
+}
+
+static int gt_run(const char *app, const char *load, const char *extra, const char *out,
+                  const char *devices, const char *sched)
+{
+    return gt_run_keep(app, load, extra, out, devices, sched, NULL);
 }
 
 /* Like gt_run, but the run must succeed (its message is printed if not). */

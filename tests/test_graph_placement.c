@@ -58,26 +58,10 @@ struct traffic {
 static int run_app(const char *app, const char *load, const char *extra, const char *out,
                    struct traffic *t)
 {
-    char text[4 * GT_TEXT];
-    snprintf(text, sizeof text,
-             "[run]\napp = %s\n[load]\ntraffic = yes\n%s\n%s\nout = %s\n[devices]\n%s\n", app,
-             load, extra, out, TWO_TEAMS);
-    hf_config_t cfg;
-    assert_int_equal(hf_config_parse(&cfg, "placement-test.ini", text), 0);
-    struct hf_run_options o = {
-        .app = hf_app_find(app),
-        .sched = hf_sched_find("hass"),
-        .cfg = cfg,
-        .engine = HF_ENGINE_REAL,
-        .rounds = 100000,
-        .grain = gt_grain,
-        .seed = 1,
-        .verify = 1,
-    };
+    char lines[GT_TEXT];
+    snprintf(lines, sizeof lines, "traffic = yes\n%s", load);
     struct hf_run *run = NULL;
-    hf_clear_error();
-    int rc = hf_run(&o, &run);
-    snprintf(gt_err, sizeof gt_err, "%s", rc ? hf_last_error() : "");
+    int rc = gt_run_keep(app, lines, extra, out, TWO_TEAMS, "hass", &run);
     memset(t, 0, sizeof *t);
     for (int i = 0; run && i < run->nfigures; i++) {
         if (strcmp(run->figures[i].name, "halo") == 0)
@@ -93,7 +77,6 @@ static int run_app(const char *app, const char *load, const char *extra, const c
                 t->round_halo += rs->figures[i].value;
     }
     hf_run_free(run);
-    hf_config_destroy(cfg);
     return rc;
 }
 
@@ -219,21 +202,21 @@ static void bad_placement_is_refused(void **state)
     const char *grid = "generate = grid\nrows = 10\ncols = 10";
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         assert_int_equal(run_app(apps[a], grid, "placement = metis", out, &t), HF_ECONFIG);
-        assert_non_null(strstr(gt_err, "placement-test.ini:"));
+        assert_non_null(strstr(gt_err, "graph-test.ini:"));
         assert_non_null(strstr(gt_err, "placement = metis"));
         assert_non_null(strstr(gt_err, "range or partition"));
     }
     assert_int_equal(run_app("bfs", grid, "placement = partition\nplacement_parts = 101", out, &t),
                      HF_ECONFIG);
     assert_non_null(strstr(gt_err, "placement_parts = 101"));
-    assert_non_null(strstr(gt_err, "placement-test.ini:"));
+    assert_non_null(strstr(gt_err, "graph-test.ini:"));
     char edges[256], directed[512];
     snprintf(edges, sizeof edges, "%s/directed.el", dir);
     write_file(edges, "0 1\n1 2\n2 0\n2 3\n", 16);
     snprintf(directed, sizeof directed, "graph = %s\ncache_dir =\nsymmetrise = no", edges);
     assert_int_equal(run_app("pagerank", directed, "placement = partition", out, &t), HF_ECONFIG);
     assert_non_null(strstr(gt_err, "undirected"));
-    assert_non_null(strstr(gt_err, "placement-test.ini:"));
+    assert_non_null(strstr(gt_err, "graph-test.ini:"));
 }
 
 static int setup(void **state)
