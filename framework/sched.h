@@ -115,6 +115,15 @@ double hf_cost_time(const struct hf_cost_model *m, double work, double bytes);
  * unit of work its share will move (the mean chunk's, for a plan in counts). */
 double hf_cost_split(const double *lat, const double *inv, const int *use, int n, double work,
                      double *x);
+/* The least time T at which fits(arg, T) holds, for a test that once true
+ * stays true as T grows (the devices can take the work by T): starts at
+ * `from` (0: from 1e-9), doubles until it fits, then bisects to 1e-12
+ * relative. Returns the upper end (it fits there) and sets *below (may be
+ * NULL) to the lower end (it does not, or `from`); INFINITY when nothing up
+ * to 2^2000 times `from` fits. One search for every "smallest T" of a split
+ * whose capacity has no closed form (shared links, bytes; cost_model.c). */
+double hf_cost_least_time(int (*fits)(void *arg, double T), void *arg, double from,
+                          double *below);
 /* A lower bound on the split of `work` and `bytes` under three-term models:
  * the smallest T for which some shares x[d] of the work and y[d] of the bytes
  * (any, not tied to chunks) give every usable device lat + x inv + y inv_bw

@@ -127,6 +127,20 @@ static double capacity(const struct hass *h, const double *lat, const double *in
     return sum;
 }
 
+/* What hf__hass_link_split's search asks at each T. */
+struct link_fit {
+    const struct hass *h;
+    const double *lat, *inv;
+    const int *use;
+    double rho, work;
+};
+
+static int link_fits(void *arg, double T)
+{
+    const struct link_fit *f = arg;
+    return capacity(f->h, f->lat, f->inv, f->use, f->rho, T, NULL) >= f->work;
+}
+
 double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
                            const int *use, double work, double rho, double *x)
 {
@@ -137,17 +151,9 @@ double hf__hass_link_split(const struct hass *h, const double *lat, const double
     if (!any || !isfinite(T) || !(work > 0.0))
         return T;
     /* No link constraint: T. The links only take capacity away, so the
-     * answer lies above it; double to bracket it, then bisect. */
-    double lo = T, hi = T > 0.0 ? T : 1e-9;
-    for (int i = 0; i < 200 && capacity(h, lat, inv, use, rho, hi, NULL) < work; i++)
-        hi *= 2.0;
-    for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (capacity(h, lat, inv, use, rho, mid, NULL) < work)
-            lo = mid;
-        else
-            hi = mid;
-    }
+     * answer lies above it. */
+    struct link_fit f = {h, lat, inv, use, rho, work};
+    double hi = hf_cost_least_time(link_fits, &f, T, NULL);
     double cap = capacity(h, lat, inv, use, rho, hi, x);
     for (int d = 0; cap > 0.0 && d < h->ndev; d++)
         x[d] *= work / cap;

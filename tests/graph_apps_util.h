@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../apps/graph/bfs.h"
 #include "../apps/graph/cc.h"
@@ -22,11 +23,25 @@
 #include "../apps/graph/sssp.h"
 #include "core/engine.h"
 #include "sched.h"
+#include "test_files.h"
 
 #define GT_TEXT 4096
 
 /* The error message of the last failed gt_run. */
 static char gt_err[1024];
+/* METIS's 4elt mesh, a real graph to run on when ../shared has it. */
+#define FOURELT "/work/shared/data/graphs/4elt.graph"
+
+/* The [load] lines of the tests' mesh: 4elt (its .hfg cache in `dir`) when
+ * ../shared has it, else a grid of 4elt's size (15606 vertices). */
+static inline void gt_mesh_keys(char *mesh, size_t len, const char *dir)
+{
+    if (access(FOURELT, R_OK) == 0)
+        snprintf(mesh, len, "graph = %s\ncache_dir = %s", FOURELT, dir);
+    else
+        snprintf(mesh, len, "generate = grid\nrows = 102\ncols = 153\nseed = 11");
+}
+
 /* Units per chunk of every run (0: the app's default). Tests set it small,
  * so that even small graphs are cut into many chunks and every device of a
  * run gets some: the merges must have more than one side. */

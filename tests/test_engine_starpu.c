@@ -27,42 +27,10 @@
 
 #include <cmocka.h>
 
-#include "test_files.h"
 
-#include "core/engine.h"
-#include "core/engine_starpu.h"
+#include "starpu_test_util.h"
 
-static char dir[256], text_path[300], pat_path[300], out_path[300];
 static const char *const policies[] = {"eager", "ws", "dmda", NULL};
-
-/* Runs `sched` on INI text with the real engine (or `engine`); rc, run in *out. */
-static int run_ini(const char *sched, const char *ini, enum hf_engine_kind engine, int rounds,
-                   size_t grain, struct hf_run **out)
-{
-    hf_config_t cfg;
-    assert_int_equal(hf_config_parse(&cfg, "starpu.ini", ini), 0);
-    const char *app = NULL;
-    assert_int_equal(hf_config_str(cfg, "run", "app", "noop", &app), 0);
-    hf_clear_error();
-    const struct hf_sched_ops *ops = hf__starpu_sched(sched);
-    assert_non_null(ops);
-    struct hf_run_options o = {.app = hf_app_find(app),
-                               .sched = ops,
-                               .cfg = cfg,
-                               .engine = engine,
-                               .rounds = rounds,
-                               .seed = 1,
-                               .grain = grain,
-                               .verify = 1};
-    assert_non_null(o.app);
-    hf_clear_error();
-    *out = NULL;
-    int rc = hf_run(&o, out);
-    if (rc)
-        print_message("# starpu:%s on %s: %s: %s\n", sched, app, hf_strerror(rc), hf_last_error());
-    hf_config_destroy(cfg);
-    return rc;
-}
 
 /* Every round ran each of `nchunks` chunks once; the record is complete. */
 static void check_run(const struct hf_run *run, const char *policy, int rounds, size_t nchunks)
@@ -265,13 +233,8 @@ static void test_bad_input(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/test_engine_starpu.XXXXXX");
-    if (!mkdtemp(dir))
+    if (sp_open("test_engine_starpu"))
         return -1;
-    snprintf(text_path, sizeof text_path, "%s/text", dir);
-    snprintf(pat_path, sizeof pat_path, "%s/patterns", dir);
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    setenv("STARPU_HOME", dir, 1);
     /* hwloc's PCI plugin leaks at every StarPU shutdown (ASan); CPUs do not need it. */
     setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_pci", 0);
     return 0;
@@ -280,9 +243,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 int main(void)

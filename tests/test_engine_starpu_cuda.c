@@ -28,44 +28,13 @@
 
 #include <cmocka.h>
 
-#include "test_files.h"
 
-#include "core/engine.h"
-#include "core/engine_starpu.h"
+#include "starpu_test_util.h"
 #ifdef HF_HAVE_CUDA
 #include "device.h"
 #endif
 
-static char dir[256], text_path[300], pat_path[300], out_path[300];
 static const char *const policies[] = {"dmda", "eager", NULL};
-
-/* Runs starpu:`policy` on INI text for `rounds` rounds; rc, run in *out. */
-static int run_ini(const char *policy, const char *ini, int rounds, size_t grain,
-                   struct hf_run **out)
-{
-    hf_config_t cfg;
-    assert_int_equal(hf_config_parse(&cfg, "starpu_cuda.ini", ini), 0);
-    const char *app = NULL;
-    assert_int_equal(hf_config_str(cfg, "run", "app", "noop", &app), 0);
-    struct hf_run_options o = {.app = hf_app_find(app),
-                               .sched = hf__starpu_sched(policy),
-                               .cfg = cfg,
-                               .engine = HF_ENGINE_REAL,
-                               .rounds = rounds,
-                               .seed = 1,
-                               .grain = grain,
-                               .verify = 1};
-    assert_non_null(o.app);
-    assert_non_null(o.sched);
-    hf_clear_error();
-    *out = NULL;
-    int rc = hf_run(&o, out);
-    if (rc)
-        print_message("# starpu:%s on %s: %s: %s\n", policy, app, hf_strerror(rc),
-                      hf_last_error());
-    hf_config_destroy(cfg);
-    return rc;
-}
 
 /* Every round ran each of `nchunks` chunks exactly once (nchunks 0: as many
  * as round 0), on two CPU workers and GPU 0, which ran some of them through
@@ -129,7 +98,7 @@ static void test_matmul(void **state)
                       "[devices]\ncpu = 2\ncuda = 0\n";
     for (int p = 0; policies[p]; p++) {
         struct hf_run *run;
-        assert_int_equal(run_ini(policies[p], ini, 4, 32, &run), 0);
+        assert_int_equal(run_ini(policies[p], ini, HF_ENGINE_REAL, 4, 32, &run), 0);
         check_gpu_run(run, 4, 16);
         hf_run_free(run);
     }
@@ -146,7 +115,7 @@ static void test_strsearch(void **state)
              text_path, pat_path, out_path);
     for (int p = 0; policies[p]; p++) {
         struct hf_run *run;
-        assert_int_equal(run_ini(policies[p], ini, 3, 0, &run), 0);
+        assert_int_equal(run_ini(policies[p], ini, HF_ENGINE_REAL, 3, 0, &run), 0);
         check_gpu_run(run, 3, 0);
         hf_run_free(run);
     }
@@ -159,7 +128,7 @@ static void test_cuda_none(void **state)
     const char *ini = "[run]\napp = matmul\n[load]\nn = 256\ndtype = float32\nverify = 256\n"
                       "[devices]\ncpu = 2\ncuda = none\n";
     struct hf_run *run;
-    assert_int_equal(run_ini("dmda", ini, 2, 32, &run), 0);
+    assert_int_equal(run_ini("dmda", ini, HF_ENGINE_REAL, 2, 32, &run), 0);
     assert_int_equal(run->ndevices, 2);
     for (int d = 0; d < run->ndevices; d++)
         assert_int_equal(run->devs[d].kind, HF_DEV_CPU);
@@ -169,22 +138,13 @@ static void test_cuda_none(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/test_engine_starpu_cuda.XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    snprintf(text_path, sizeof text_path, "%s/text", dir);
-    snprintf(pat_path, sizeof pat_path, "%s/patterns", dir);
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    setenv("STARPU_HOME", dir, 1); /* StarPU's bus and task models start empty */
-    return 0;
+    return sp_open("test_engine_starpu_cuda");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 int main(void)

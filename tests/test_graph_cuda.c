@@ -39,7 +39,6 @@ int main(void)
 #include "graph_apps_util.h"
 #include "hf_cuda.h"
 
-#define FOURELT "/work/shared/data/graphs/4elt.graph"
 
 static char dir[64];
 static int ncores;
@@ -154,9 +153,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 int main(void)

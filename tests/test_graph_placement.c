@@ -35,9 +35,7 @@
 #include <unistd.h>
 
 #include "graph_apps_util.h"
-#include "test_files.h"
 
-#define FOURELT "/work/shared/data/graphs/4elt.graph"
 #define TWO_TEAMS "cpu = 2\ncpu_teams = 2"
 
 static char dir[64];
@@ -226,19 +224,14 @@ static int setup(void **state)
     snprintf(dir, sizeof dir, "/tmp/hf_graph_placement.XXXXXX");
     if (!mkdtemp(dir))
         return -1;
-    if (access(FOURELT, R_OK) == 0)
-        snprintf(mesh, sizeof mesh, "graph = %s\ncache_dir = %s", FOURELT, dir);
-    else /* 4elt's size: 15606 vertices */
-        snprintf(mesh, sizeof mesh, "generate = grid\nrows = 102\ncols = 153\nseed = 11");
+    gt_mesh_keys(mesh, sizeof mesh, dir);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return remove_tree(dir);
 }
 
 int main(void)

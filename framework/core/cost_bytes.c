@@ -261,6 +261,20 @@ static int feasible(const double *lat, const double *inv, const double *ibw, con
     return left <= 1e-12 * work && room >= bytes;
 }
 
+/* What hf_cost_split_bound's search asks at each T. */
+struct split_fit {
+    const double *lat, *inv, *inv_bw;
+    const int *use;
+    int n;
+    double work, bytes;
+};
+
+static int split_fits(void *arg, double T)
+{
+    const struct split_fit *f = arg;
+    return feasible(f->lat, f->inv, f->inv_bw, f->use, f->n, f->work, f->bytes, T);
+}
+
 double hf_cost_split_bound(const double *lat, const double *inv, const double *inv_bw,
                            const int *use, int n, double work, double bytes)
 {
@@ -268,15 +282,6 @@ double hf_cost_split_bound(const double *lat, const double *inv, const double *i
     double T = hf_cost_split(lat, inv, use, n, work, x);
     if (!isfinite(T) || !(bytes > 0.0) || feasible(lat, inv, inv_bw, use, n, work, bytes, T))
         return T;
-    double lo = T, hi = 2.0 * T + 1e-300;
-    for (int i = 0; i < 2000 && !feasible(lat, inv, inv_bw, use, n, work, bytes, hi); i++)
-        hi *= 2.0;
-    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (feasible(lat, inv, inv_bw, use, n, work, bytes, mid))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi;
+    struct split_fit f = {lat, inv, inv_bw, use, n, work, bytes};
+    return hf_cost_least_time(split_fits, &f, T, NULL);
 }

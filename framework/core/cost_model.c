@@ -430,3 +430,27 @@ double hf_cost_split(const double *lat, const double *inv, const int *use, int n
     }
     return T;
 }
+
+double hf_cost_least_time(int (*fits)(void *arg, double T), void *arg, double from,
+                          double *below)
+{
+    double lo = from, hi = from > 0.0 ? from : 1e-9;
+    for (int i = 0; i < 2000 && !fits(arg, hi); i++) {
+        lo = hi;
+        hi *= 2.0;
+    }
+    if (below)
+        *below = lo;
+    if (!fits(arg, hi))
+        return INFINITY;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (fits(arg, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    if (below)
+        *below = lo;
+    return hi;
+}

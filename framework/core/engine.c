@@ -290,6 +290,21 @@ static double link_capacity(const double *lat, const double *inv, const int *use
 }
 
 /* The bound with the declared shared links (see above); 0 when none. */
+/* What link_bound's search asks at each T. */
+struct link_fit {
+    const double *lat, *inv;
+    const int *use;
+    const struct hf_device_info *info;
+    int n;
+    double rho, total;
+};
+
+static int link_fits(void *arg, double T)
+{
+    const struct link_fit *f = arg;
+    return link_capacity(f->lat, f->inv, f->use, f->info, f->n, f->rho, T) >= f->total;
+}
+
 static double link_bound(const double *lat, const double *inv, const int *use,
                          const struct hf_device_info *info, int n, double total, double rho)
 {
@@ -298,21 +313,11 @@ static double link_bound(const double *lat, const double *inv, const int *use,
         any |= use[d] && info[d].link > 0 && info[d].link_bandwidth > 0.0;
     if (!any || !(rho > 0.0) || !(total > 0.0))
         return 0.0;
-    double lo = 0.0, hi = 1e-9;
-    for (int i = 0; i < 200 && link_capacity(lat, inv, use, info, n, rho, hi) < total; i++) {
-        lo = hi;
-        hi *= 2.0;
-    }
-    if (link_capacity(lat, inv, use, info, n, rho, hi) < total)
+    struct link_fit f = {lat, inv, use, info, n, rho, total};
+    double below = 0.0;
+    if (!isfinite(hf_cost_least_time(link_fits, &f, 0.0, &below)))
         return 0.0; /* no device can take the work: no bound from the link */
-    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (link_capacity(lat, inv, use, info, n, rho, mid) < total)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return below; /* the lower end: the work does not fit there yet */
 }
 
 double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,

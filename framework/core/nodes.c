@@ -373,15 +373,12 @@ static int apply_update(struct hf__engine *e, const struct hf_mpi_span *u)
  * whole span, as rank 0 names them for the same bundle (node.c). */
 static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
 {
+    /* The whole span as one bundle, as rank 0's node device built it: the
+     * engine's bundler numbers it by the load's chunks (e->chunks holds the span). */
     struct hf_bundle b;
-    memset(&b, 0, sizeof b);
-    int rc = (e->app->bundle ? e->app->bundle : hf_bundle_merge)(e->app_ctx, e->chunks,
-                                                                   s->count, &b);
+    int rc = hf__engine_bundle(e, 0, &(struct hf_span){.first = 0, .count = s->count}, &b);
     if (rc)
         return rc;
-    b.load = &e->load;
-    b.first = s->first;
-    b.count = s->count;
     struct hf_region reg[HF_NODE_REGIONS];
     int n = e->app->results ? e->app->results(e->app_ctx, &b, reg, HF_NODE_REGIONS) : 0;
     if (n < 0)
