@@ -97,6 +97,11 @@ struct hf_driver_ops {
      * elements [first, first + n) become vals[0, n). */
     int (*shared_push)(struct hf_device *dev, int s, const uint32_t *idx, const void *vals,
                        size_t n, size_t first);
+    /* shared_fetch (optional): copies the device's whole copy of array s over
+     * the host copy. The merge calls it, on the device's thread, for a round
+     * whose every change this device made in one bundle, when they are many:
+     * one copy then costs less than storing them one by one. */
+    int (*shared_fetch)(struct hf_device *dev, int s);
 };
 
 struct hf_device {

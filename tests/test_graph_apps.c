@@ -252,6 +252,7 @@ static void bad_input_is_refused(void **state)
     const char *kron = "generate = kron\nscale = 6";
     const struct bad_row rows[] = {
         {"bfs", kron, "direction = sideways", "direction"},
+        {"bfs", kron, "fuse = always", "fuse"},
         {"pagerank", fmt_load, NULL, "format"},
         {"cc", fmt_load, NULL, "format"},
         {"sssp", kron, "source = 100000", "no such vertex"},

@@ -15,7 +15,8 @@
  * (graph_apps_util.h). So the kernels, the shared-data merge between a CPU
  * and GPUs (MIN arrays with device-side recorders, PageRank's OWNED halves)
  * and the GPU-only rounds (no host-side writer at all) are all exercised.
- * BFS runs forced push and forced pull too; SSSP runs near-far as well; and a
+ * BFS runs forced push and forced pull too, and with its GPU search stopped
+ * at big levels (fuse = small) or off (fuse_edges = 0); SSSP runs near-far as well; and a
  * tiny arena (HF_CUDA_ARENA_MB) makes frontier slices not fit, so the driver
  * splits pieces and runs some again: the kernels must be idempotent.
  */
@@ -115,6 +116,10 @@ static void variants(void **state)
         for (size_t m = 0; m < 2; m++) {
             gt_app_on("bfs", loads[l], "direction = push", mixes[m], "hass", dir);
             gt_app_on("bfs", loads[l], "direction = pull", mixes[m], "hass", dir);
+            /* A GPU's whole search (the default) against stopping at big
+             * levels, and one level a round. */
+            gt_app_on("bfs", loads[l], "fuse = small", mixes[m], "hass", dir);
+            gt_app_on("bfs", loads[l], "fuse_edges = 0", mixes[m], "greedy", dir);
             gt_app_on("sssp", loads[l], l ? "delta = 500" : "delta = 32", mixes[m], "greedy", dir);
         }
 }

@@ -154,6 +154,46 @@ static void long_lists_seal_and_clear_in_parallel(void **state)
     hf__recorder_free(&r);
 }
 
+/* A list taken at once (a GPU's sole bundle, core/shared.c) is what adds and
+ * a seal would give: each element once, in the given order; a seal changes
+ * nothing; clear forgets it and the recorder records again. Short and long
+ * (parallel) lists. */
+static void a_taken_list_is_recorded_once(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1000, 1u << 20};
+    for (int t = 0; t < 2; t++) {
+        size_t N = sizes[t], n = 0;
+        struct hf__recorder r;
+        assert_int_equal(hf__recorder_init(&r, N), 0);
+        uint8_t *want = calloc(N, 1);
+        uint32_t *idx = malloc(N * sizeof *idx);
+        for (size_t i = N; i-- > 0;) /* descending, every 7th: the order must be kept */
+            if (i % 7 == 2)
+                want[i] = 1, idx[n++] = (uint32_t)i;
+        hf__recorder_take(&r, idx, n);
+        expect_set(&r, want, N);
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(r.list[k], idx[k]);
+        assert_int_equal(hf__recorder_seal(&r), n);
+        expect_set(&r, want, N);
+        hf__recorder_clear(&r);
+        assert_int_equal(r.count, 0);
+        for (size_t w = 0; w < (N + 31) / 32; w++)
+            assert_int_equal(r.bits[w], 0);
+        memset(want, 0, N);
+        want[3] = want[N - 1] = 1;
+        hf__recorder_add(&r, 3);
+        hf__recorder_add(&r, N - 1);
+        hf__recorder_add(&r, 3);
+        hf__recorder_seal(&r);
+        expect_set(&r, want, N);
+        free(idx);
+        free(want);
+        hf__recorder_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +201,7 @@ int main(void)
         cmocka_unit_test(a_full_list_does_not_overflow),
         cmocka_unit_test(two_recorders_in_turn),
         cmocka_unit_test(long_lists_seal_and_clear_in_parallel),
+        cmocka_unit_test(a_taken_list_is_recorded_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,18 +24,23 @@
  *
  * Fused levels. A road graph's search has ~10^4 levels of a few thousand
  * vertices, and a round costs ~150-250 us of host work and synchronisation
- * however small it is, far more than its kernel. So when one GPU is given a
- * whole push round (the scheduler did not split it: small rounds go whole to
- * the device it predicts fastest), it goes on by itself: a cooperative kernel
- * expands level after level on the GPU, the next frontier being the vertices
- * the level recorded, until a level has more than [load] fuse_edges edges
- * (then the round ends and the host takes over: the scheduler may split it
- * and Beamer's rule may pull) or nothing new is found. Every depth it sets is
- * recorded, so the merge and the other devices see all of them; next_load
- * takes the next frontier as the deepest level among the changes. One round is
- * then several levels; the scheduler's models see a GPU slower than its
- * declared work says on such rounds (the levels after the first are work it
- * was not told of). fuse_edges = 0 keeps one level per round.
+ * however small it is, far more than its kernel; a Kronecker graph's has six,
+ * but each moves millions of changed depths to the host and back. So when one
+ * GPU is given a whole push round (the scheduler did not split it: small
+ * rounds go whole to the device it predicts fastest), it goes on by itself
+ * (bfs_cuda.cu): levels of at most [load] fuse_edges edges in one cooperative
+ * kernel, and with [load] fuse = search (the default) every bigger level too,
+ * push or pull by Beamer's rule on the GPU, until a level finds nothing; the
+ * GPU then says so (searched_all) and next_load ends the run without another
+ * round (with one rank only: across ranks every rank must draw the same
+ * loads, and a node's GPU cannot tell rank 0). With fuse = small the GPU
+ * stops before a level of more than fuse_edges edges and the host takes over
+ * (the scheduler may split it). Every depth the GPU sets is recorded, so the
+ * merge and the other devices see all of them; next_load takes the next
+ * frontier as the deepest level among the changes. One round is then several
+ * levels; the scheduler's models see a GPU slower than its declared work says
+ * on such rounds (the levels after the first are work it was not told of).
+ * fuse_edges = 0 keeps one level per round.
  *
  * Symmetric graphs only for pull rounds (a vertex's parents are among its
  * neighbours there); on a directed graph the search stays push-only.
@@ -71,8 +76,15 @@ static int bfs_create(void **ctx, hf_config_t cfg)
                             &b->verify_full);
     if (!rc)
         rc = hf_config_long(cfg, "load", "fuse_edges", 1L << 16, 0, 1L << 40, &b->fuse_edges);
+    const char *fuse;
+    if (!rc)
+        rc = hf_config_str(cfg, "load", "fuse", "search", &fuse);
     if (rc)
         return rc;
+    if (strcmp(fuse, "search") != 0 && strcmp(fuse, "small") != 0)
+        return hf_fail(HF_ECONFIG, "%s: [load] fuse = %s: expected search or small",
+                       hf_config_where(cfg, "load", "fuse"), fuse);
+    b->fuse_search = strcmp(fuse, "search") == 0;
     if (strcmp(dir, "auto") == 0)
         b->direction = 0;
     else if (strcmp(dir, "push") == 0)
@@ -106,18 +118,6 @@ static int bfs_shared(void *ctx, struct hf_shared *out, int cap)
         return n < 0 ? n : hf_fail(HF_EAPP, "bfs: no room for the depth array");
     out[n] = (struct hf_shared){"bfs.depth", b->depth, b->ga.g.nv, HF_ELEM_I32, HF_SHARED_MIN};
     return n + 1;
-}
-
-/* Whether this round should pull (Beamer's rule on the frontier's size). */
-static int choose_pull(const struct hf_bfs *b, uint64_t frontier_edges, size_t frontier_n)
-{
-    if (b->direction != 0)
-        return b->direction == 2;
-    if (!b->ga.g.symmetric)
-        return 0;
-    if (!b->pull)
-        return (double)frontier_edges > (double)b->unexplored_edges / b->alpha;
-    return (double)frontier_n >= (double)b->ga.g.nv / b->beta;
 }
 
 /* The next frontier: the deepest level among the round's changes (one level
@@ -192,6 +192,7 @@ static int bfs_setup(void *ctx, const struct hf_devices *devs)
     struct hf_bfs *b = ctx;
     b->cpu_pulls = 0;
     b->gpu_fuses = devs->ranks > 1;
+    b->one_rank = devs->ranks <= 1;
     for (int d = 0; d < devs->count; d++) {
         b->cpu_pulls |= devs->dev[d].kind != HF_DEV_CUDA && devs->dev[d].kind != HF_DEV_NODE;
         b->gpu_fuses |= devs->dev[d].kind == HF_DEV_CUDA;
@@ -268,15 +269,25 @@ static int bfs_next_load(void *ctx, struct hf_load *load)
         b->fused_levels = 0;
         b->level = 0;
         hf__gapp_traffic_reset(&b->ga);
+        b->searched_all = 0;
     } else {
         changed = hf_shared_last_changes(load, BFS_DEPTH, &n);
         if (n == 0) {
             b->finished = 1;
             return 0;
         }
+        if (b->searched_all && b->one_rank) { /* a GPU ran the rest of the search */
+            next_frontier(b, changed, n); /* the figures: its levels and edges */
+            b->edges_traversed += b->fr.pre[b->fr.n]; /* it expanded the last level too */
+            b->fused_levels++;
+            b->finished = 1;
+            return 0;
+        }
+        b->searched_all = 0;
     }
     uint64_t m_f = load->round == 0 ? hf__frontier_prefix(&b->fr, g) : next_frontier(b, changed, n);
-    b->pull = load->round > 0 && choose_pull(b, m_f, b->fr.n);
+    b->pull = load->round > 0 &&
+              hf__bfs_choose_pull(b, b->pull, m_f, b->fr.n, b->unexplored_edges);
     b->unexplored_edges -= m_f < b->unexplored_edges ? m_f : b->unexplored_edges;
     if (b->pull) {
         if (b->cpu_pulls)
@@ -511,6 +522,8 @@ static const struct hf_config_key bfs_keys[] = {
      "vertices up to which verify compares with the reference"},
     {NULL, "fuse_edges", HF_KEY_INT, 0, 1099511627776.0, 0, NULL, "65536",
      "a GPU with a whole push round runs levels of up to this many edges itself (0: off)"},
+    {NULL, "fuse", HF_KEY_STR, 0, 0, 0, "search|small", "search",
+     "search: that GPU also runs the bigger levels, to the search's end; small: only those"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 

@@ -31,11 +31,31 @@ struct hf_bfs {
     long verify_full;           /* check against the reference up to this many vertices */
     long fuse_edges;            /* a GPU that holds a whole push round runs further levels on
                                    its own while a level has at most this many edges (0: off) */
+    int fuse_search;            /* [load] fuse = search: such a GPU finishes the whole search,
+                                   big levels (push or pull) included */
     long fused_levels;          /* levels run that way, for the figures */
+    int searched_all;           /* the last round's GPU finished the search (one rank only) */
+    int one_rank;               /* the run has one rank (searched_all may end the run) */
     uint64_t *front_bits;       /* pull rounds, CPU side: the frontier as nv bits (next_load) */
     int cpu_pulls;              /* some device runs run_cpu: pull rounds need front_bits */
     int gpu_fuses;              /* a real GPU takes part: a round may have fused levels */
 };
+
+/* Beamer's rule: whether a level whose frontier has n_f vertices and m_f
+ * edges should pull, given whether the level before pulled and the edges of
+ * vertices not yet expanded (m_u). bfs.c's rounds and bfs_cuda.cu's whole
+ * search on one GPU both decide with it. */
+static inline int hf__bfs_choose_pull(const struct hf_bfs *b, int pulling, uint64_t m_f,
+                                      uint64_t n_f, uint64_t m_u)
+{
+    if (b->direction != 0)
+        return b->direction == 2;
+    if (!b->ga.g.symmetric)
+        return 0;
+    if (!pulling)
+        return (double)m_f > (double)m_u / b->alpha;
+    return (double)n_f >= (double)b->ga.g.nv / b->beta;
+}
 
 /* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */
 void hf__bfs_ref(const struct hf_graph *g, hf_vid_t src, int32_t *depth);

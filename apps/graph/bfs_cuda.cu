@@ -15,55 +15,80 @@
  * for one at the frontier's depth and stops at the first.
  *
  * A piece that is a whole push round may go on by itself (bfs.c, "Fused
- * levels"): the first level runs as above and also sums the degrees of what
- * it found; then one cooperative kernel walks the recorder's list, whose
- * entries from the level's start on are exactly the vertices that level
- * found (each vertex is recorded once, when first reached), then three
- * queues in turn (struct fuse_state), FUSE_LANES threads per vertex (one per
- * edge) and one grid-wide barrier a level. It stops before a level
- * of more than fuse_edges edges, or when a level finds nothing. Its host
- * thread then waits for it (the round ends there anyway).
+ * levels"): the GPU then runs the next levels with no round trip to the
+ * host. Every vertex a level finds is recorded once, when first reached, so
+ * the recorder's list is the search's queue: a level's frontier is the list
+ * segment [lo, hi) that the level before appended (struct search_state).
+ * Small levels (at most fuse_edges edges) run in one cooperative kernel,
+ * FUSE_LANES threads per vertex (one per edge) and one grid-wide barrier a
+ * level, until a level is bigger or finds nothing. With [load] fuse = search
+ * the host thread then goes on level by level on the GPU alone, choosing push
+ * or pull by Beamer's rule (hf__bfs_choose_pull) from the frontier's size
+ * and edges, which it reads back after each level (16 bytes): a pull level
+ * is the pull kernel over every vertex, a push level the edge-balanced push
+ * over the segment, its degree prefix sums made on the GPU (CUB's scan). The
+ * search ends on the GPU when a level finds nothing, and the round with it.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cub/device/device_scan.cuh>
 
 #include "bfs.h"
 #include "frontier_cuda.cuh"
 #include "hf_cuda.h"
 
-/* What the fused kernel needs between levels (device memory, from the arena).
- * The first fused level reads the recorder's list from `start` to `end` (what
- * the host-launched level found); later levels read and write three queues in
- * turn: level `it` reads queue it % 3, appends to (it + 1) % 3 and clears the
- * counters of (it + 2) % 3, which nobody touches during that level, so one
- * grid-wide barrier a level is enough. */
-struct fuse_state {
-    unsigned long long start, end;
-    unsigned long long edges[3];  /* the degrees of a level's finds, by the queue they go to */
-    unsigned int count[3];        /* entries in each queue */
+/* Where a search on the GPU stands (device memory, from the arena). The
+ * frontier is the recorder's list [lo, hi), `edges` its vertices' degrees.
+ * A level sums the degrees of its finds in found[]: host-launched levels in
+ * found[0], the fused kernel's levels in found[it % 3] (level `it` clears
+ * found[(it + 1) % 3], which nobody reads or adds to during it, so one
+ * grid-wide barrier a level is enough). The fused kernel counts its finds
+ * the same way (finds[]) and does not read the list's count: a fast thread
+ * may already append the next level's finds while a slow one reads it. */
+struct search_state {
+    unsigned long long lo, hi, edges; /* read back by the host after a level */
+    unsigned long long expanded;      /* the fused kernel: edges of the levels it expanded */
+    unsigned long long levels;        /* the fused kernel: levels it expanded */
+    unsigned long long found[3];
+    unsigned long long finds[3];      /* the fused kernel: a level's finds, rotating as found[] */
 };
 
-/* Before the host-launched level: where its finds will start in the list. */
-static __global__ void mark_start(struct hf_cuda_recorder rec, struct fuse_state *st)
+/* Before the round's first level: its finds start at the list's end. */
+static __global__ void search_start(struct hf_cuda_recorder rec, struct search_state *st)
 {
-    st->start = *rec.count;
-    st->edges[0] = st->edges[1] = st->edges[2] = 0;
-    st->count[0] = st->count[1] = st->count[2] = 0;
+    st->lo = st->hi = *rec.count;
+    st->edges = st->expanded = st->levels = 0;
+    st->found[0] = st->found[1] = st->found[2] = 0;
+    st->finds[0] = st->finds[1] = st->finds[2] = 0;
 }
 
-/* After it: where they end. */
-static __global__ void mark_end(struct hf_cuda_recorder rec, struct fuse_state *st)
+/* After a host-launched level: its finds are the next frontier. */
+static __global__ void search_next(struct hf_cuda_recorder rec, struct search_state *st)
 {
-    st->end = *rec.count;
+    st->lo = st->hi;
+    st->hi = *rec.count;
+    st->edges = st->found[0];
+    st->found[0] = 0;
+}
+
+/* The degrees of a level's finds: summed per warp, one atomic add each
+ * (every lane of the warp must call it). */
+static __device__ __forceinline__ void add_found(unsigned long long *found, unsigned long long mine)
+{
+    for (int o = 16; o > 0; o /= 2)
+        mine += __shfl_down_sync(0xffffffffu, mine, o);
+    if ((threadIdx.x & 31) == 0 && mine)
+        atomicAdd(found, mine);
 }
 
 /* Each thread expands its share of the slice's edges (frontier_cuda.cuh). */
 static __global__ void push_kernel(const uint64_t *offsets, const uint32_t *adj, int32_t *depth,
                                    struct hf_cuda_recorder rec, const uint32_t *front,
                                    const uint64_t *pre, uint32_t n, uint64_t pre0,
-                                   uint64_t edges, int32_t next, unsigned long long *found_edges)
+                                   uint64_t edges, int32_t next, unsigned long long *found)
 {
     unsigned long long mine = 0;
     hf_frontier_walk(offsets, front, pre, n, pre0, edges, [&](uint32_t u, uint64_t j) {
@@ -75,75 +100,93 @@ static __global__ void push_kernel(const uint64_t *offsets, const uint32_t *adj,
             mine += offsets[v + 1] - offsets[v];
         }
     });
-    if (!found_edges)
-        return;
-    /* The degrees of the finds, for the fused levels: one atomic add per warp. */
-    cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
-    mine = cooperative_groups::reduce(g, mine, cooperative_groups::plus<unsigned long long>());
-    if (g.thread_rank() == 0 && mine)
-        atomicAdd(found_edges, mine);
+    if (found)
+        add_found(found, mine);
+}
+
+/* One thread per vertex of [begin, end): bottom-up. */
+static __global__ void pull_kernel(const uint64_t *offsets, const uint32_t *adj, int32_t *depth,
+                                   struct hf_cuda_recorder rec, uint32_t begin, uint32_t end,
+                                   int32_t level, unsigned long long *found)
+{
+    uint32_t v = begin + blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long mine = 0;
+    if (v < end && depth[v] == HF_BFS_UNSEEN)
+        for (uint64_t j = offsets[v]; j < offsets[v + 1]; j++)
+            if (depth[adj[j]] == level) {
+                depth[v] = level + 1;
+                hf_cuda_shared_record(rec, v);
+                mine = offsets[v + 1] - offsets[v];
+                break;
+            }
+    if (found) /* blocks of 256: whole warps */
+        add_found(found, mine);
+}
+
+/* The degrees of the frontier list[lo, lo + n), and a 0 after them: the
+ * input of the exclusive scan that gives the push's prefix sums. */
+static __global__ void degrees_kernel(const uint64_t *offsets, const uint32_t *front, uint32_t n,
+                                      uint64_t *deg)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n)
+        deg[k] = offsets[front[k] + 1] - offsets[front[k]];
+    else if (k == n)
+        deg[k] = 0;
 }
 
 #define FUSE_LANES 4 /* threads per frontier vertex in the fused levels */
 
-/* Levels after the first, on the GPU alone (see DESIGN): the frontier of
- * depth `level` is the recorder's list [st->start, st->end), then the queues. */
+/* Small levels on the GPU alone (see DESIGN), from the frontier in *st,
+ * until a level has more than max_edges edges or finds nothing; then *st
+ * holds the frontier it stopped at. */
 static __global__ void fused_kernel(const uint64_t *offsets, const uint32_t *adj, int32_t *depth,
-                                    struct hf_cuda_recorder rec, struct fuse_state *st,
-                                    uint32_t *queues, unsigned int qcap, int32_t level,
-                                    unsigned long long max_edges, int max_levels)
+                                    struct hf_cuda_recorder rec, struct search_state *st,
+                                    int32_t level, unsigned long long max_edges, int max_levels)
 {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     unsigned long long tid = grid.thread_rank(), nthreads = grid.size();
-    for (int it = 0; it < max_levels; it++, level++) {
-        int in = it % 3, out = (it + 1) % 3, idle = (it + 2) % 3;
-        const uint32_t *front = it ? queues + (size_t)in * qcap : rec.list + st->start;
-        unsigned long long n = it ? st->count[in] : st->end - st->start;
-        if (n == 0 || st->edges[in] > max_edges || (it == 0 && n > qcap))
+    unsigned long long lo = st->lo, hi = st->hi, edges = st->edges, expanded = 0;
+    int it = 0;
+    for (; it < max_levels; it++, level++) {
+        if (hi == lo || edges > max_edges)
             break; /* nothing found, or a level for the host (the same test in every thread) */
-        if (tid == 0) {
-            st->count[idle] = 0;
-            st->edges[idle] = 0;
-        }
-        uint32_t *next = queues + (size_t)out * qcap;
-        unsigned long long found_edges = 0;
+        unsigned long long *found = &st->found[it % 3], *finds = &st->finds[it % 3];
+        if (tid == 0)
+            st->found[(it + 1) % 3] = st->finds[(it + 1) % 3] = 0;
+        unsigned long long mine = 0, mine_n = 0;
         /* FUSE_LANES threads per vertex, one per edge: a level is a chain of
          * dependent memory accesses, and a thread walking its vertex's edges
          * one after another would repeat the chain per edge. */
-        for (unsigned long long k = tid / FUSE_LANES; k < n; k += nthreads / FUSE_LANES) {
-            uint32_t u = front[k];
+        for (unsigned long long k = lo + tid / FUSE_LANES; k < hi; k += nthreads / FUSE_LANES) {
+            uint32_t u = rec.list[k];
             for (uint64_t j = offsets[u] + tid % FUSE_LANES; j < offsets[u + 1]; j += FUSE_LANES) {
                 uint32_t v = adj[j];
                 if (depth[v] == HF_BFS_UNSEEN &&
                     atomicCAS(&depth[v], HF_BFS_UNSEEN, level + 1) == HF_BFS_UNSEEN) {
-                    hf_cuda_shared_record(rec, v);
-                    /* At most max_edges finds (one edge each): they fit in a queue.
-                     * The threads that append together take their slots with one
-                     * atomic add: thousands of finds on one counter would queue. */
-                    cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
-                    unsigned int base = 0;
-                    if (g.thread_rank() == 0)
-                        base = atomicAdd(&st->count[out], g.size());
-                    next[g.shfl(base, 0) + g.thread_rank()] = v;
-                    found_edges += offsets[v + 1] - offsets[v];
+                    hf_cuda_shared_record(rec, v); /* appended: v is claimed once */
+                    mine += offsets[v + 1] - offsets[v];
+                    mine_n++;
                 }
             }
         }
-        /* The level's found edges: summed per warp, one atomic add each. */
-        for (int o = 16; o > 0; o /= 2)
-            found_edges += __shfl_down_sync(0xffffffffu, found_edges, o);
-        if ((threadIdx.x & 31) == 0 && found_edges)
-            atomicAdd(&st->edges[out], found_edges);
-        grid.sync(); /* the level is done: its finds, their count and edges are visible */
+        add_found(found, mine);
+        add_found(finds, mine_n);
+        grid.sync(); /* the level is done: its finds and their degrees are visible */
+        expanded += edges;
+        lo = hi;
+        hi = lo + *(volatile unsigned long long *)finds;
+        edges = *(volatile unsigned long long *)found;
+    }
+    if (tid == 0) {
+        st->lo = lo, st->hi = hi, st->edges = edges;
+        st->expanded = expanded, st->levels = (unsigned long long)it;
     }
 }
 
-/* Runs the levels after this round's first on the GPU while they are small,
- * then waits for them: b->level itself is left to next_load, which finds the
- * deepest level among the changes. */
-static int fuse_levels(struct hf_bfs *b, struct hf_cuda *gpu, cudaStream_t s,
-                       const uint64_t *offsets, const uint32_t *adj, int32_t *depth,
-                       struct hf_cuda_recorder rec, struct fuse_state *st)
+/* The fused kernel's launch shape on this GPU (0 blocks: it cannot be
+ * co-resident, and the host runs every level). */
+static int fused_blocks(struct hf_cuda *gpu, unsigned *blocks)
 {
     static __thread int blocks_per_sm = -1, sms;
     if (blocks_per_sm < 0) {
@@ -154,46 +197,133 @@ static int fuse_levels(struct hf_bfs *b, struct hf_cuda *gpu, cudaStream_t s,
                 cudaSuccess)
             return hf_cuda_check(gpu, cudaGetLastError(), "bfs fused kernel occupancy");
     }
-    if (blocks_per_sm < 1)
-        return 0; /* cannot be co-resident: the host runs the next levels */
-    int32_t level = b->level + 1;
-    unsigned long long max_edges = (unsigned long long)b->fuse_edges;
-    int max_levels = 1 << 20;
-    /* A level of at most max_edges edges finds at most that many vertices. */
-    unsigned int qcap = (unsigned int)(max_edges < b->ga.g.nv ? max_edges : b->ga.g.nv);
-    uint32_t *queues = (uint32_t *)hf_cuda_arena_alloc(gpu, 3 * (size_t)qcap * sizeof *queues);
-    if (!queues)
-        return 0; /* no room: the host runs the next levels */
-    mark_end<<<1, 1, 0, s>>>(rec, st);
-    int rc = hf_cuda_check(gpu, cudaGetLastError(), "bfs fuse end");
-    if (rc)
-        return rc;
-    void *args[] = {(void *)&offsets, (void *)&adj,   (void *)&depth, (void *)&rec,
-                    (void *)&st,      (void *)&queues, (void *)&qcap, (void *)&level,
-                    (void *)&max_edges, (void *)&max_levels};
     /* Two blocks of 256 per multiprocessor: on one H100, road BFS levels took
      * 20 us at that, 23-24 us at 1 x 256 or 1 x 1024 (bench/NOTES.md). */
-    dim3 grid((unsigned)(sms * (blocks_per_sm < 2 ? blocks_per_sm : 2))), block(256);
-    rc = hf_cuda_check(gpu, cudaLaunchCooperativeKernel((const void *)fused_kernel, grid, block,
-                                                        args, 0, s),
-                       "bfs fused kernel");
-    return rc ? rc : hf_cuda_check(gpu, cudaStreamSynchronize(s), "bfs fused levels");
+    *blocks = blocks_per_sm < 1 ? 0 : (unsigned)(sms * (blocks_per_sm < 2 ? blocks_per_sm : 2));
+    return 0;
 }
 
-/* One thread per vertex of [begin, end): bottom-up. */
-static __global__ void pull_kernel(const uint64_t *offsets, const uint32_t *adj, int32_t *depth,
-                                   struct hf_cuda_recorder rec, uint32_t begin, uint32_t end,
-                                   int32_t level)
+/* What the host keeps of a search on the GPU between levels. */
+struct search {
+    struct hf_bfs *b;
+    struct hf_cuda *gpu;
+    cudaStream_t s;
+    const uint64_t *offsets;
+    const uint32_t *adj;
+    int32_t *depth;
+    struct hf_cuda_recorder rec;
+    struct search_state *st;
+    struct search_state h;   /* the last read-back */
+    int32_t level;           /* depth of the frontier [h.lo, h.hi) */
+    uint64_t unexplored;     /* Beamer's m_u */
+    int pulling;
+    uint64_t *deg, *pre;     /* a push level's degrees and prefix sums (nv + 1 each) */
+    void *scan_tmp;
+    size_t scan_bytes;
+};
+
+static int read_back(struct search *q)
 {
-    uint32_t v = begin + blockIdx.x * blockDim.x + threadIdx.x;
-    if (v >= end || depth[v] != HF_BFS_UNSEEN)
-        return;
-    for (uint64_t j = offsets[v]; j < offsets[v + 1]; j++)
-        if (depth[adj[j]] == level) {
-            depth[v] = level + 1;
-            hf_cuda_shared_record(rec, v);
-            return;
+    int rc = hf_cuda_check(q->gpu, cudaMemcpyAsync(&q->h, q->st, sizeof q->h,
+                                                   cudaMemcpyDeviceToHost, q->s),
+                           "bfs search state");
+    return rc ? rc : hf_cuda_check(q->gpu, cudaStreamSynchronize(q->s), "bfs search level");
+}
+
+/* One push level from the list segment, load-balanced by edges; 1 when the
+ * arena has no room for its prefix sums (the host takes over). */
+static int push_level(struct search *q)
+{
+    uint32_t n = (uint32_t)(q->h.hi - q->h.lo);
+    size_t nv = q->b->ga.g.nv;
+    if (!q->deg) {
+        if (cub::DeviceScan::ExclusiveSum(NULL, q->scan_bytes, (uint64_t *)NULL,
+                                          (uint64_t *)NULL, nv + 1) != cudaSuccess)
+            return hf_cuda_check(q->gpu, cudaGetLastError(), "bfs scan size");
+        q->deg = (uint64_t *)hf_cuda_arena_alloc(q->gpu, (nv + 1) * sizeof *q->deg);
+        q->pre = (uint64_t *)hf_cuda_arena_alloc(q->gpu, (nv + 1) * sizeof *q->pre);
+        q->scan_tmp = hf_cuda_arena_alloc(q->gpu, q->scan_bytes);
+        if (!q->deg || !q->pre || !q->scan_tmp)
+            return 1;
+    }
+    const uint32_t *front = q->rec.list + q->h.lo;
+    degrees_kernel<<<(n + 1 + 255) / 256, 256, 0, q->s>>>(q->offsets, front, n, q->deg);
+    size_t bytes = q->scan_bytes;
+    int rc = hf_cuda_check(q->gpu, cudaGetLastError(), "bfs degrees");
+    if (!rc)
+        rc = hf_cuda_check(q->gpu, cub::DeviceScan::ExclusiveSum(q->scan_tmp, bytes, q->deg,
+                                                                 q->pre, n + 1, q->s),
+                           "bfs degree scan");
+    if (rc)
+        return rc;
+    push_kernel<<<hf_frontier_blocks(q->h.edges), 256, 0, q->s>>>(
+        q->offsets, q->adj, q->depth, q->rec, front, q->pre, n, 0, q->h.edges, q->level + 1,
+        &q->st->found[0]);
+    return hf_cuda_check(q->gpu, cudaGetLastError(), "bfs push kernel");
+}
+
+/* Runs the levels after this round's first on the GPU (see DESIGN); the
+ * host's next_load then takes the deepest level among the changes, and if
+ * the search ended here (b->searched_all) ends the run. */
+static int search_on(struct search *q)
+{
+    struct hf_bfs *b = q->b;
+    unsigned blocks = 0;
+    int rc = fused_blocks(q->gpu, &blocks);
+    for (int fused_last = 0; !rc;) {
+        if ((rc = read_back(q)))
+            break;
+        uint64_t n_f = q->h.hi - q->h.lo, m_f = q->h.edges;
+        if (n_f == 0) {
+            b->searched_all = 1;
+            break;
         }
+        /* Small levels push, as Beamer's rule would say but near a road
+         * graph's end, where few edges are left and a pull over every vertex
+         * a level would cost more than the push. */
+        if (m_f <= (uint64_t)b->fuse_edges && blocks && !fused_last) {
+            unsigned long long max_edges = (unsigned long long)b->fuse_edges;
+            int max_levels = 1 << 20;
+            void *args[] = {(void *)&q->offsets, (void *)&q->adj,   (void *)&q->depth,
+                            (void *)&q->rec,     (void *)&q->st,    (void *)&q->level,
+                            (void *)&max_edges,  (void *)&max_levels};
+            rc = hf_cuda_check(q->gpu, cudaLaunchCooperativeKernel((const void *)fused_kernel,
+                                                                   dim3(blocks), dim3(256), args,
+                                                                   0, q->s),
+                               "bfs fused kernel");
+            if (!rc)
+                rc = hf_cuda_check(q->gpu, cudaMemsetAsync(q->st->found, 0,
+                                                           sizeof q->st->found +
+                                                               sizeof q->st->finds, q->s),
+                                   "bfs fused reset");
+            if (!rc && !(rc = read_back(q))) {
+                q->level += (int32_t)q->h.levels;
+                q->unexplored -= q->h.expanded < q->unexplored ? q->h.expanded : q->unexplored;
+            }
+            fused_last = 1; /* it stopped at a big level, or at the end */
+            continue;
+        }
+        fused_last = 0;
+        if (!b->fuse_search)
+            break; /* the host runs the bigger levels */
+        int pull = hf__bfs_choose_pull(b, q->pulling, m_f, n_f, q->unexplored);
+        q->pulling = pull;
+        q->unexplored -= m_f < q->unexplored ? m_f : q->unexplored;
+        if (pull) {
+            uint32_t nv = (uint32_t)b->ga.g.nv;
+            pull_kernel<<<(nv + 255) / 256, 256, 0, q->s>>>(q->offsets, q->adj, q->depth, q->rec,
+                                                            0, nv, q->level, &q->st->found[0]);
+            rc = hf_cuda_check(q->gpu, cudaGetLastError(), "bfs pull kernel");
+        } else if ((rc = push_level(q)) == 1) {
+            return 0; /* no room: the host runs the next levels */
+        }
+        if (rc)
+            break;
+        search_next<<<1, 1, 0, q->s>>>(q->rec, q->st);
+        rc = hf_cuda_check(q->gpu, cudaGetLastError(), "bfs search next");
+        q->level++;
+    }
+    return rc;
 }
 
 extern "C" int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *p, struct hf_cuda *gpu)
@@ -208,7 +338,7 @@ extern "C" int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *p, struct 
         cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
         uint32_t n = (uint32_t)(p->end - p->begin);
         pull_kernel<<<(n + 255) / 256, 256, 0, s>>>(offsets, adj, depth, rec, (uint32_t)p->begin,
-                                                    (uint32_t)p->end, b->level);
+                                                    (uint32_t)p->end, b->level, NULL);
         return hf_cuda_check(gpu, cudaGetLastError(), "bfs pull kernel");
     }
     uint32_t *d_front;
@@ -222,17 +352,26 @@ extern "C" int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *p, struct 
         return 0;
     /* The whole round in this one piece: this GPU alone runs it. */
     int fuse = b->fuse_edges > 0 && p->begin == 0 && p->end == b->fr.n;
-    struct fuse_state *st = NULL;
-    if (fuse && (st = (struct fuse_state *)hf_cuda_arena_alloc(gpu, sizeof *st))) {
-        /* mark_start clears every field the push kernel and the fused one use. */
-        mark_start<<<1, 1, 0, s>>>(rec, st);
-        if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "bfs fuse start")))
+    struct search_state *st = NULL;
+    if (fuse && (st = (struct search_state *)hf_cuda_arena_alloc(gpu, sizeof *st))) {
+        search_start<<<1, 1, 0, s>>>(rec, st);
+        if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "bfs search start")))
             return rc;
     }
     push_kernel<<<hf_frontier_blocks(edges), 256, 0, s>>>(
         offsets, adj, depth, rec, d_front, d_pre, (uint32_t)(p->end - p->begin),
-        b->fr.pre[p->begin], edges, b->level + 1, st ? &st->edges[0] : NULL);
+        b->fr.pre[p->begin], edges, b->level + 1, st ? &st->found[0] : NULL);
     if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "bfs push kernel")) || !st)
         return rc;
-    return fuse_levels(b, gpu, s, offsets, adj, depth, rec, st);
+    search_next<<<1, 1, 0, s>>>(rec, st);
+    if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "bfs search next")))
+        return rc;
+    struct search q;
+    memset(&q, 0, sizeof q);
+    q.b = b, q.gpu = gpu, q.s = s, q.offsets = offsets, q.adj = adj, q.depth = depth;
+    q.rec = rec, q.st = st;
+    q.level = b->level + 1;
+    q.unexplored = b->unexplored_edges;
+    rc = search_on(&q);
+    return rc ? rc : hf_cuda_check(gpu, cudaStreamSynchronize(s), "bfs search");
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # bench/graph/fused_levels.sh - BFS with and without fused levels (bfs.c, "Fused levels")
 # on one GPU, side by side: the road-like grid (thousands of small levels) and Kronecker
-# (a few big ones), TRIALS interleaved runs of each, HASS, verify on.
+# (a few big ones), TRIALS interleaved runs of each, HASS, verify on. MODES: off (one
+# level a round, fuse_edges = 0), small (fuse = small: small levels only), search
+# (fuse = search: the GPU runs the rest of the search).
 #
 #   OUT=/tmp/fuse bench/graph/fused_levels.sh
 #
-# Writes $OUT/fused_levels.json: per graph and fuse_edges, each trial's summed round
-# makespans, GTEPS, rounds and fused levels (from the run's results JSON).
+# Writes $OUT/fused_levels.json: per graph and mode, each trial's summed round
+# makespans, the same plus the host's work between rounds (next_load, partition,
+# adapt; not verify), the host's merge seconds (inside the makespans), GTEPS, rounds and fused levels (from the run's results JSON).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-/tmp/fused-levels}
@@ -14,7 +17,7 @@ CACHE=${CACHE:-/tmp/hfg-cache}
 BUILD=${BUILD:-build}
 TRIALS=${TRIALS:-3}
 GRAPHS=${GRAPHS:-road kron22}
-FUSES=${FUSES:-0 65536}
+MODES=${MODES:-off small search}
 DEVICES=${DEVICES:-cpu = 0
 cuda = 0}
 mkdir -p "$OUT/full" "$CACHE"
@@ -29,11 +32,17 @@ graph_keys() {
 status=0
 for t in $(seq 1 "$TRIALS"); do
     for g in $GRAPHS; do
-        for f in $FUSES; do
-            name=bfs-$g-fuse$f-t$t
+        for f in $MODES; do
+            case $f in
+                off) fuse='fuse_edges = 0' ;;
+                small) fuse='fuse = small' ;;
+                search) fuse='fuse = search' ;;
+                *) echo "unknown mode $f (off, small, search)"; exit 2 ;;
+            esac
+            name=bfs-$g-$f-t$t
             { printf '[run]\napp = bfs\nrounds = 100000\ngrain = 16384\nprogress = no\nscheduler = hass\n'
               printf '[load]\n'; graph_keys "$g"
-              printf 'seed = 1\ncache_dir = %s\nsource = maxdegree\nfuse_edges = %s\n' "$CACHE" "$f"
+              printf 'seed = 1\ncache_dir = %s\nsource = maxdegree\n%s\n' "$CACHE" "$fuse"
               printf '[devices]\n%s\n' "$DEVICES"; } >"$OUT/full/$name.ini"
             timeout 300 "$BUILD/hetfarm" run "$OUT/full/$name.ini" -o "$OUT/full/$name.json" \
                 >"$OUT/full/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$OUT/full/$name.log"; status=1; }
@@ -45,23 +54,30 @@ import glob, json, os, re, sys
 out = sys.argv[1]
 rows = []
 for f in sorted(glob.glob(os.path.join(out, "full", "bfs-*.json"))):
-    m = re.match(r"bfs-(\w+)-fuse(\d+)-t(\d+)\.json", os.path.basename(f))
+    m = re.match(r"bfs-(\w+)-(off|small|search)-t(\d+)\.json", os.path.basename(f))
     r = json.load(open(f))
     run = r["runs"][0]
     fig = {k: v["value"] for k, v in run.get("app_figures", {}).items()}
-    rows.append({"graph": m[1], "fuse_edges": int(m[2]), "trial": int(m[3]),
-                 "seconds": sum(x["makespan_s"] for x in run["rounds"]),
+    rnd = run["rounds"]
+    rows.append({"graph": m[1], "mode": m[2], "trial": int(m[3]),
+                 "seconds": sum(x["makespan_s"] for x in rnd),
+                 "merge_s": sum(x.get("host", {}).get("merge_s", 0) for x in rnd),
+                 # makespans plus the host's work between rounds (verify excluded)
+                 "with_host_s": sum(x["makespan_s"] + sum(v for k, v in x.get("host", {}).items()
+                                                          if k not in ("merge_s", "verify_s", "cpu_s"))
+                                    for x in rnd),
                  "rounds": len(run["rounds"]), "gteps": fig.get("gteps"),
                  "levels": fig.get("levels"), "fused_levels": fig.get("fused_levels"),
                  "wall_s": run.get("wall_s")})
 json.dump({"bench": "fused_levels", "machine": r["machine"], "rows": rows},
           open(os.path.join(out, "fused_levels.json"), "w"), indent=1)
 for g in sorted({x["graph"] for x in rows}):
-    for fz in sorted({x["fuse_edges"] for x in rows}):
-        s = sorted(x["seconds"] for x in rows if x["graph"] == g and x["fuse_edges"] == fz)
-        ex = next(x for x in rows if x["graph"] == g and x["fuse_edges"] == fz)
-        print(f"{g:8s} fuse_edges={fz:<6d} median {s[len(s)//2]*1e3:9.2f} ms  trials "
+    for fz in sorted({x["mode"] for x in rows}):
+        s = sorted(x["seconds"] for x in rows if x["graph"] == g and x["mode"] == fz)
+        ex = next(x for x in rows if x["graph"] == g and x["mode"] == fz)
+        print(f"{g:8s} {fz:6s} median {s[len(s)//2]*1e3:9.2f} ms  trials "
               + " ".join(f"{v*1e3:.2f}" for v in s)
-              + f"  rounds {ex['rounds']} levels {ex['levels']} fused {ex['fused_levels']} gteps {ex['gteps']}")
+              + f"  rounds {ex['rounds']} levels {ex['levels']} fused {ex['fused_levels']} gteps {ex['gteps']}"
+              + f"  merge {ex['merge_s']*1e3:.2f} ms  with host {ex['with_host_s']*1e3:.2f} ms")
 PY
 exit $status

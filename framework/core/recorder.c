@@ -125,6 +125,7 @@ static size_t reserve(struct hf__recorder *r)
 
 void hf__recorder_add(struct hf__recorder *r, size_t i)
 {
+    HF_ASSERT_MSG(!r->taken, "hf__recorder_add: a taken list is only read until the clear");
     uint32_t bit = 1u << (i & 31), *w = &r->bits[i >> 5];
     if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit ||
         __atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
@@ -181,6 +182,18 @@ static size_t squeeze_parallel(struct hf__recorder *r, size_t hi)
     return kept[PIECES];
 }
 
+void hf__recorder_take(struct hf__recorder *r, const uint32_t *idx, size_t n)
+{
+    HF_ASSERT_MSG(r->reserved == 0 && n <= r->n, "hf__recorder_take: recorder not empty");
+    uint32_t *list = r->list;
+#pragma omp parallel for schedule(static) if (n >= PAR_MIN)
+    for (size_t k = 0; k < n; k++)
+        list[k] = idx[k];
+    r->reserved = r->count = n;
+    r->taken = 1;
+    r->gen++; /* no thread's block points into the list any more */
+}
+
 size_t hf__recorder_seal(struct hf__recorder *r)
 {
     size_t hi = r->reserved < r->cap ? r->reserved : r->cap;
@@ -194,6 +207,7 @@ size_t hf__recorder_seal(struct hf__recorder *r)
 
 void hf__recorder_clear(struct hf__recorder *r)
 {
+    r->taken = 0;
     size_t hi = r->reserved < r->cap ? r->reserved : r->cap;
     r->reserved = r->count = 0;
     r->gen++;

@@ -21,6 +21,7 @@ struct hf__recorder {
     size_t count;          /* entries after the last seal */
     unsigned long gen;     /* bumped by seal and clear: invalidates threads' blocks */
     unsigned slot;         /* which of a thread's cursors serves this recorder */
+    int taken;             /* the list was taken whole (hf__recorder_take): no bits set */
 };
 
 /* For an array of `count` elements; 0 or HF_ENOMEM. */
@@ -28,6 +29,13 @@ int hf__recorder_init(struct hf__recorder *r, size_t count);
 void hf__recorder_free(struct hf__recorder *r);
 /* Records element i (< count) unless it is recorded already; any thread. */
 void hf__recorder_add(struct hf__recorder *r, size_t i);
+/* Records the n elements of idx at once, on a recorder holding nothing: idx
+ * must name each element once (a GPU's list of one bundle). The list is what
+ * n adds and a seal would give, in idx's order (copied by the calling
+ * thread's OpenMP team from PAR_MIN entries on); the bits are not set, so no
+ * add may follow until the next clear (asserted). Setting them, atomically
+ * from every thread, cost more than the rest of the merge. */
+void hf__recorder_take(struct hf__recorder *r, const uint32_t *idx, size_t n);
 /* Squeezes the list to its recorded entries, list[0, count); returns count.
  * Only while no thread adds. More adds may follow, and another seal. A large
  * list is squeezed by the calling thread's OpenMP team; a seal with nothing

@@ -737,6 +737,12 @@ static int cuda_shared_push(struct hf_device *dev, int s, const uint32_t *idx, c
     return gpu->shared ? hf__cuda_shared_push(gpu, gpu->shared, s, idx, vals, n, first) : 0;
 }
 
+static int cuda_shared_fetch(struct hf_device *dev, int s)
+{
+    struct hf_cuda *gpu = dev->drv;
+    return gpu->shared ? hf__cuda_shared_fetch(gpu, gpu->shared, s) : 0;
+}
+
 const struct hf_driver_ops hf_driver_cuda = {
     .name = "cuda",
     .open = cuda_open,
@@ -744,4 +750,5 @@ const struct hf_driver_ops hf_driver_cuda = {
     .close = cuda_close,
     .shared_pull = cuda_shared_pull,
     .shared_push = cuda_shared_push,
+    .shared_fetch = cuda_shared_fetch,
 };

@@ -313,6 +313,16 @@ long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
     return (long)r->held;
 }
 
+int hf__cuda_shared_fetch(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s)
+{
+    struct replica *r = &sh->r[s];
+    cudaStream_t st = hf_cuda_compute_stream(gpu);
+    int rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->host, r->d_data, r->count * r->elem,
+                                                cudaMemcpyDeviceToHost, st),
+                           "fetching a shared array");
+    return rc ? rc : hf_cuda_check(gpu, cudaStreamSynchronize(st), "fetching a shared array");
+}
+
 int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
                          const uint32_t *idx, const void *vals, size_t n, size_t first)
 {

@@ -33,6 +33,8 @@ long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
                           const uint32_t **idx, const void **vals);
 int hf__cuda_shared_push(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
                          const uint32_t *idx, const void *vals, size_t n, size_t first);
+/* The whole replica of array s over the host copy (device.h, shared_fetch). */
+int hf__cuda_shared_fetch(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s);
 /* device_cuda.c: the GPU's shared-data state (NULL before open). */
 struct hf__cuda_shared *hf__cuda_shared_of(struct hf_cuda *gpu);
 
