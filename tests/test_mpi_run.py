@@ -43,7 +43,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HETFARM = os.path.join(ROOT, "build", "hetfarm")
+HETFARM = os.path.join(ROOT, os.environ.get("HF_BUILD", "build"), "hetfarm")
 MPIRUN = os.environ.get("HF_MPIRUN", "mpirun --oversubscribe --allow-run-as-root").split()
 
 failures = []

@@ -116,6 +116,10 @@ struct hf_run {
     struct hf_round_stats *rounds;
     size_t nevents;
     struct hf_event *events;
+    size_t ninner_events;       /* the bundles the devices inside the nodes ran, their
+                                   `device` an index into `inner`, their times on this
+                                   run's clock (mapped from each node's: mpi/node.c) */
+    struct hf_event *inner_events;
     double wall_s;              /* host seconds the run took */
     char fault[256];            /* what went wrong on a device, "" if nothing */
     int nfigures;               /* the app's own figures (struct hf_app.figures) */

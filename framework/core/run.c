@@ -211,7 +211,7 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
      * counts wall seconds even in simulation: it tells a person how long to wait. */
     e->show_progress = o->progress && isatty(2);
     e->wall_t0 = hf__now();
-    double run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
+    double run_t0 = e->run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
     for (int r = 0; r < o->rounds; r++) {
         if (hf_run_interrupted()) {
             hf__engine_error(e, HF_EINTR, "interrupted by signal %d before round %d",
@@ -319,6 +319,7 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
         run->events = e.events;
         run->nevents = e.nevents;
         e.events = NULL;
+        hf__nodes_take_events(&e, run);
         rc = hf_profile_save(e.profile);
         if (rc == 0)
             rc = keep_chunk_cost(&e, run);
@@ -352,5 +353,6 @@ void hf_run_free(struct hf_run *run)
     free(run->standalone_rate);
     free(run->chunk_cost);
     free(run->events);
+    free(run->inner_events);
     free(run);
 }

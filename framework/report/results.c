@@ -6,7 +6,9 @@
  * CPU model, cores, NUMA nodes, the BLAS core actually used, GPUs), the config
  * path, and per run everything struct hf_run holds: per round the makespan,
  * the ideal makespan and the efficiency, the scheduler's plan, what each device
- * did; and every bundle as an event. Benchmarks and plots read it, so its
+ * did; and every bundle as an event (in a run across nodes also the devices
+ * inside the nodes: "node_devices", per round "node_devices", and their
+ * bundles, "node_events"). Benchmarks and plots read it, so its
  * field names are a stable interface (README's "Output formats").
  * The document is built in memory with cJSON and written atomically, so a
  * failed write never leaves half a file (or the previous run's file) behind.
@@ -145,7 +147,8 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     return o;
 }
 
-/* One bundle as it ran; "device" is the index into the run's "devices". */
+/* One bundle as it ran; "device" is the index into the run's "devices" (in
+ * "node_events": into its "node_devices"). */
 static cJSON *event_json(const struct hf_event *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -213,6 +216,11 @@ static cJSON *run_json(const struct hf_run *r)
     cJSON *events = cJSON_AddArrayToObject(o, "events");
     for (size_t i = 0; i < r->nevents; i++)
         cJSON_AddItemToArray(events, event_json(&r->events[i]));
+    if (r->ninner) {
+        cJSON *inner = cJSON_AddArrayToObject(o, "node_events");
+        for (size_t i = 0; i < r->ninner_events; i++)
+            cJSON_AddItemToArray(inner, event_json(&r->inner_events[i]));
+    }
     return o;
 }
 
