@@ -15,7 +15,8 @@ runs it:
   counts add up to the load, the nodes got work (under static always; the
   adaptive schedulers may leave a node whose hand-off costs more than it
   saves out, so for them: in some run), and each node's chunks are what its
-  own devices (node1:cpu, node2:cpu) report;
+  own devices (node1:cpu, node2:cpu) report, bundle by bundle in
+  node_events too, and the report draws a lane for each of them;
 - matmul n = 256 with every row checked against the reference on rank 0;
 - the same noop load without mpirun: the same loads, round by round;
 - a rank that hangs (`[faults] node_fails = 2:hang`) ends the job within the
@@ -37,6 +38,7 @@ mpirun is missing.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,12 +114,18 @@ def check_conformance(tmp):
                 fail("%s round %d: %d chunks ran, expected 600" % (run["scheduler"], r["round"],
                                                                     chunks))
             node_work += sum(d["work"] for d in r["devices"][1:])
-            # A node's chunks are what its own devices ran.
+            # A node's chunks are what its own devices ran, bundle by bundle
+            # in node_events too.
             for k, node in enumerate(r["devices"][1:]):
                 ran = r["node_devices"][k]["chunks"]
                 if ran != node["chunks"]:
                     fail("%s round %d: %s ran %d chunks, its devices %d"
                          % (run["scheduler"], r["round"], node["name"], node["chunks"], ran))
+                bundled = sum(e["count"] for e in run.get("node_events", [])
+                              if e["round"] == r["round"] and e["device"] == k)
+                if bundled != ran:
+                    fail("%s round %d: node_events hold %d chunks of %s, which ran %d"
+                         % (run["scheduler"], r["round"], bundled, inner[k], ran))
         # static's equal ratios always give the nodes work; the adaptive
         # schedulers may rightly leave a node out when its hand-off costs more
         # than it saves (3 ranks on a busy 2-core machine), so for them the
@@ -127,6 +135,15 @@ def check_conformance(tmp):
         any_node_work = any_node_work or node_work > 0
     if not any_node_work:
         fail("noop: the nodes got no work in any run")
+    # The report (compare writes it beside the results) draws the devices
+    # inside the nodes: a lane each in every run's Gantt chart.
+    with open(os.path.join(tmp, "report.html")) as f:
+        html = f.read()
+    for name in ("node1:cpu", "node2:cpu"):
+        lanes = len(re.findall(r'class="lanelabel inner"[^>]*>%s</text>' % name, html))
+        if lanes != len(runs):
+            fail("report.html: %d lanes of %s, expected one per run (%d)"
+                 % (lanes, name, len(runs)))
     return runs
 
 
