@@ -209,7 +209,8 @@ static void lane_labels(const char *h, char *out, size_t cap)
 {
     size_t o = 0;
     out[0] = '\0';
-    for (const char *p = strstr(h, "class=\"lanelabel"); p; p = strstr(p + 1, "class=\"lanelabel")) {
+    const char *mark = "class=\"lanelabel";
+    for (const char *p = strstr(h, mark); p; p = strstr(p + 1, mark)) {
         const char *s = strchr(p, '>') + 1, *e = strchr(s, '<');
         o += (size_t)snprintf(out + o, cap - o, "%s%.*s", o ? "|" : "", (int)(e - s), s);
         assert_true(o < cap);

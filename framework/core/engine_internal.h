@@ -56,6 +56,7 @@ struct hf__engine {
     int recording;
     int keep_events;               /* record events outside `recording` too (a node's spans) */
     double run_t0;                 /* real engine: hf__now() at round 0, the events' origin */
+    int rounds_done;               /* rounds finished and verified: a failed run keeps them */
     struct hf_event *events;
     size_t nevents, events_cap;
     long *last_event;              /* per device: index of its latest event, -1 */

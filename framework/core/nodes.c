@@ -474,24 +474,34 @@ static int send_results(struct hf__engine *e, const struct hf_mpi_span *s, doubl
     return rc ? rc : send_changes(e, s);
 }
 
-/* [faults] node_fails = RANK:hang|exit: what this rank does at its first span
- * (0 nothing, 1 hang, 2 exit), for the tests of a node that hangs or dies. */
-static int read_node_fault(hf_config_t cfg, int rank, int *what)
+/* [faults] node_fails = RANK:hang|exit[@ROUND]: what this rank does at its
+ * first span of rank 0's round ROUND or later (0, the default: its first
+ * span, in the standalone passes), *what 0 nothing, 1 hang, 2 exit; for the
+ * tests of a node that hangs or dies, before or after rounds finished. */
+static int read_node_fault(hf_config_t cfg, int rank, int *what, int *from_round)
 {
     *what = 0;
+    *from_round = 0;
     const char *v = NULL;
     hf_config_str(cfg, "faults", "node_fails", NULL, &v);
     if (!v)
         return 0;
-    int r = -1, n = 0;
+    int r = -1, n = 0, round = 0;
     char how[8] = "";
-    if (sscanf(v, "%d:%7[a-z]%n", &r, how, &n) != 2 || v[n] || r < 1 ||
-        (strcmp(how, "hang") && strcmp(how, "exit")))
+    int ok = sscanf(v, "%d:%7[a-z]%n", &r, how, &n) == 2;
+    if (ok && v[n] == '@') {
+        int m = 0;
+        ok = sscanf(v + n + 1, "%d%n", &round, &m) == 1 && round >= 0 && m > 0;
+        n += 1 + m;
+    }
+    if (!ok || v[n] || r < 1 || (strcmp(how, "hang") && strcmp(how, "exit")))
         return hf_fail(HF_ECONFIG, "%s: node_fails = '%s': expected RANK:hang or RANK:exit "
-                                   "with RANK >= 1",
+                                   "with RANK >= 1, optionally @ROUND (ROUND >= 0)",
                        hf_config_where(cfg, "faults", "node_fails"), v);
-    if (r == rank)
+    if (r == rank) {
         *what = strcmp(how, "hang") == 0 ? 1 : 2;
+        *from_round = round;
+    }
     return 0;
 }
 
@@ -506,10 +516,10 @@ int hf_run_serve(const struct hf_run_options *o)
     if (rc == 0 && !e.app->results && !e.shared)
         rc = hf_fail(HF_EINVAL, "app %s cannot run across nodes (no results, no shared data)",
                      e.app->name);
-    int fault = 0, pending = 0; /* pending: a draw or update that failed */
+    int fault = 0, fault_round = 0, pending = 0; /* pending: a draw or update that failed */
     char pending_why[512] = "";
     if (rc == 0)
-        rc = read_node_fault(o->cfg, hf_mpi_rank(o->nodes), &fault);
+        rc = read_node_fault(o->cfg, hf_mpi_rank(o->nodes), &fault, &fault_round);
     if (rc == 0)
         rc = send_hello(&e);
     e.keep_events = 1; /* every span's bundles go to rank 0 (send_inner_events) */
@@ -533,9 +543,9 @@ int hf_run_serve(const struct hf_run_options *o)
             sub--; /* not a round of the node's */
             continue;
         }
-        if (fault == 2)
+        if (fault == 2 && s.round >= fault_round)
             _exit(3); /* a node that dies mid-run: mpirun sees it */
-        while (fault == 1)
+        while (fault == 1 && s.round >= fault_round)
             pause(); /* a node that hangs: rank 0's deadline sees it */
         struct hf_mpi_done done = {.first = s.first, .count = s.count, .round = s.round};
         double t0 = 0;
