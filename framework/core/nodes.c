@@ -23,7 +23,10 @@
  * runs it on the real engine. It then reports the completion and sends the
  * span's results (struct hf_app.results), which land in place on rank 0
  * before rank 0 counts the span done: rank 0's verify then checks the whole
- * load.
+ * load. With them go what each of its devices did and the bundles they ran
+ * (the engine keeps a node's events without recording a run: keep_events),
+ * which rank 0 keeps per recorded round as the run's inner events
+ * (results.json's node_events, the report's and the trace's lanes).
  *
  * Shared data (apps/graph): the node's own round merges its devices' changes
  * as usual (shared.c); after the results the node sends what its host
@@ -42,7 +45,8 @@
  *
  * Only real-engine runs go across nodes; a sim run in the same plan runs on
  * rank 0 alone (the sim engine models nodes itself). A node that fails ends
- * the run on rank 0 (node.c) and the CLI ends the job.
+ * the run on rank 0 (node.c) and the CLI ends the job, after writing the
+ * rounds that finished to results.partial.json (cli/partial.c).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -427,6 +427,12 @@ static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
     if (anyfault)
         hf__sb_printf(b, "<p class=\"banner fault\">Some runs recorded a device fault; see "
                          "their Gantt charts.</p>\n");
+    if (doc->failed) { /* results.partial.json: only the rounds that finished */
+        hf__sb_printf(b, "<p class=\"banner fault failed\">The run failed; these are the "
+                         "rounds that finished. ");
+        hf__sb_esc(b, doc->failed);
+        hf__sb_printf(b, "</p>\n");
+    }
     summary(b, doc);
     hf__sb_printf(b, "<h2 id=\"makespan\">Makespan and efficiency per round</h2>\n");
     if ((rc = makespans(b, doc)) != 0)

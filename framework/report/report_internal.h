@@ -55,6 +55,7 @@ struct hf__rp_doc {
     cJSON *root;
     const cJSON *machine;
     const char *version, *config;
+    const char *failed; /* results.partial.json: why the run failed ("failed".message), or NULL */
     int nruns;
     struct hf__rp_run *runs;
 };

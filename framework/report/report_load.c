@@ -512,6 +512,12 @@ int hf__report_parse(const char *file, const char *text, size_t len, struct hf__
         rc = get_str(file, "top level", doc->root, "config", OPT, NULL, &doc->config);
     if (rc)
         return rc;
+    /* results.partial.json (a run across nodes that failed) says why. */
+    const cJSON *failed = cJSON_GetObjectItemCaseSensitive(doc->root, "failed");
+    if (failed && (rc = not_object(file, "\"failed\"", failed)) == 0)
+        rc = get_str(file, "\"failed\"", failed, "message", REQ, NULL, &doc->failed);
+    if (rc)
+        return rc;
     doc->machine = cJSON_GetObjectItemCaseSensitive(doc->root, "machine");
     if (doc->machine && !cJSON_IsObject(doc->machine))
         return hf_fail(HF_EINVAL, "%s: \"machine\" is not an object", file);
