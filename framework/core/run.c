@@ -323,10 +323,15 @@ static struct hf_run *partial_run(struct hf__engine *e, struct hf_run *run, doub
     if (e->standalone)
         memcpy(run->standalone_rate, e->standalone, (size_t)e->ndev * sizeof *e->standalone);
     memcpy(run->fault, e->fault, sizeof run->fault);
-    run->events = e->events;
-    run->nevents = keep_events_before(e->events, e->nevents, run->nrounds);
-    e->events = NULL;
-    hf__nodes_take_events(e, run);
+    if (e->events) { /* not yet taken: the run failed before its end */
+        free(run->events);
+        run->events = e->events;
+        run->nevents = e->nevents;
+        e->events = NULL;
+    }
+    run->nevents = keep_events_before(run->events, run->nevents, run->nrounds);
+    if (!run->inner_events)
+        hf__nodes_take_events(e, run);
     run->ninner_events = keep_events_before(run->inner_events, run->ninner_events, run->nrounds);
     run->wall_s = hf__now() - wall0;
     return run;
@@ -388,6 +393,8 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
             *partial = kept;
         else
             hf_run_free(run);
+        if (!*why) /* no message to restore */
+            return rc;
         hf_clear_error();
         return hf_fail(rc, "%s", why);
     }
