@@ -15,6 +15,10 @@
 # found (NVCC= disables it); without it the build is CPU-only.
 
 BUILD   ?= build
+# `make` alone builds everything (rules below come before `all`).
+.DEFAULT_GOAL := all
+# The script tests (tests/*.py) run $(HF_BUILD)/hetfarm: the build being tested.
+export HF_BUILD := $(BUILD)
 SAN     ?=
 CC      ?= cc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)

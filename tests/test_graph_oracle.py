@@ -32,7 +32,7 @@ except ImportError:
     sys.exit(77)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HETFARM = os.path.join(ROOT, "build", "hetfarm")
+HETFARM = os.path.join(ROOT, os.environ.get("HF_BUILD", "build"), "hetfarm")
 FOURELT = os.path.join(ROOT, "..", "shared", "data", "graphs", "4elt.graph")
 if not os.path.exists(FOURELT):
     FOURELT = "/work/shared/data/graphs/4elt.graph"
@@ -165,7 +165,7 @@ def check(app, tag, g, base, src, vals):
 
 def main():
     if not os.access(HETFARM, os.X_OK):
-        print("build/hetfarm missing: run make build first")
+        print("%s missing: run make build first" % HETFARM)
         return 1
     with tempfile.TemporaryDirectory(prefix="hf_oracle.") as tmp:
         cases = []

@@ -15,12 +15,17 @@ runs it:
   counts add up to the load, the nodes got work (under static always; the
   adaptive schedulers may leave a node whose hand-off costs more than it
   saves out, so for them: in some run), and each node's chunks are what its
-  own devices (node1:cpu, node2:cpu) report;
+  own devices (node1:cpu, node2:cpu) report, bundle by bundle in
+  node_events too, and the report draws a lane for each of them;
 - matmul n = 256 with every row checked against the reference on rank 0;
 - the same noop load without mpirun: the same loads, round by round;
 - a rank that hangs (`[faults] node_fails = 2:hang`) ends the job within the
   deadline with a message naming rank 2, and one that exits ends it too; no
-  results file either way;
+  results file either way (an earlier one at the path is removed), and
+  results.partial.json beside it holds the rounds that finished (none, or
+  rounds 0 and 1 when the rank fails in round 2: `2:hang@2`, `1:exit@2`) and
+  says which rank (null for the one that died: mpirun names it) and why; a
+  good run then removes the partial file;
 - the graph apps, whose state is shared data merged every round across the
   ranks (node devices pull and push like a GPU): bfs, sssp, pagerank, cc and
   mst on a generated grid and a small Kronecker graph, BFS and PageRank under
@@ -37,13 +42,14 @@ mpirun is missing.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HETFARM = os.path.join(ROOT, "build", "hetfarm")
+HETFARM = os.path.join(ROOT, os.environ.get("HF_BUILD", "build"), "hetfarm")
 MPIRUN = os.environ.get("HF_MPIRUN", "mpirun --oversubscribe --allow-run-as-root").split()
 
 failures = []
@@ -112,12 +118,18 @@ def check_conformance(tmp):
                 fail("%s round %d: %d chunks ran, expected 600" % (run["scheduler"], r["round"],
                                                                     chunks))
             node_work += sum(d["work"] for d in r["devices"][1:])
-            # A node's chunks are what its own devices ran.
+            # A node's chunks are what its own devices ran, bundle by bundle
+            # in node_events too.
             for k, node in enumerate(r["devices"][1:]):
                 ran = r["node_devices"][k]["chunks"]
                 if ran != node["chunks"]:
                     fail("%s round %d: %s ran %d chunks, its devices %d"
                          % (run["scheduler"], r["round"], node["name"], node["chunks"], ran))
+                bundled = sum(e["count"] for e in run.get("node_events", [])
+                              if e["round"] == r["round"] and e["device"] == k)
+                if bundled != ran:
+                    fail("%s round %d: node_events hold %d chunks of %s, which ran %d"
+                         % (run["scheduler"], r["round"], bundled, inner[k], ran))
         # static's equal ratios always give the nodes work; the adaptive
         # schedulers may rightly leave a node out when its hand-off costs more
         # than it saves (3 ranks on a busy 2-core machine), so for them the
@@ -127,6 +139,15 @@ def check_conformance(tmp):
         any_node_work = any_node_work or node_work > 0
     if not any_node_work:
         fail("noop: the nodes got no work in any run")
+    # The report (compare writes it beside the results) draws the devices
+    # inside the nodes: a lane each in every run's Gantt chart.
+    with open(os.path.join(tmp, "report.html")) as f:
+        html = f.read()
+    for name in ("node1:cpu", "node2:cpu"):
+        lanes = len(re.findall(r'class="lanelabel inner"[^>]*>%s</text>' % name, html))
+        if lanes != len(runs):
+            fail("report.html: %d lanes of %s, expected one per run (%d)"
+                 % (lanes, name, len(runs)))
     return runs
 
 
@@ -151,17 +172,75 @@ def check_matmul(tmp):
         fail("matmul across 3 ranks: exit %d\n%s" % (p.returncode, p.stderr[-3000:]))
 
 
+def check_partial(how, p, out, rank, rounds):
+    """A failed run across nodes: no results file (an earlier one removed),
+    and what finished in results.partial.json beside it, which says why."""
+    if os.path.exists(out):
+        fail("node_fails = %s: %s is there (an earlier run's or this one's)" % (how, out))
+    partial = out[:-len(".json")] + ".partial.json"
+    if not os.path.exists(partial):
+        fail("node_fails = %s: no %s\n%s" % (how, partial, p.stderr[-2000:]))
+        return
+    with open(partial) as f:
+        doc = json.load(f)
+    failed = doc.get("failed", {})
+    if failed.get("rank") != rank or failed.get("scheduler") != "static" or \
+            failed.get("rounds_completed") != rounds or not failed.get("message"):
+        fail("node_fails = %s: failed = %s, expected rank %s, static, %d rounds"
+             % (how, failed, rank, rounds))
+    if rank is None and failed.get("signal") != 15:
+        fail("node_fails = %s: a rank that died ends rank 0 by SIGTERM, 'signal' = %s"
+             % (how, failed.get("signal")))
+    runs = doc.get("runs", [])
+    if len(runs) != (1 if rounds else 0):
+        fail("node_fails = %s: %d runs kept, expected %d" % (how, len(runs), 1 if rounds else 0))
+        return
+    for run in runs:
+        kept = [r["round"] for r in run["rounds"]]
+        if kept != list(range(rounds)):
+            fail("node_fails = %s: rounds %s kept, expected 0..%d" % (how, kept, rounds - 1))
+        for r in run["rounds"]:
+            if sum(d["chunks"] for d in r["devices"]) != 600:
+                fail("node_fails = %s: round %d of the partial file is not whole"
+                     % (how, r["round"]))
+        late = [e for e in run["events"] + run.get("node_events", []) if e["round"] >= rounds]
+        if late or not run.get("node_events"):
+            fail("node_fails = %s: %d bundles of unfinished rounds kept, %d inside the nodes"
+                 % (how, len(late), len(run.get("node_events", []))))
+
+
 def check_failures(tmp):
-    for how, want in (("2:hang", "rank 2 reported nothing within 2 s"), ("1:exit", "")):
-        text = ini("noop", "chunks = 600\nspin_ns = 20000", extra_run="node_timeout = 2",
+    # A rank that hangs or exits at its first span (in the standalone passes:
+    # nothing finished), or in round 2 (rounds 0 and 1 finished). Under static
+    # (equal ratios) every node has a span in every round.
+    cases = (("2:hang", "rank 2 reported nothing within 2 s", 2, 0),
+             ("1:exit", "", None, 0),
+             ("2:hang@2", "rank 2 reported nothing within 2 s", 2, 2),
+             ("1:exit@2", "", None, 2))
+    for how, want, rank, rounds in cases:
+        text = ini("noop", "chunks = 600\nspin_ns = 20000",
+                   extra_run="node_timeout = 2\nscheduler = static",
                    faults="[faults]\nnode_fails = %s\n" % how)
-        p, out = hetfarm(tmp, "fault" + how[0], text, cmd="run", timeout=120)
+        name = "fault-" + how.replace(":", "-").replace("@", "-")
+        out = os.path.join(tmp, name + ".json")
+        with open(out, "w") as f:
+            f.write('{"runs": "an earlier run\'s"}\n')
+        p, out = hetfarm(tmp, name, text, cmd="run", timeout=120)
         if p.returncode == 0:
             fail("node_fails = %s: the job succeeded" % how)
         if want and want not in p.stderr:
             fail("node_fails = %s: no '%s' in:\n%s" % (how, want, p.stderr[-2000:]))
-        if os.path.exists(out):
-            fail("node_fails = %s: %s was written" % (how, out))
+        check_partial(how, p, out, rank, rounds)
+    # The same run without the fault: its results, and the failure's partial
+    # file beside them is gone.
+    text = ini("noop", "chunks = 600\nspin_ns = 20000",
+               extra_run="node_timeout = 20\nscheduler = static")
+    p, out = hetfarm(tmp, "fault-2-hang-2", text, cmd="run", timeout=120)
+    partial = out[:-len(".json")] + ".partial.json"
+    if p.returncode != 0 or not os.path.exists(out) or os.path.exists(partial):
+        fail("a run after a failed one: exit %d, %s %s, %s %s\n%s"
+             % (p.returncode, out, os.path.exists(out), partial, os.path.exists(partial),
+                p.stderr[-2000:]))
     text = ini("strsearch", "text = %s/none.txt\npatterns = %s/none.pat" % (tmp, tmp),
                extra_run="scheduler = hass")
     p, out = hetfarm(tmp, "strsearch", text, cmd="run", timeout=120)

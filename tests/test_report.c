@@ -20,6 +20,7 @@
 #include "hetfarm.h"
 #include "report/report.h"
 #include "report_fixture.h"
+#include "report_node_fixture.h"
 
 struct paths {
     char dir[64], results[128], config[128], html[128];
@@ -220,13 +221,13 @@ static void expect_fail(const struct paths *p, int err, const char *want1, const
     assert_int_equal(nfiles(p->dir), 1 + exists(p->results)); /* no temporary file left */
 }
 
-/* Writes the fixture with one edit made through cJSON. */
-static void write_edited(const struct paths *p, void (*edit)(cJSON *root))
+/* Writes a fixture (fixture_fmt or node_fixture_fmt) with one edit made through cJSON. */
+static void write_edited_fmt(const struct paths *p, const char *fmt, void (*edit)(cJSON *root))
 {
-    size_t n = sizeof fixture_fmt + 256;
+    size_t n = strlen(fmt) + 256;
     char *buf = malloc(n);
     assert_non_null(buf);
-    snprintf(buf, n, fixture_fmt, "none.ini");
+    snprintf(buf, n, fmt, "none.ini");
     cJSON *root = cJSON_Parse(buf);
     free(buf);
     assert_non_null(root);
@@ -235,6 +236,11 @@ static void write_edited(const struct paths *p, void (*edit)(cJSON *root))
     cJSON_Delete(root);
     assert_int_equal(fix_write(p->results, text), 0);
     free(text);
+}
+
+static void write_edited(const struct paths *p, void (*edit)(cJSON *root))
+{
+    write_edited_fmt(p, fixture_fmt, edit);
 }
 
 static cJSON *at(cJSON *root, int run, const char *arr, int i)
@@ -263,10 +269,98 @@ static void short_round(cJSON *root)
     cJSON_DeleteItemFromArray(cJSON_GetObjectItem(at(root, 0, "rounds", 2), "devices"), 1);
 }
 
+static void unknown_node(cJSON *root)
+{
+    cJSON_ReplaceItemInObject(at(root, 0, "node_devices", 2), "node", cJSON_CreateString("node3"));
+}
+
+static void bad_inner_device(cJSON *root)
+{
+    cJSON_ReplaceItemInObject(at(root, 0, "node_events", 4), "device", cJSON_CreateNumber(3));
+}
+
+static void short_inner_round(cJSON *root)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(at(root, 0, "rounds", 1), "node_devices"), 0);
+}
+
+static void partial_file(cJSON *root)
+{
+    cJSON *f = cJSON_AddObjectToObject(root, "failed");
+    cJSON_AddStringToObject(f, "message", "rank 2 reported nothing <within 2 s>");
+    cJSON_AddNumberToObject(f, "rank", 2);
+}
+
 static void no_scheduler(cJSON *root)
 {
     cJSON_DeleteItemFromObject(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 1),
                                "scheduler");
+}
+
+/* The text of the Gantt lane labels of `h` in page order, "|"-separated. */
+static void lane_labels(const char *h, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    const char *mark = "class=\"lanelabel";
+    for (const char *p = strstr(h, mark); p; p = strstr(p + 1, mark)) {
+        const char *s = strchr(p, '>') + 1, *e = strchr(s, '<');
+        o += (size_t)snprintf(out + o, cap - o, "%s%.*s", o ? "|" : "", (int)(e - s), s);
+        assert_true(o < cap);
+    }
+}
+
+/* A run across nodes: the devices inside the nodes are drawn like the run's
+ * own (the lanes under their node, their bundles, their shares, the summary). */
+static void renders_nodes(void **state)
+{
+    struct paths *p = *state;
+    assert_int_equal(fix_write(p->config, FIX_CONFIG_TEXT), 0);
+    assert_int_equal(node_fix_write_results(p->results, p->config), 0);
+    hf_clear_error();
+    assert_int_equal(hf_report_write(p->results, p->html), 0);
+    char *h = read_text(p->html);
+    assert_non_null(h);
+    /* A lane per device, each node's devices right under it. */
+    char labels[256];
+    lane_labels(h, labels, sizeof labels);
+    assert_string_equal(labels, "cpu|node1|node1:cpu|node1:cuda0|node2|node2:cpu");
+    assert_int_equal(count_str(h, "class=\"lanelabel inner\""), NODE_FIX_INNER);
+    assert_int_equal(count_str(h, "<g class=\"lanebars inner\""), NODE_FIX_INNER);
+    /* A bar per bundle, inside the nodes too; copy segments on the node
+     * devices' bars (the hand-off) and on node1:cuda0's (+1 legend swatch). */
+    assert_int_equal(count_str(h, "<rect class=\"bar"), NODE_FIX_EVENTS + NODE_FIX_INNER_EVENTS);
+    assert_int_equal(count_str(h, "class=\"seg cin\""), 4 + 2 + 1);
+    assert_non_null(strstr(h, "<title>node1:cuda0, round 1, chunks 20..39, copy-in 0.1 s"));
+    /* Inner lanes sit between their node's lane and the next device's. */
+    const char *n1 = strstr(h, "data-device=\"1\""), *c0 = strstr(h, "data-device=\"4\"");
+    const char *n2 = strstr(h, "data-device=\"2\"");
+    assert_true(n1 && c0 && n2 && n1 < c0 && c0 < n2);
+    /* Shares: a line per device of the run and inside its nodes, the inner
+     * ones dashed: node1:cuda0 did 0.6 of node1's 50%, 30% of the round. */
+    assert_int_equal(count_str(h, "<svg class=\"chart shares\""), 1);
+    const char *sh = strstr(h, "<svg class=\"chart shares\"");
+    const char *sh_end = strstr(sh, "</svg>");
+    char *chart = strndup(sh, (size_t)(sh_end - sh));
+    assert_non_null(chart);
+    assert_int_equal(count_str(chart, "<polyline"), NODE_FIX_DEVICES + NODE_FIX_INNER);
+    assert_int_equal(count_str(chart, "<polyline class=\"line dashed\""), NODE_FIX_INNER);
+    assert_non_null(strstr(chart, "node1:cuda0 1: 30</title>"));
+    free(chart);
+    /* The summary names the devices inside each node after it. */
+    assert_non_null(strstr(h, "<td class=\"devs\">cpu, node1 [node1:cpu, node1:cuda0], node2 "
+                              "[node2:cpu]</td>"));
+    assert_null(strstr(h, "banner fault failed"));
+    free(h);
+
+    /* results.partial.json of a failed run: the page says so, and why. */
+    write_edited_fmt(p, node_fixture_fmt, partial_file);
+    assert_int_equal(hf_report_write(p->results, p->html), 0);
+    h = read_text(p->html);
+    assert_non_null(h);
+    assert_non_null(strstr(h, "<p class=\"banner fault failed\">The run failed; these are the "
+                              "rounds that finished. rank 2 reported nothing &lt;within 2 s&gt;"));
+    free(h);
 }
 
 static void refuses_bad_input(void **state)
@@ -293,6 +387,13 @@ static void refuses_bad_input(void **state)
     expect_fail(p, HF_EINVAL, "runs[0].rounds[2]", "has 1 entries, the run has 2");
     write_edited(p, no_scheduler);
     expect_fail(p, HF_EINVAL, "runs[1]", "missing string \"scheduler\"");
+    /* A run across nodes: its devices inside the nodes must agree. */
+    write_edited_fmt(p, node_fixture_fmt, unknown_node);
+    expect_fail(p, HF_EINVAL, "runs[0].node_devices[2]", "\"node\" = \"node3\"");
+    write_edited_fmt(p, node_fixture_fmt, bad_inner_device);
+    expect_fail(p, HF_EINVAL, "runs[0].node_events[4]", "\"device\" = 3");
+    write_edited_fmt(p, node_fixture_fmt, short_inner_round);
+    expect_fail(p, HF_EINVAL, "runs[0].rounds[1]", "\"node_devices\"");
 
     /* The report never overwrites its own input, and an unwritable target fails. */
     hf_clear_error();
@@ -324,6 +425,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(renders_every_chart, setup, teardown),
+        cmocka_unit_test_setup_teardown(renders_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(merges_crowded_lanes, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_bad_input, setup, teardown),
         cmocka_unit_test(default_path),

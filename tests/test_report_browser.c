@@ -1,6 +1,8 @@
 /* test_report_browser.c - the HTML report as a browser sees it.
  *
- * Renders the fixture report (report_fixture.h), loads it in headless
+ * Renders the fixture report (report_fixture.h; and a run across nodes,
+ * report_node_fixture.h, whose DOM must hold the devices inside the nodes
+ * with their bars), loads it in headless
  * Chromium (Debian's `chromium` package) and checks that the page logs
  * nothing to the console (no blocked fetch, no parse error: the page's
  * Content-Security-Policy turns any external reference into a console
@@ -29,6 +31,7 @@
 #include "hetfarm.h"
 #include "report/report.h"
 #include "report_fixture.h"
+#include "report_node_fixture.h"
 
 static const char *chromium;
 static char screenshot[PATH_MAX + 16];
@@ -47,6 +50,16 @@ static int run_chromium(const char *dir, const char *extra, const char *url, con
              chromium, dir, extra, url, out, err);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Fails on any console message Chromium logged (CSP violations, parse errors). */
+static void no_console_messages(const char *l)
+{
+    for (const char *c = strstr(l, "CONSOLE"); c; c = strstr(c + 1, "CONSOLE")) {
+        const char *e = strchr(c, '\n');
+        fail_msg("console message: %.*s", e ? (int)(e - c) : (int)strlen(c), c);
+    }
+    assert_null(strstr(l, "Uncaught"));
 }
 
 static void loads_without_errors(void **state)
@@ -89,11 +102,7 @@ static void loads_without_errors(void **state)
     assert_int_equal(count_str(d, "class=\"nodata\""), 0);
     assert_non_null(strstr(d, "SIMULATED"));
     /* Console messages (CSP violations, parse errors) are logged as CONSOLE lines. */
-    for (const char *c = strstr(l, "CONSOLE"); c; c = strstr(c + 1, "CONSOLE")) {
-        const char *e = strchr(c, '\n');
-        fail_msg("console message: %.*s", e ? (int)(e - c) : (int)strlen(c), c);
-    }
-    assert_null(strstr(l, "Uncaught"));
+    no_console_messages(l);
 
     /* The screenshot for people. */
     char flags[PATH_MAX + 96];
@@ -109,6 +118,38 @@ static void loads_without_errors(void **state)
     free(d);
     free(l);
     assert_int_equal(remove_tree(dir), 0); /* our mkdtemp directory, profile included */
+}
+
+/* A run across nodes in the browser: a lane and bars for every device inside
+ * a node, their share lines, nothing logged. */
+static void node_run_in_browser(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hf-test-report-browser-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char results[128], html[128], dom[128], log[128], url[160];
+    snprintf(results, sizeof results, "%s/results.json", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(dom, sizeof dom, "%s/dom.html", dir);
+    snprintf(log, sizeof log, "%s/chromium.log", dir);
+    snprintf(url, sizeof url, "file://%s", html);
+    assert_int_equal(node_fix_write_results(results, "none.ini"), 0);
+    hf_clear_error();
+    assert_int_equal(hf_report_write(results, html), 0);
+    assert_int_equal(run_chromium(dir, "--enable-logging=stderr --v=0 --dump-dom", url, dom, log),
+                     0);
+    char *d = read_text(dom), *l = read_text(log);
+    assert_non_null(d);
+    assert_non_null(l);
+    assert_int_equal(count_str(d, "class=\"lanelabel"), NODE_FIX_DEVICES + NODE_FIX_INNER);
+    assert_int_equal(count_str(d, "class=\"lanelabel inner\""), NODE_FIX_INNER);
+    assert_int_equal(count_str(d, "<rect class=\"bar"), NODE_FIX_EVENTS + NODE_FIX_INNER_EVENTS);
+    assert_int_equal(count_str(d, "<polyline class=\"line dashed\""), NODE_FIX_INNER + 1);
+    assert_non_null(strstr(d, ">node1:cuda0</text>"));
+    no_console_messages(l);
+    free(d);
+    free(l);
+    assert_int_equal(remove_tree(dir), 0);
 }
 
 int main(int argc, char **argv)
@@ -132,6 +173,7 @@ int main(int argc, char **argv)
     snprintf(screenshot, sizeof screenshot, "%s/report.png", self);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loads_without_errors),
+        cmocka_unit_test(node_run_in_browser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

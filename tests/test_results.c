@@ -297,6 +297,92 @@ static void test_trace(void **state)
     cJSON_Delete(j);
 }
 
+/* make_run's run as if across nodes: its GPU stands for node1, which holds
+ * node1:cpu and node1:cuda0, each with a bundle in round 1. */
+static struct hf_run *make_node_run(void)
+{
+    static struct hf_device_info ndevs[2];
+    static struct hf_inner_device inner[2] = {{"node1:cpu", 1}, {"node1:cuda0", 1}};
+    static struct hf_round_device in_rd[4][2];
+    static struct hf_event in_ev[2] = {
+        {.round = 1, .device = 0, .first = 0, .count = 3, .work = 30, .start_s = 0.51,
+         .end_s = 0.55},
+        {.round = 1, .device = 1, .first = 3, .count = 4, .work = 40, .start_s = 0.51,
+         .end_s = 0.58, .t = {.copy_in_s = 0.01, .kernel_s = 0.05, .copy_out_s = 0.01}},
+    };
+    struct hf_run *r = make_run("real");
+    memcpy(ndevs, devs, sizeof ndevs);
+    ndevs[1].kind = HF_DEV_NODE;
+    snprintf(ndevs[1].name, sizeof ndevs[1].name, "node1");
+    r->devs = ndevs;
+    r->ninner = 2;
+    r->inner = inner;
+    for (int k = 0; k < 4; k++) {
+        rounds[k].inner = in_rd[k];
+        in_rd[k][0] = (struct hf_round_device){.chunks = 3, .bundles = 1, .work = 30, .share = 0.4};
+        in_rd[k][1] = (struct hf_round_device){.chunks = 4, .bundles = 1, .work = 40, .share = 0.6};
+    }
+    r->ninner_events = 2;
+    r->inner_events = in_ev;
+    return r;
+}
+
+/* A run across nodes: results.json names the devices inside the nodes and
+ * holds their bundles; the trace gives each a thread under its node's. */
+static void test_node_run(void **state)
+{
+    (void)state;
+    struct hf_run *runs[1] = {make_node_run()};
+    char path[128], trace[128];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    snprintf(trace, sizeof trace, "%s/trace.json", dir);
+    assert_int_equal(hf_results_write(path, runs, 1, NULL), 0);
+    assert_int_equal(hf_trace_write(trace, runs, 1), 0);
+    for (int k = 0; k < 4; k++)
+        rounds[k].inner = NULL; /* the other tests' runs have no nodes */
+    cJSON *j = parse_file(path);
+    cJSON *r = cJSON_GetArrayItem(GET(j, "runs"), 0);
+    cJSON *nd = GET(r, "node_devices");
+    assert_int_equal(cJSON_GetArraySize(nd), 2);
+    assert_string_equal(GET(cJSON_GetArrayItem(nd, 1), "name")->valuestring, "node1:cuda0");
+    assert_string_equal(GET(cJSON_GetArrayItem(nd, 1), "node")->valuestring, "node1");
+    cJSON *r1 = cJSON_GetArrayItem(GET(r, "rounds"), 1);
+    assert_true(GET(cJSON_GetArrayItem(GET(r1, "node_devices"), 1), "share_of_node")
+                    ->valuedouble == 0.6);
+    cJSON *ne = GET(r, "node_events");
+    assert_int_equal(cJSON_GetArraySize(ne), 2);
+    cJSON *e1 = cJSON_GetArrayItem(ne, 1);
+    assert_int_equal(GET(e1, "device")->valueint, 1);
+    assert_int_equal(GET(e1, "first")->valueint, 3);
+    assert_true(GET(e1, "kernel_s")->valuedouble == 0.05);
+    cJSON_Delete(j);
+
+    /* The trace: threads 2 and 3 are node1:cpu and node1:cuda0, sorted
+     * between node1 (thread 1) and whatever would follow it. */
+    j = parse_file(trace);
+    double sort[4] = {-1, -1, -1, -1};
+    int cuda0_bundles = 0, cuda0_parts = 0;
+    const char *tname[4] = {0};
+    cJSON *e;
+    cJSON_ArrayForEach(e, GET(j, "traceEvents"))
+    {
+        const char *ph = GET(e, "ph")->valuestring, *name = GET(e, "name")->valuestring;
+        int tid = GET(e, "tid")->valueint;
+        if (strcmp(ph, "M") == 0 && strcmp(name, "thread_name") == 0 && tid < 4)
+            tname[tid] = GET(GET(e, "args"), "name")->valuestring;
+        else if (strcmp(ph, "M") == 0 && strcmp(name, "thread_sort_index") == 0 && tid < 4)
+            sort[tid] = GET(GET(e, "args"), "sort_index")->valuedouble;
+        else if (strcmp(ph, "X") == 0 && tid == 3)
+            *(strncmp(name, "round ", 6) == 0 ? &cuda0_bundles : &cuda0_parts) += 1;
+    }
+    assert_string_equal(tname[2], "node1:cpu");
+    assert_string_equal(tname[3], "node1:cuda0");
+    assert_true(sort[0] < sort[1] && sort[1] < sort[2] && sort[2] < sort[3]);
+    assert_int_equal(cuda0_bundles, 1);
+    assert_int_equal(cuda0_parts, 3); /* copy-in, kernel, copy-out */
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +390,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_results_unwritable, setup, teardown),
         cmocka_unit_test(test_table),
         cmocka_unit_test_setup_teardown(test_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_run, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

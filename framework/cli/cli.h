@@ -65,12 +65,25 @@ int hf__cli_check_after(hf_config_t cfg);
  * every scheduler's section. Returns how many were written (at most cap). */
 size_t hf__cli_rules(const struct hf_app *app, struct hf_config_rules *rules, size_t cap);
 
+/* What a run across nodes that failed on rank 0 leaves for
+ * results.partial.json (runs.c fills it, partial.c writes it). */
+struct hf__cli_failure {
+    int keep;                /* a run across nodes failed: write the partial file */
+    struct hf_run *partial;  /* the rounds it finished (NULL: none), freed by the caller */
+    char scheduler[32], engine[8];
+    int rank;                /* the rank its transport waited for in vain, -1: unknown */
+    int signal;              /* the signal that interrupted it, 0: none */
+    char message[1024];      /* the failure as printed */
+};
 /* runs.c: one hf_run per (engine, scheduler) of the plan; the first failure
  * stops everything (0 or an exit status; *runs holds *nruns finished runs
- * either way, freed with hf__cli_free_runs). Then the outputs: results.json
- * (`out`, may be NULL), the report (compare), the trace; all or nothing. */
+ * either way, freed with hf__cli_free_runs; when a run across nodes failed
+ * on rank 0 and `failed` is not NULL, *failed says so). Then the outputs:
+ * results.json (`out`, may be NULL; a results.partial.json beside it from
+ * an earlier failed run is removed), the report (compare), the trace; all
+ * or nothing. */
 int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
-                     int *nruns);
+                     int *nruns, struct hf__cli_failure *failed);
 int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_run **runs,
                           int nruns, hf_config_t cfg);
 void hf__cli_free_runs(struct hf_run **runs, int nruns);
@@ -78,7 +91,17 @@ void hf__cli_free_runs(struct hf_run **runs, int nruns);
  * the caller), resolves the plan, makes the runs with signals caught; returns
  * 0 or the exit status (an interrupt included). */
 int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan *p,
-                      struct hf_run ***runs, int *nruns);
+                      struct hf_run ***runs, int *nruns, struct hf__cli_failure *failed);
+/* partial.c: results.partial.json, the file a failed run across nodes leaves
+ * beside its results path `out` ("r.json" -> "r.partial.json"). The path
+ * (0, or HF_EINVAL when it does not fit); writing it with the runs that
+ * finished and what the failed one finished, after removing an earlier
+ * run's `out` (0 or an exit status); and removing an earlier failed run's
+ * partial file once `out` holds this run's results. */
+int hf__cli_partial_path(const char *out, char *buf, size_t size);
+int hf__cli_write_partial(const char *out, struct hf_run **runs, int nruns,
+                          const struct hf__cli_failure *f, hf_config_t cfg);
+void hf__cli_drop_stale_partial(const char *out);
 
 /* cluster.c: a run across nodes. hf__cli_cluster opens the transport when
  * mpirun started the process (NULL otherwise, or in a build without MPI) and
@@ -88,6 +111,12 @@ int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan
 struct hf_mpi *hf__cli_cluster(double timeout_s);
 int hf__cli_rank(void);
 int hf__cli_cluster_end(int status);
+/* cluster.c: the ranks of the job (1 alone); after a failure, the rank the
+ * transport waited for in vain (-1: none named); and, from a signal handler,
+ * making every wait on another rank give up (hf_mpi_interrupt). */
+int hf__cli_ranks(void);
+int hf__cli_cluster_failed_rank(void);
+void hf__cli_cluster_interrupt(int sig);
 
 /* One function per command (cmd_*.c); each returns the exit status. */
 int hf__cmd_run(const struct hf__cli *c);     /* run and compare */

@@ -11,6 +11,10 @@
  * (runs.c, cmd_run.c). The command's end closes the transport, or, when any
  * rank failed, ends the whole job at once (MPI_Abort): a rank that stopped
  * cannot take part in MPI_Finalize, and the others must not wait for it.
+ * A SIGTERM or SIGINT makes every wait on another rank give up at once
+ * (mpirun sends SIGTERM to every rank when one dies, and SIGKILL a second
+ * later), so that rank 0 can still write the rounds that finished
+ * (partial.c) before the job ends.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,21 @@ int hf__cli_rank(void)
     return cluster ? hf_mpi_rank(cluster) : 0;
 }
 
+int hf__cli_ranks(void)
+{
+    return cluster ? hf_mpi_size(cluster) : 1;
+}
+
+int hf__cli_cluster_failed_rank(void)
+{
+    return cluster ? hf_mpi_failed_rank(cluster) : -1;
+}
+
+void hf__cli_cluster_interrupt(int sig)
+{
+    hf_mpi_interrupt(sig); /* async-signal-safe: one atomic store */
+}
+
 int hf__cli_cluster_end(int status)
 {
     if (!cluster)
@@ -77,5 +96,20 @@ int hf__cli_rank(void)
 int hf__cli_cluster_end(int status)
 {
     return status;
+}
+
+int hf__cli_ranks(void)
+{
+    return 1;
+}
+
+int hf__cli_cluster_failed_rank(void)
+{
+    return -1;
+}
+
+void hf__cli_cluster_interrupt(int sig)
+{
+    (void)sig;
 }
 #endif

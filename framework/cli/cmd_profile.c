@@ -44,7 +44,7 @@ int hf__cmd_profile(const struct hf__cli *c)
     struct hf__plan p;
     struct hf_run **runs = NULL;
     int nruns = 0;
-    int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns);
+    int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns, NULL);
     if (!st && hf__cli_rank() == 0) { /* the other ranks of mpirun served rank 0 */
         print_profile(runs[0], p.base.profile_dir, p.base.grain);
         fflush(stdout);

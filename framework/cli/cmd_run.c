@@ -5,7 +5,8 @@
  * A thin layer over hf_run(): read the plan, make the runs, print the table
  * (and for `run` the split round by round: how the scheduler converged is the
  * first thing one wants to see of a single run), then write results.json, the
- * report (compare) and the trace on request.
+ * report (compare) and the trace on request. A run across nodes that failed
+ * leaves results.partial.json instead (partial.c).
  */
 
 #include "cli.h"
@@ -63,15 +64,20 @@ int hf__cmd_run(const struct hf__cli *c)
     struct hf__plan p;
     struct hf_run **runs = NULL;
     int nruns = 0;
-    int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns);
+    struct hf__cli_failure failed = {0};
+    int st = hf__cli_make_runs(c, &cfg, &p, &runs, &nruns, &failed);
+    const char *out = c->out ? c->out : "results.json";
     if (!st && hf__cli_rank() == 0) { /* the other ranks of mpirun served rank 0 */
         if (c->cmd == CMD_RUN)
             print_rounds(runs[0]);
         hf_results_table(stdout, runs, nruns);
         print_figures(runs, nruns);
         fflush(stdout);
-        st = hf__cli_write_outputs(c, c->out ? c->out : "results.json", runs, nruns, cfg);
+        st = hf__cli_write_outputs(c, out, runs, nruns, cfg);
+    } else if (st && failed.keep) { /* a run across nodes failed: keep what finished */
+        hf__cli_write_partial(out, runs, nruns, &failed, cfg);
     }
+    hf_run_free(failed.partial);
     hf__cli_free_runs(runs, nruns);
     hf_config_destroy(cfg);
     return st;

@@ -17,11 +17,13 @@
 
 static const char *const engine_names[] = {"real", "sim", NULL};
 
-/* The handler only records the signal (hf_run_interrupt is async-signal-safe);
- * SA_RESETHAND makes a second Ctrl-C kill the process the usual way. */
+/* The handler only records the signal (hf_run_interrupt and
+ * hf__cli_cluster_interrupt are async-signal-safe); SA_RESETHAND makes a
+ * second Ctrl-C kill the process the usual way. */
 static void on_signal(int sig)
 {
     hf_run_interrupt(sig);
+    hf__cli_cluster_interrupt(sig);
 }
 
 void hf__cli_catch_signals(void)

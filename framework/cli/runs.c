@@ -3,10 +3,12 @@
  * DESIGN
  * ------
  * One hf_run per (engine, scheduler); the first failure stops everything and
- * nothing is written, so a stale or half-made results.json is never mistaken
- * for this run's. Results go out only when every run succeeded; the report
- * (compare) is derived from the results just written; the trace comes last,
- * and if it fails the results are removed again: all or nothing.
+ * no results.json is written, so a stale or half-made results.json is never
+ * mistaken for this run's (a run across nodes that fails leaves what it
+ * finished in results.partial.json instead: partial.c). Results go out only
+ * when every run succeeded; the report (compare) is derived from the results
+ * just written; the trace comes last, and if it fails the results are
+ * removed again: all or nothing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,20 @@
 #include "cli.h"
 #include "report/report.h"
 
+/* Notes what a run across nodes that failed leaves (struct hf__cli_failure):
+ * the run, the rank its transport waited for, the signal, the message. */
+static void note_failure(struct hf__cli_failure *f, const struct hf_run_options *o)
+{
+    f->keep = 1;
+    snprintf(f->scheduler, sizeof f->scheduler, "%s", o->sched->name);
+    snprintf(f->engine, sizeof f->engine, "%s", o->engine == HF_ENGINE_REAL ? "real" : "sim");
+    f->rank = hf__cli_cluster_failed_rank();
+    f->signal = hf_run_interrupted();
+    snprintf(f->message, sizeof f->message, "%s", hf_last_error());
+}
+
 int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
-                     int *nruns)
+                     int *nruns, struct hf__cli_failure *failed)
 {
     *nruns = 0;
     if (!(*runs = calloc((size_t)(p->nengines * p->nsched), sizeof **runs)))
@@ -36,7 +50,11 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
                     st = hf__cli_fail(rc);
                 continue;
             }
-            int rc = hf_run(&o, &(*runs)[*nruns]);
+            /* A run across nodes that fails keeps what it finished (partial.c). */
+            int across = failed && o.nodes && o.engine == HF_ENGINE_REAL && hf__cli_ranks() > 1;
+            int rc = hf_run_keep_partial(&o, &(*runs)[*nruns], across ? &failed->partial : NULL);
+            if (rc != 0 && across)
+                note_failure(failed, &o);
             if (rc != 0 || !(*runs)[*nruns])
                 st = hf__cli_fail(rc ? rc : HF_EINVAL);
             else
@@ -55,6 +73,7 @@ int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_ru
         if ((rc = hf_results_write(out, runs, nruns, cfg)) != 0)
             return hf__cli_fail(rc);
         printf("results: %s\n", out);
+        hf__cli_drop_stale_partial(out);
     }
     if (out && c->cmd == CMD_COMPARE) {
         /* If the report fails, results.json stays (`hetfarm report` can redo it). */
@@ -77,7 +96,7 @@ int hf__cli_write_outputs(const struct hf__cli *c, const char *out, struct hf_ru
 }
 
 int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan *p,
-                      struct hf_run ***runs, int *nruns)
+                      struct hf_run ***runs, int *nruns, struct hf__cli_failure *failed)
 {
     memset(p, 0, sizeof *p);
     *runs = NULL;
@@ -94,7 +113,7 @@ int hf__cli_make_runs(const struct hf__cli *c, hf_config_t *cfg, struct hf__plan
     }
     if (!st) {
         hf__cli_catch_signals();
-        st = hf__cli_run_plan(p, *cfg, runs, nruns);
+        st = hf__cli_run_plan(p, *cfg, runs, nruns, failed);
     }
     /* An interrupt writes nothing, even when it came after the last round. */
     return hf__cli_exit_status(st);

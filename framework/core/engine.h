@@ -116,6 +116,10 @@ struct hf_run {
     struct hf_round_stats *rounds;
     size_t nevents;
     struct hf_event *events;
+    size_t ninner_events;       /* the bundles the devices inside the nodes ran, their
+                                   `device` an index into `inner`, their times on this
+                                   run's clock (mapped from each node's: mpi/node.c) */
+    struct hf_event *inner_events;
     double wall_s;              /* host seconds the run took */
     char fault[256];            /* what went wrong on a device, "" if nothing */
     int nfigures;               /* the app's own figures (struct hf_app.figures) */
@@ -125,6 +129,14 @@ struct hf_run {
 /* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure
  * returns an HF_E* code with hf_fail details and *out is NULL. */
 int hf_run(const struct hf_run_options *opts, struct hf_run **out);
+/* As hf_run; on failure, when `partial` is not NULL, *partial receives what
+ * the run finished before it failed (free with hf_run_free): the run record
+ * with the rounds that ran to their end and were verified, their bundles
+ * (inside the nodes too) and the standalone rates, without the app's figures
+ * of the whole run; NULL when no round finished. The error and its message
+ * are hf_run's. */
+int hf_run_keep_partial(const struct hf_run_options *opts, struct hf_run **out,
+                        struct hf_run **partial);
 /* A node's side of a run across nodes (every rank but 0, under mpirun): sets
  * up the run as hf_run does (its own devices, opts->sched as its scheduler),
  * then runs the chunk spans rank 0 hands it, each as a round of its own, and

@@ -54,6 +54,9 @@ struct hf__engine {
 
     /* What the run records. */
     int recording;
+    int keep_events;               /* record events outside `recording` too (a node's spans) */
+    double run_t0;                 /* real engine: hf__now() at round 0, the events' origin */
+    int rounds_done;               /* rounds finished and verified: a failed run keeps them */
     struct hf_event *events;
     size_t nevents, events_cap;
     long *last_event;              /* per device: index of its latest event, -1 */
@@ -133,10 +136,13 @@ int hf__run_create_sched(struct hf__engine *e);
 int hf__nodes_add(struct hf__engine *e);
 void hf__nodes_stop(struct hf__engine *e);
 /* nodes.c: the devices inside the nodes (names into run->inner), their
- * statistics dropped at the start of a round (standalone passes included) and
- * handed to the round's record at its end (rs->inner). No-ops without nodes. */
+ * statistics and bundles dropped at the start of a round (standalone passes
+ * included) and handed to the round's record at its end (rs->inner; the
+ * bundles of a recorded round are kept for the run), and the kept bundles
+ * handed to the run when it ends (run->inner_events). No-ops without nodes. */
 int hf__nodes_describe(struct hf__engine *e, struct hf_run *run);
 void hf__nodes_round_start(struct hf__engine *e);
+void hf__nodes_take_events(struct hf__engine *e, struct hf_run *run);
 /* Rank 0 of a run across nodes: tells every node that load e->load was drawn
  * (each draws it too); 0 elsewhere. 0 or an HF_E* code. */
 int hf__nodes_drawn(struct hf__engine *e);

@@ -215,7 +215,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
                                !e->recording || !hf_devlist_get(e->devs, dev)->info.is_gpu,
                                end - start);
     s->outliers += (size_t)outlier;
-    if (e->recording)
+    if (e->recording || e->keep_events)
         record_event(e, dev, span, work, start, end, t, outlier);
     if (e->shared && (rc = hf__shared_bundle_ran(e->shared, dev, e->chunks[span->first].begin,
                                                  e->chunks[span->first + span->count - 1].end))) {

@@ -23,7 +23,10 @@
  * runs it on the real engine. It then reports the completion and sends the
  * span's results (struct hf_app.results), which land in place on rank 0
  * before rank 0 counts the span done: rank 0's verify then checks the whole
- * load.
+ * load. With them go what each of its devices did and the bundles they ran
+ * (the engine keeps a node's events without recording a run: keep_events),
+ * which rank 0 keeps per recorded round as the run's inner events
+ * (results.json's node_events, the report's and the trace's lanes).
  *
  * Shared data (apps/graph): the node's own round merges its devices' changes
  * as usual (shared.c); after the results the node sends what its host
@@ -42,7 +45,8 @@
  *
  * Only real-engine runs go across nodes; a sim run in the same plan runs on
  * rank 0 alone (the sim engine models nodes itself). A node that fails ends
- * the run on rank 0 (node.c) and the CLI ends the job.
+ * the run on rank 0 (node.c) and the CLI ends the job, after writing the
+ * rounds that finished to results.partial.json (cli/partial.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +69,8 @@ struct hf__nodes {
     char (*names)[48];        /* the devices inside each node, by rank ... */
     struct hf_mpi_inner *acc; /* ... and what they did this round */
     int ninner;
+    struct hf_event *ev;      /* the bundles they ran in the recorded rounds (run->inner_events) */
+    size_t nev, evcap;
 };
 
 /* A node's first words once it is set up: how many devices it has, and their
@@ -184,8 +190,53 @@ int hf__nodes_drawn(struct hf__engine *e)
 
 void hf__nodes_round_start(struct hf__engine *e)
 {
-    if (e->nodes && e->nodes->acc)
-        memset(e->nodes->acc, 0, (size_t)e->nodes->ninner * sizeof *e->nodes->acc);
+    struct hf__nodes *N = e->nodes;
+    if (!N)
+        return;
+    if (N->acc)
+        memset(N->acc, 0, (size_t)N->ninner * sizeof *N->acc);
+    for (int r = 1; r <= N->n; r++)
+        N->node[r].nev = 0;
+}
+
+/* Keeps the bundles node n's devices ran this round as events of the run:
+ * `device` becomes the index into run->inner (the node's first inner device
+ * is `at`), the round rank 0's, the times relative to round 0's start. */
+static int keep_inner_events(struct hf__engine *e, struct hf__nodes *N,
+                             const struct hf_mpi_node *n, int at)
+{
+    if (N->nev + n->nev > N->evcap) {
+        size_t cap = N->evcap ? N->evcap : 1024;
+        while (cap < N->nev + n->nev)
+            cap *= 2;
+        struct hf_event *v = realloc(N->ev, cap * sizeof *v);
+        if (!v)
+            return hf_fail(HF_ENOMEM, "nodes: out of memory for the bundles of their devices");
+        N->ev = v;
+        N->evcap = cap;
+    }
+    for (size_t i = 0; i < n->nev; i++) {
+        const struct hf_mpi_inner_event *x = &n->ev[i];
+        N->ev[N->nev++] = (struct hf_event){
+            .round = e->round.round, .device = at + (int)x->device, .first = (size_t)x->first,
+            .count = (size_t)x->count, .work = x->work, .start_s = x->start - e->run_t0,
+            .end_s = x->end - e->run_t0,
+            .t = {.copy_in_s = x->copy_in, .kernel_s = x->kernel, .copy_out_s = x->copy_out},
+            .stolen = x->stolen != 0, .outlier = x->outlier != 0,
+        };
+    }
+    return 0;
+}
+
+void hf__nodes_take_events(struct hf__engine *e, struct hf_run *run)
+{
+    struct hf__nodes *N = e->nodes;
+    if (!N)
+        return;
+    run->inner_events = N->ev;
+    run->ninner_events = N->nev;
+    N->ev = NULL;
+    N->nev = N->evcap = 0;
 }
 
 int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs)
@@ -207,6 +258,9 @@ int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs)
                 .work = n->acc[i].work, .busy_s = n->acc[i].busy_s,
                 .share = work > 0 ? n->acc[i].work / work : 0,
             };
+        int rc = e->recording ? keep_inner_events(e, N, n, (int)(n->acc - N->acc)) : 0;
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -223,6 +277,7 @@ void hf__nodes_stop(struct hf__engine *e)
     free(N->node);
     free(N->names);
     free(N->acc);
+    free(N->ev);
     free(N);
     e->nodes = NULL;
 }
@@ -259,10 +314,10 @@ static int draw(struct hf__engine *e, struct drawn *d, int round, uint64_t seria
     return 0;
 }
 
-/* Runs span s of the drawn load as the node's round `sub`; *busy_s is its
- * wall time. */
+/* Runs span s of the drawn load as the node's round `sub`; *t0 is when it
+ * began (hf__now) and *busy_s its wall time. */
 static int run_span(struct hf__engine *e, struct drawn *d, const struct hf_mpi_span *s, int sub,
-                    double *busy_s)
+                    double *t0, double *busy_s)
 {
     int rc = 0;
     if (d->serial != s->serial)
@@ -285,10 +340,11 @@ static int run_span(struct hf__engine *e, struct drawn *d, const struct hf_mpi_s
         return rc;
     memcpy(e->chunks, d->chunks + s->first, s->count * sizeof *e->chunks);
     e->nchunks = s->count;
-    double t0 = hf__now();
+    e->nevents = 0; /* the last span's bundles went out with its results */
+    *t0 = hf__now();
     if ((rc = hf__engine_arm_round(e, sub, 0)) == 0)
         rc = hf__engine_execute_round(e);
-    *busy_s = hf__now() - t0;
+    *busy_s = hf__now() - *t0;
     double work[e->ndev], busy[e->ndev];
     size_t chunks[e->ndev];
     for (int k = 0; k < e->ndev; k++) {
@@ -369,9 +425,34 @@ static int apply_update(struct hf__engine *e, const struct hf_mpi_span *u)
     return rc;
 }
 
+/* Sends the bundles this node's devices ran in the span begun at t0: a
+ * count, then each with its times since t0 and its chunks numbered in rank
+ * 0's load (node.c moves the times onto rank 0's clock). */
+static int send_inner_events(struct hf__engine *e, const struct hf_mpi_span *s, double t0)
+{
+    uint64_t k = e->nevents;
+    struct hf_mpi_inner_event *v = k ? malloc(k * sizeof *v) : NULL;
+    if (k && !v)
+        return hf_fail(HF_ENOMEM, "out of memory sending %llu bundles", (unsigned long long)k);
+    for (size_t i = 0; i < k; i++) {
+        const struct hf_event *x = &e->events[i];
+        v[i] = (struct hf_mpi_inner_event){
+            .device = x->device, .first = (double)(s->first + x->first),
+            .count = (double)x->count, .work = x->work, .start = x->start_s - t0,
+            .end = x->end_s - t0, .copy_in = x->t.copy_in_s, .kernel = x->t.kernel_s,
+            .copy_out = x->t.copy_out_s, .stolen = x->stolen != 0, .outlier = x->outlier != 0,
+        };
+    }
+    int rc = hf_mpi_send_results(e->opts->nodes, &k, sizeof k);
+    if (rc == 0 && k)
+        rc = hf_mpi_send_results(e->opts->nodes, v, k * sizeof *v);
+    free(v);
+    return rc;
+}
+
 /* Sends the results of the span just run: the regions the app names for the
  * whole span, as rank 0 names them for the same bundle (node.c). */
-static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
+static int send_results(struct hf__engine *e, const struct hf_mpi_span *s, double t0)
 {
     /* The whole span as one bundle, as rank 0's node device built it: the
      * engine's bundler numbers it by the load's chunks (e->chunks holds the span). */
@@ -392,27 +473,39 @@ static int send_results(struct hf__engine *e, const struct hf_mpi_span *s)
                                       e->stats[d].work, e->stats[d].busy_s};
     if (rc == 0)
         rc = hf_mpi_send_results(e->opts->nodes, in, (size_t)e->ndev * sizeof *in);
+    if (rc == 0)
+        rc = send_inner_events(e, s, t0);
     return rc ? rc : send_changes(e, s);
 }
 
-/* [faults] node_fails = RANK:hang|exit: what this rank does at its first span
- * (0 nothing, 1 hang, 2 exit), for the tests of a node that hangs or dies. */
-static int read_node_fault(hf_config_t cfg, int rank, int *what)
+/* [faults] node_fails = RANK:hang|exit[@ROUND]: what this rank does at its
+ * first span of rank 0's round ROUND or later (0, the default: its first
+ * span, in the standalone passes), *what 0 nothing, 1 hang, 2 exit; for the
+ * tests of a node that hangs or dies, before or after rounds finished. */
+static int read_node_fault(hf_config_t cfg, int rank, int *what, int *from_round)
 {
     *what = 0;
+    *from_round = 0;
     const char *v = NULL;
     hf_config_str(cfg, "faults", "node_fails", NULL, &v);
     if (!v)
         return 0;
-    int r = -1, n = 0;
+    int r = -1, n = 0, round = 0;
     char how[8] = "";
-    if (sscanf(v, "%d:%7[a-z]%n", &r, how, &n) != 2 || v[n] || r < 1 ||
-        (strcmp(how, "hang") && strcmp(how, "exit")))
+    int ok = sscanf(v, "%d:%7[a-z]%n", &r, how, &n) == 2;
+    if (ok && v[n] == '@') {
+        int m = 0;
+        ok = sscanf(v + n + 1, "%d%n", &round, &m) == 1 && round >= 0 && m > 0;
+        n += 1 + m;
+    }
+    if (!ok || v[n] || r < 1 || (strcmp(how, "hang") && strcmp(how, "exit")))
         return hf_fail(HF_ECONFIG, "%s: node_fails = '%s': expected RANK:hang or RANK:exit "
-                                   "with RANK >= 1",
+                                   "with RANK >= 1, optionally @ROUND (ROUND >= 0)",
                        hf_config_where(cfg, "faults", "node_fails"), v);
-    if (r == rank)
+    if (r == rank) {
         *what = strcmp(how, "hang") == 0 ? 1 : 2;
+        *from_round = round;
+    }
     return 0;
 }
 
@@ -427,12 +520,13 @@ int hf_run_serve(const struct hf_run_options *o)
     if (rc == 0 && !e.app->results && !e.shared)
         rc = hf_fail(HF_EINVAL, "app %s cannot run across nodes (no results, no shared data)",
                      e.app->name);
-    int fault = 0, pending = 0; /* pending: a draw or update that failed */
+    int fault = 0, fault_round = 0, pending = 0; /* pending: a draw or update that failed */
     char pending_why[512] = "";
     if (rc == 0)
-        rc = read_node_fault(o->cfg, hf_mpi_rank(o->nodes), &fault);
+        rc = read_node_fault(o->cfg, hf_mpi_rank(o->nodes), &fault, &fault_round);
     if (rc == 0)
         rc = send_hello(&e);
+    e.keep_events = 1; /* every span's bundles go to rank 0 (send_inner_events) */
     if (rc == 0)
         rc = hf__run_create_sched(&e);
     for (int sub = 0; rc == 0; sub++) {
@@ -453,18 +547,19 @@ int hf_run_serve(const struct hf_run_options *o)
             sub--; /* not a round of the node's */
             continue;
         }
-        if (fault == 2)
+        if (fault == 2 && s.round >= fault_round)
             _exit(3); /* a node that dies mid-run: mpirun sees it */
-        while (fault == 1)
+        while (fault == 1 && s.round >= fault_round)
             pause(); /* a node that hangs: rank 0's deadline sees it */
         struct hf_mpi_done done = {.first = s.first, .count = s.count, .round = s.round};
+        double t0 = 0;
         hf_clear_error();
         done.status = pending ? hf_fail(pending, "%s", pending_why)
-                              : run_span(&e, &d, &s, sub, &done.busy_s);
+                              : run_span(&e, &d, &s, sub, &t0, &done.busy_s);
         char why[512];
         snprintf(why, sizeof why, "%s", hf_last_error());
         if ((rc = hf_mpi_report(o->nodes, &done)) == 0 && done.status == 0)
-            rc = send_results(&e, &s);
+            rc = send_results(&e, &s, t0);
         if (done.status) {
             rc = hf_fail(done.status, "%s", why);
             break;
@@ -511,6 +606,11 @@ int hf__nodes_drawn(struct hf__engine *e)
 void hf__nodes_round_start(struct hf__engine *e)
 {
     (void)e;
+}
+
+void hf__nodes_take_events(struct hf__engine *e, struct hf_run *run)
+{
+    (void)e, (void)run;
 }
 
 int hf__nodes_round_end(struct hf__engine *e, struct hf_round_stats *rs)

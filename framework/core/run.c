@@ -211,7 +211,7 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
      * counts wall seconds even in simulation: it tells a person how long to wait. */
     e->show_progress = o->progress && isatty(2);
     e->wall_t0 = hf__now();
-    double run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
+    double run_t0 = e->run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
     for (int r = 0; r < o->rounds; r++) {
         if (hf_run_interrupted()) {
             hf__engine_error(e, HF_EINTR, "interrupted by signal %d before round %d",
@@ -244,6 +244,7 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
             e->events[i].end_s -= run_t0;
         }
         e->chunks_before += e->nchunks;
+        e->rounds_done = run->nrounds;
     }
     if (e->show_progress)
         hf__progress_end();
@@ -290,9 +291,63 @@ static void record_figures(struct hf__engine *e, struct hf_run *run)
     run->nfigures = keep_figures(run->figures, HF_RUN_FIGURES, f, n);
 }
 
+/* Keeps the events of the rounds before `rounds` (a failed run's finished
+ * ones: a later round's may be half recorded, on the clock not yet moved to
+ * the run's origin); returns how many were kept. */
+static size_t keep_events_before(struct hf_event *ev, size_t n, int rounds)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].round < rounds)
+            ev[k++] = ev[i];
+    return k;
+}
+
+/* What a failed run leaves for hf_run_keep_partial: the run record cut to
+ * the rounds it finished (their statistics, plans, figures and bundles, the
+ * devices inside its nodes' too), or NULL when it finished none. The app's
+ * figures of the whole run are left out: they would describe a run that did
+ * not happen. Takes the engine's events. */
+static struct hf_run *partial_run(struct hf__engine *e, struct hf_run *run, double wall0)
+{
+    if (!run || e->rounds_done == 0)
+        return NULL;
+    for (int i = e->rounds_done; i < run->nrounds; i++) {
+        free(run->rounds[i].dev);
+        free(run->rounds[i].plan);
+        free(run->rounds[i].inner);
+        memset(&run->rounds[i], 0, sizeof run->rounds[i]);
+    }
+    run->nrounds = e->rounds_done;
+    e->app->signature(e->app_ctx, run->signature, sizeof run->signature);
+    if (e->standalone)
+        memcpy(run->standalone_rate, e->standalone, (size_t)e->ndev * sizeof *e->standalone);
+    memcpy(run->fault, e->fault, sizeof run->fault);
+    if (e->events) { /* not yet taken: the run failed before its end */
+        free(run->events);
+        run->events = e->events;
+        run->nevents = e->nevents;
+        e->events = NULL;
+    }
+    run->nevents = keep_events_before(run->events, run->nevents, run->nrounds);
+    if (!run->inner_events)
+        hf__nodes_take_events(e, run);
+    run->ninner_events = keep_events_before(run->inner_events, run->ninner_events, run->nrounds);
+    run->wall_s = hf__now() - wall0;
+    return run;
+}
+
 int hf_run(const struct hf_run_options *o, struct hf_run **out)
 {
+    return hf_run_keep_partial(o, out, NULL);
+}
+
+int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
+                        struct hf_run **partial)
+{
     *out = NULL;
+    if (partial)
+        *partial = NULL;
     HF_ASSERT_MSG(o && o->app && o->sched && o->cfg, "hf_run needs an app, a scheduler and a config");
     if (hf__starpu_is(o->sched)) /* a StarPU policy: the run goes through StarPU */
         return hf__run_starpu(o, out);
@@ -319,6 +374,7 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
         run->events = e.events;
         run->nevents = e.nevents;
         e.events = NULL;
+        hf__nodes_take_events(&e, run);
         rc = hf_profile_save(e.profile);
         if (rc == 0)
             rc = keep_chunk_cost(&e, run);
@@ -327,10 +383,20 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
         hf_clear_error();
         hf_fail(e.error, "%s", e.errmsg);
     }
+    /* The partial record is cut before teardown, which still needs the nodes. */
+    struct hf_run *kept = rc && partial ? partial_run(&e, run, wall0) : NULL;
+    char why[768];
+    snprintf(why, sizeof why, "%s", hf_last_error());
     hf__run_teardown(&e);
     if (rc) {
-        hf_run_free(run);
-        return rc;
+        if (kept)
+            *partial = kept;
+        else
+            hf_run_free(run);
+        if (!*why) /* no message to restore */
+            return rc;
+        hf_clear_error();
+        return hf_fail(rc, "%s", why);
     }
     run->wall_s = hf__now() - wall0;
     *out = run;
@@ -352,5 +418,6 @@ void hf_run_free(struct hf_run *run)
     free(run->standalone_rate);
     free(run->chunk_cost);
     free(run->events);
+    free(run->inner_events);
     free(run);
 }

@@ -9,8 +9,9 @@
  * (MPI_THREAD_MULTIPLE): hand the span (chunk indices of the load, which the
  * rank draws itself from the same config), collect the rank's completion
  * (its busy seconds and status), then receive the bundle's result regions
- * into place and what each of the node's devices did (for the results'
- * `node1:cpu`, `node1:cuda0` rows). The completion comes before the results so that a rank that
+ * into place, what each of the node's devices did and the bundles they ran
+ * (for the results' and the report's `node1:cpu`, `node1:cuda0` rows and
+ * lanes). The completion comes before the results so that a rank that
  * failed does not leave rank 0 waiting for results that will never come.
  *
  * Shared data (hetfarm.h, "Shared data"): toward rank 0's merge
@@ -105,6 +106,49 @@ static int recv_changes(struct hf_device *dev, const struct hf_bundle *b)
     return rc;
 }
 
+/* Receives the bundles the node's devices ran in the span (a count, then
+ * the bundles) and keeps them for the engine with their times moved onto
+ * this rank's clock: the span began at `span_t0` here, that is, the
+ * completion's arrival less the node's own seconds for the span (the
+ * message's way back is taken as nothing), so that the inner bundles line
+ * up under the node device's bar without the two hosts sharing a clock. */
+static int recv_inner_events(struct hf_device *dev, double span_t0)
+{
+    struct hf_mpi_node *n = dev->drv;
+    uint64_t k = 0;
+    int rc = hf_mpi_recv_results(n->t, n->rank, &k, sizeof k);
+    if (rc || k == 0)
+        return rc;
+    if (k > HF_NODE_EVENTS)
+        return hf_fail(HF_EIO, "%s (rank %d) says its devices ran %llu bundles in one span "
+                               "(at most %d)", dev->info.name, n->rank,
+                       (unsigned long long)k, HF_NODE_EVENTS);
+    if (n->nev + k > n->evcap) {
+        size_t cap = n->evcap ? n->evcap : 256;
+        while (cap < n->nev + k)
+            cap *= 2;
+        struct hf_mpi_inner_event *v = realloc(n->ev, cap * sizeof *v);
+        if (!v)
+            return hf_fail(HF_ENOMEM, "%s: out of memory for %zu bundles of its devices",
+                           dev->info.name, n->nev + (size_t)k);
+        n->ev = v;
+        n->evcap = cap;
+    }
+    struct hf_mpi_inner_event *got = n->ev + n->nev;
+    if ((rc = hf_mpi_recv_results(n->t, n->rank, got, (size_t)k * sizeof *got)))
+        return rc;
+    for (uint64_t i = 0; i < k; i++) {
+        if (!(got[i].device >= 0 && got[i].device < n->ninner))
+            return hf_fail(HF_EIO, "%s (rank %d) sent a bundle of its device %g, which it does "
+                                   "not have (%d devices)", dev->info.name, n->rank,
+                           got[i].device, n->ninner);
+        got[i].start += span_t0;
+        got[i].end += span_t0;
+    }
+    n->nev += (size_t)k;
+    return 0;
+}
+
 /* The run ends on any failure of a node (see DESIGN): HF_EDEVICE, which
  * would retire the node and go on, becomes HF_EIO with the same message. */
 static int node_failed(int rc)
@@ -139,10 +183,12 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
         return nreg;
     for (int i = 0; i < nreg && rc == 0; i++)
         rc = hf_mpi_recv_results(n->t, n->rank, reg[i].ptr, reg[i].bytes);
-    /* Then what each of the node's devices did in this span. */
+    /* Then what each of the node's devices did in this span, and its bundles. */
     struct hf_mpi_inner in[HF_NODE_DEVICES];
     if (rc == 0)
         rc = hf_mpi_recv_results(n->t, n->rank, in, (size_t)n->ninner * sizeof *in);
+    if (rc == 0)
+        rc = recv_inner_events(dev, t1 - done.busy_s);
     if (rc == 0)
         rc = recv_changes(dev, b);
     if (rc)
@@ -194,6 +240,11 @@ static int node_shared_push(struct hf_device *dev, int s, const uint32_t *idx, c
 static void node_close(struct hf_device *dev)
 {
     struct hf_mpi_node *n = dev->drv;
+    if (n) {
+        free(n->ev);
+        n->ev = NULL;
+        n->nev = n->evcap = 0;
+    }
     for (int s = 0; n && s < HF_NODE_SHARED; s++) {
         free(n->ch[s].idx);
         free(n->ch[s].val);

@@ -25,8 +25,21 @@ struct hf_mpi_inner {
     double chunks, bundles, work, busy_s;
 };
 
+/* One bundle that a device inside a node ran in a span: per span on the
+ * wire after the devices' statistics (a count, then the bundles), kept by the
+ * node device until rank 0's engine takes them at the round's end. On the
+ * wire `start`/`end` are seconds since the node began the span and `first`
+ * is a chunk of rank 0's load; the node device turns the times into rank
+ * 0's clock (see node.c). `device` indexes the node's own devices; `stolen`
+ * and `outlier` are 0 or 1. */
+struct hf_mpi_inner_event {
+    double device, first, count, work, start, end, copy_in, kernel, copy_out, stolen, outlier;
+};
+
 /* The most devices one node may have. */
 #define HF_NODE_DEVICES 64
+/* The most bundles a node's devices may report for one span. */
+#define HF_NODE_EVENTS (1 << 20)
 
 /* The most shared arrays of an app that runs across nodes (core/shared.h's
  * HF__SHARED_MAX). */
@@ -43,13 +56,17 @@ struct hf_mpi_changes {
 
 /* Driver state of one node device: the transport, the rank it stands for,
  * what its devices did this round (`ninner` of them, summed by the driver on
- * the node device's thread, read and reset by the engine between rounds) and
- * the shared-data changes it sent, per array. */
+ * the node device's thread, read and reset by the engine between rounds),
+ * the bundles they ran this round (`ev`, times on rank 0's CLOCK_MONOTONIC
+ * clock; appended on the node device's thread, taken and emptied by the
+ * engine between rounds) and the shared-data changes it sent, per array. */
 struct hf_mpi_node {
     hf_mpi_t t;
     int rank;
     int ninner;
     struct hf_mpi_inner *acc;
+    struct hf_mpi_inner_event *ev;
+    size_t nev, evcap;
     struct hf_mpi_changes ch[HF_NODE_SHARED];
 };
 

@@ -31,6 +31,11 @@
  * A failure breaks the transport: a request that timed out may still be
  * matched later, so nothing after it can be trusted. Later calls fail at once
  * with the first message, and the run should end with hf_mpi_abort().
+ * The failure remembers the rank it waited for when there was one
+ * (hf_mpi_failed_rank), for the record of a failed run. A signal
+ * (hf_mpi_interrupt: mpirun ends every rank with SIGTERM when one dies)
+ * fails every wait at its next poll, so that rank 0 can still write what it
+ * has before mpirun's SIGKILL follows.
  */
 #include "mpi/transport.h"
 
@@ -38,6 +43,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +61,7 @@ struct hf_mpi {
     pthread_mutex_t lock;     /* broken/why: node threads of rank 0 may fail at once */
     int broken;               /* first error code, 0 while healthy */
     char why[512];            /* its message */
+    int culprit;              /* the rank it names as late, -1 when none (hf_mpi_failed_rank) */
     int *outstanding;         /* rank 0: spans handed and not collected, per rank */
     double *waiting_since;    /* rank 0: when the oldest outstanding span was handed */
     MPI_Op u8_sum;            /* wrapping u8 sum (see hf_mpi_allreduce) */
@@ -86,6 +93,36 @@ static int fail(struct hf_mpi *t, int code, const char *fmt, ...)
     pthread_mutex_unlock(&t->lock);
     return rc;
 }
+
+/* Names `rank` as the one the failure about to be recorded waited for; only
+ * the first failure's rank counts. */
+static void blame(struct hf_mpi *t, int rank)
+{
+    pthread_mutex_lock(&t->lock);
+    if (!t->broken && t->culprit < 0)
+        t->culprit = rank;
+    pthread_mutex_unlock(&t->lock);
+}
+
+int hf_mpi_failed_rank(hf_mpi_t t)
+{
+    pthread_mutex_lock(&t->lock);
+    int r = t->broken ? t->culprit : -1;
+    pthread_mutex_unlock(&t->lock);
+    return r;
+}
+
+/* The signal that asked every wait to stop (hf_mpi_interrupt), 0 while none. */
+static int interrupted;
+
+void hf_mpi_interrupt(int sig)
+{
+    __atomic_store_n(&interrupted, sig > 0 ? sig : 1, __ATOMIC_SEQ_CST);
+}
+
+/* Fails a wait that a signal interrupted, its requests cancelled first: the
+ * process is ending, and a late message must not land in a buffer given up. */
+static int interrupted_wait(struct hf_mpi *t, MPI_Request *req, int n, const char *what);
 
 /* Fails a call on a broken transport with the first message. */
 static int check_broken(struct hf_mpi *t)
@@ -147,12 +184,23 @@ static int wait_all(struct hf_mpi *t, MPI_Request *req, int n, double deadline, 
         }
         if (pending < 0)
             return 0;
+        if (__atomic_load_n(&interrupted, __ATOMIC_SEQ_CST))
+            return interrupted_wait(t, req, n, what);
         if (now_s() > deadline) {
             *late = pending;
             return 1;
         }
         pause_poll(started);
     }
+}
+
+static int interrupted_wait(struct hf_mpi *t, MPI_Request *req, int n, const char *what)
+{
+    cancel_all(req, n);
+    int sig = __atomic_load_n(&interrupted, __ATOMIC_SEQ_CST);
+    return fail(t, HF_EINTR, "%s: interrupted by signal %d%s", what, sig,
+                sig == SIGTERM ? " (SIGTERM: mpirun sends it to every rank when one of them "
+                                 "dies, and its own message names that rank)" : "");
 }
 
 /* Sum of bytes modulo 256, as C's unsigned arithmetic does it. */
@@ -173,6 +221,7 @@ int hf_mpi_init(hf_mpi_t *out, int *argc, char ***argv, double timeout_s)
     if (t == NULL)
         return hf_fail(HF_ENOMEM, "hf_mpi_init: out of memory");
     t->timeout_s = timeout_s;
+    t->culprit = -1;
     pthread_mutex_init(&t->lock, NULL);
     int inited = 0, provided = 0;
     MPI_Initialized(&inited);
@@ -271,6 +320,7 @@ static int send_record(struct hf_mpi *t, const void *rec, int bytes, int to, int
     rc = wait_all(t, &req, 1, now_s() + t->timeout_s, &late, what);
     if (rc == 1) {
         cancel_all(&req, 1);
+        blame(t, to);
         return fail(t, HF_EDEVICE, "%s: rank %d did not take the message within %.3g s", what, to,
                     t->timeout_s);
     }
@@ -327,12 +377,15 @@ int hf_mpi_collect(hf_mpi_t t, int *rank, struct hf_mpi_done *done)
         if (late > 0) {
             cancel_all(&req, 1);
             const struct hf_mpi_span *s = &t->last[late];
+            blame(t, late);
             return fail(t, HF_EDEVICE,
                         "rank %d reported nothing within %.3g s (hung or dead); %d span(s) "
                         "outstanding, the last [%llu, %llu) of round %d",
                         late, t->timeout_s, t->outstanding[late], (unsigned long long)s->first,
                         (unsigned long long)(s->first + s->count), (int)s->round);
         }
+        if (__atomic_load_n(&interrupted, __ATOMIC_SEQ_CST))
+            return interrupted_wait(t, &req, 1, "collecting a completion");
         pause_poll(started);
     }
     int src = st.MPI_SOURCE;
@@ -383,11 +436,13 @@ int hf_mpi_collect_from(hf_mpi_t t, int rank, struct hf_mpi_done *done)
     rc = MPI_Irecv(done, (int)sizeof *done, MPI_BYTE, rank, TAG_DONE, t->comm, &req);
     if (rc != MPI_SUCCESS)
         return mpi_fail(t, rc, "collecting a completion");
-    rc = wait_all(t, &req, 1, t->waiting_since[rank] + t->timeout_s, &late,
-                  "collecting a completion");
+    char what[64];
+    snprintf(what, sizeof what, "collecting rank %d's completion", rank);
+    rc = wait_all(t, &req, 1, t->waiting_since[rank] + t->timeout_s, &late, what);
     if (rc == 1) {
         cancel_all(&req, 1);
         const struct hf_mpi_span *s = &t->last[rank];
+        blame(t, rank);
         return fail(t, HF_EDEVICE,
                     "rank %d reported nothing within %.3g s (hung or dead); the span [%llu, %llu) "
                     "of round %d was outstanding",
@@ -416,6 +471,7 @@ static int move_bytes(struct hf_mpi *t, int send, int peer, void *buf, size_t by
             return mpi_fail(t, rc, what);
         if ((rc = wait_all(t, &req, 1, now_s() + t->timeout_s, &late, what)) == 1) {
             cancel_all(&req, 1);
+            blame(t, peer);
             return fail(t, HF_EDEVICE, "%s: rank %d did not %s %zu bytes within %.3g s", what,
                         peer, send ? "take" : "send", piece, t->timeout_s);
         }

@@ -124,6 +124,14 @@ int hf_mpi_recv_bytes(hf_mpi_t t, int peer, void *buf, size_t bytes);
 int hf_mpi_threads_ok(hf_mpi_t t);
 /* Number of spans handed to `rank` and not yet collected. */
 int hf_mpi_outstanding(hf_mpi_t t, int rank);
+/* After a failure: the rank it waited for in vain (a hang, a death, a
+ * message not taken), or -1 when the failure names none (or there was none). */
+int hf_mpi_failed_rank(hf_mpi_t t);
+/* Makes every wait of every transport of the process fail with HF_EINTR at
+ * its next poll ("interrupted by signal SIG"), its requests cancelled.
+ * Async-signal-safe: for a SIGTERM/SIGINT handler (mpirun ends the job's
+ * ranks with SIGTERM when one of them dies). */
+void hf_mpi_interrupt(int sig);
 
 /* Worker: waits for the next span from rank 0 (deadline: names rank 0). The
  * deadline also runs while rank 0 does other work (between rounds, say): set

@@ -9,7 +9,10 @@
  * makes a page a browser can draw. GPU bars show their copy-in and copy-out
  * at the ends; round boundaries are where each round's first bundle started.
  * The time axis runs to the longest run of the same engine, so schedulers
- * compare by bar length at a glance. report.c puts the charts on the page.
+ * compare by bar length at a glance. In a run across nodes the devices
+ * inside a node get lanes right under the node's own (paler, their labels
+ * grey), so that their bundles show inside the node's bars. report.c puts the charts on
+ * the page.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +72,7 @@ static void gantt_geom_init(struct gantt_geom *geo, const struct hf__rp_run *r, 
 {
     *geo = (struct gantt_geom){.W = 1320, .L = 150, .R = 20, .T = 34, .LH = 26, .GAP = 8};
     geo->pw = geo->W - geo->L - geo->R;
-    geo->lanes_h = r->ndev * (geo->LH + geo->GAP);
+    geo->lanes_h = (r->ndev + r->ninner) * (geo->LH + geo->GAP);
     geo->H = geo->T + geo->lanes_h + 44 + 26;
     geo->x0 = 0;
     geo->x1 = tspan > 0 ? tspan : 1;
@@ -174,7 +177,7 @@ static void gantt_bar(struct hf__sb *b, const struct hf__rp_run *r, int ri,
 {
     const struct hf__rp_event *e = &r->ev[le[lo].idx];
     int d = e->device;
-    double y = geo->T + d * (geo->LH + geo->GAP), LH = geo->LH;
+    double y = geo->T + r->dev[d].row * (geo->LH + geo->GAP), LH = geo->LH;
     double t0 = e->start, t1 = e->end;
     int stolen = 0, outlier = 0;
     for (size_t j = lo; j < hi; j++) {
@@ -210,18 +213,19 @@ static void gantt_bar(struct hf__sb *b, const struct hf__rp_run *r, int ri,
 static int gantt_lane(struct hf__sb *b, const struct hf__rp_run *r, int ri,
                       const struct gantt_geom *geo, int d, struct lane_ev *le)
 {
-    double L = geo->L, LH = geo->LH, y = geo->T + d * (geo->LH + geo->GAP);
+    double L = geo->L, LH = geo->LH, y = geo->T + r->dev[d].row * (geo->LH + geo->GAP);
     size_t n = 0;
     for (size_t k = 0; k < r->nev; k++)
         if (r->ev[k].device == d)
             le[n++] = (struct lane_ev){r->ev[k].start, k};
     qsort(le, n, sizeof *le, by_start);
-    hf__sb_printf(b, "<rect class=\"lane\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
-                     "<text class=\"lanelabel\" x=\"%g\" y=\"%g\" text-anchor=\"end\">",
-                  L, y, geo->pw, LH, L - 8, y + LH / 2 + 4);
+    const char *inner = r->dev[d].node >= 0 ? " inner" : ""; /* a device inside a node */
+    hf__sb_printf(b, "<rect class=\"lane%s\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
+                     "<text class=\"lanelabel%s\" x=\"%g\" y=\"%g\" text-anchor=\"end\">",
+                  inner, L, y, geo->pw, LH, inner, L - 8, y + LH / 2 + 4);
     hf__sb_esc(b, r->dev[d].name);
-    hf__sb_printf(b, "</text>\n<g class=\"lanebars\" data-device=\"%d\" fill=\"%s\">", d,
-                  hf__svg_color(d));
+    hf__sb_printf(b, "</text>\n<g class=\"lanebars%s\" data-device=\"%d\" fill=\"%s\">",
+                  inner, d, hf__svg_color(d));
     /* Consecutive bundles merge into groups of `g` past the cap. */
     size_t cap = HF__REPORT_MAX_BARS, g = n > cap ? (n + cap - 1) / cap : 1;
     for (size_t lo = 0; lo < n; lo += g)
@@ -279,7 +283,7 @@ static void gantt_legend(struct hf__sb *b, const struct hf__rp_run *r, int ri,
                   L, ly, L, ly, ri, L + 28, ly + 10, L + 150, L + 150, ly - 2, ly + 14, L + 158,
                   ly + 10);
     int anygpu = 0;
-    for (int d = 0; d < r->ndev; d++)
+    for (int d = 0; d < r->ndev + r->ninner; d++)
         anygpu |= r->dev[d].is_gpu;
     if (anygpu)
         hf__sb_printf(b, "<rect class=\"seg cin\" x=\"%g\" y=\"%g\" width=\"22\" height=\"12\"/>"
@@ -325,9 +329,11 @@ int hf__report_gantt(struct hf__sb *b, const struct hf__rp_run *r, int ri, doubl
     gantt_heading(b, r, ri);
     gantt_svg_open(b, r, ri, &geo);
     gantt_grid(b, r, &geo);
-    int merged_any = 0;
-    for (int d = 0; d < r->ndev; d++)
-        merged_any |= gantt_lane(b, r, ri, &geo, d, le);
+    int merged_any = 0, nd = r->ndev + r->ninner;
+    for (int row = 0; row < nd; row++) /* top to bottom, so the page reads as it shows */
+        for (int d = 0; d < nd; d++)
+            if (r->dev[d].row == row)
+                merged_any |= gantt_lane(b, r, ri, &geo, d, le);
     gantt_round_lines(b, r, &geo, rstart, maxround);
     gantt_legend(b, r, ri, &geo);
     hf__sb_printf(b, "</svg>\n");

@@ -8,7 +8,10 @@
  * boundaries, GPU bars split into copy-in / kernel / copy-out), each
  * device's share of the work per round (the thesis's Fig. 3.7), makespan
  * against the ideal and efficiency per round (Figs. 3.6 and 3.8), a summary
- * table, and the machine and config the numbers came from.
+ * table, and the machine and config the numbers came from. A run across
+ * nodes shows the devices inside its nodes like its own (node1:cpu under
+ * node1): in the summary's device list, as Gantt lanes under their node and
+ * as dashed lines of the shares chart.
  *
  * The page is one file with inline SVG and CSS and nothing else: no script,
  * font or image is fetched (a Content-Security-Policy of default-src 'none'
@@ -116,6 +119,7 @@ static const char page_css[] =
     "svg .line{fill:none;stroke-width:2}svg .line.dashed{stroke-dasharray:6 4;stroke-width:1.5}\n"
     "svg .pt.hollow{fill:#fff;stroke-width:1.5}svg .legend text{fill:#333}\n"
     "svg .lane{fill:#f6f6f6}svg .lanelabel{fill:#222;font-size:12px}\n"
+    "svg .lane.inner{fill:#fbfbfb}svg .lanelabel.inner{fill:#666;font-size:11px}\n"
     "svg .bar{stroke:none}svg .bar.stolen{stroke:#111;stroke-width:1.2}\n"
     "svg .bar.merged{opacity:.85}svg .seg.cin{fill:#2f6f3f}svg .seg.cout{fill:#b5651d}\n"
     "svg .roundline{stroke:#444;stroke-width:1;stroke-dasharray:3 3}"
@@ -144,6 +148,13 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
         for (int d = 0; d < r->ndev; d++) {
             hf__sb_printf(b, "%s", d ? ", " : "");
             hf__sb_esc(b, r->dev[d].name);
+            int n = 0; /* a node's own devices, in brackets after it */
+            for (int k = r->ndev; k < r->ndev + r->ninner; k++)
+                if (r->dev[k].node == d) {
+                    hf__sb_printf(b, "%s", n++ ? ", " : " [");
+                    hf__sb_esc(b, r->dev[k].name);
+                }
+            hf__sb_printf(b, "%s", n ? "]" : "");
         }
         hf__sb_printf(b, "</td><td class=\"n\">%d</td><td class=\"n\">", r->nrounds);
         num(b, "%.4g", last ? last->makespan : NAN);
@@ -176,25 +187,28 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
                      "previous round's (\"-\": never, or a policy without a plan).</p>\n");
 }
 
-/* Each device's share of the work per round, one chart per run (Fig. 3.7). */
+/* Each device's share of the work per round, one chart per run (Fig. 3.7);
+ * the devices inside a node (a run across nodes) dashed, in shares of the
+ * whole round, so that a node's line is the sum of its devices' lines. */
 static int shares(struct hf__sb *b, const struct hf__rp_run *r, int ri)
 {
+    int nd = r->ndev + r->ninner;
     double *x = malloc(((size_t)r->nrounds + 1) * sizeof *x);
-    double *y = malloc(((size_t)r->nrounds + 1) * (size_t)r->ndev * sizeof *y);
-    struct hf__svg_series *s = calloc((size_t)r->ndev, sizeof *s);
+    double *y = malloc(((size_t)r->nrounds + 1) * (size_t)nd * sizeof *y);
+    struct hf__svg_series *s = calloc((size_t)nd, sizeof *s);
     if (!x || !y || !s) {
         free(x);
         free(y);
         free(s);
         return hf_fail(HF_ENOMEM, "out of memory drawing shares");
     }
-    for (int d = 0; d < r->ndev; d++) {
+    for (int d = 0; d < nd; d++) {
         for (int i = 0; i < r->nrounds; i++) {
             x[i] = r->rd[i].round;
             y[(size_t)d * r->nrounds + i] = r->rd[i].share[d] * 100;
         }
-        s[d] = (struct hf__svg_series){r->dev[d].name, hf__svg_color(d), 0, r->nrounds, x,
-                                       y + (size_t)d * r->nrounds};
+        s[d] = (struct hf__svg_series){r->dev[d].name, hf__svg_color(d), d >= r->ndev,
+                                       r->nrounds, x, y + (size_t)d * r->nrounds};
     }
     char title[160];
     snprintf(title, sizeof title, "%s (%s%s): share of the work per round", r->sched, r->engine,
@@ -203,7 +217,7 @@ static int shares(struct hf__sb *b, const struct hf__rp_run *r, int ri)
                              .ylabel = "share of the work (%)", .yfmt = "%g", .width = 640,
                              .height = 300, .ymin = 0, .ymax = 100, .integers_x = 1};
     (void)ri;
-    hf__svg_lines(b, &p, s, r->ndev);
+    hf__svg_lines(b, &p, s, nd);
     free(x);
     free(y);
     free(s);
@@ -413,6 +427,12 @@ static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
     if (anyfault)
         hf__sb_printf(b, "<p class=\"banner fault\">Some runs recorded a device fault; see "
                          "their Gantt charts.</p>\n");
+    if (doc->failed) { /* results.partial.json: only the rounds that finished */
+        hf__sb_printf(b, "<p class=\"banner fault failed\">The run failed; these are the "
+                         "rounds that finished. ");
+        hf__sb_esc(b, doc->failed);
+        hf__sb_printf(b, "</p>\n");
+    }
     summary(b, doc);
     hf__sb_printf(b, "<h2 id=\"makespan\">Makespan and efficiency per round</h2>\n");
     if ((rc = makespans(b, doc)) != 0)

@@ -15,6 +15,20 @@ extern "C" {
 /* Writes results.json for one or more runs atomically (temporary
  * file, then rename), with the machine description and the config path. */
 int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg);
+/* What ended a run across nodes early: results.partial.json's "failed". */
+struct hf_results_failure {
+    const char *scheduler, *engine; /* the run that failed */
+    int rank;             /* the rank it waited for in vain (hung, died); -1: unknown */
+    int signal;           /* the signal that ended rank 0's waits (mpirun ends the job
+                             with SIGTERM when a rank dies); 0: none */
+    const char *message;  /* the failure as printed */
+    int rounds_completed; /* its rounds in the file (0: the failed run is not there) */
+};
+/* Writes results.partial.json (atomically): the document of
+ * hf_results_write for the runs given (those that finished, then what the
+ * failed one finished), with a top-level "failed" object from `why`. */
+int hf_results_write_partial(const char *path, struct hf_run *const *runs, int nruns,
+                             hf_config_t cfg, const struct hf_results_failure *why);
 /* Prints the comparison table, one row per run, to `file` (FILE*). */
 void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
 

@@ -14,28 +14,35 @@
 /* The most config text shown in the page. */
 #define HF__REPORT_MAX_CONFIG (256 * 1024)
 
+/* A device of a run: its own (dev[0 .. ndev)) or, in a run across nodes,
+ * one inside a node (dev[ndev .. ndev + ninner): "node1:cpu"). */
 struct hf__rp_dev {
     const char *name, *kind;
-    int is_gpu;
+    int is_gpu;   /* inside a node: whether any of its bundles reported copy times */
+    int node;     /* inside a node: the index of its node device; -1 for the run's own */
+    int row;      /* its lane in the Gantt chart, top to bottom: each node's devices under it */
 };
 
 struct hf__rp_round {
     int round;
     double makespan, ideal, eff, bound;
-    double *share; /* per device */
+    double *share; /* per device, then per device inside a node: the share of the round's
+                      work (its share of its node's work times the node's; NaN: not said) */
     double *plan;  /* per device: the scheduler's plan for the next round, NULL if none */
     double stolen; /* chunks stolen, all devices */
     double outliers; /* bundles flagged as outliers, all devices */
 };
 
 struct hf__rp_event {
-    int round, device, stolen, outlier;
+    int round, stolen, outlier;
+    int device;   /* index into the run's dev[] (a device inside a node: >= ndev) */
     double first, count, start, end, cin, kern, cout;
 };
 
 struct hf__rp_run {
     const char *sched, *app, *engine, *sig, *fault;
     int sim, ndev, nrounds;
+    int ninner;   /* devices inside the nodes (run's "node_devices"), after the ndev own ones */
     size_t nev;
     double wall_s;
     struct hf__rp_dev *dev;
@@ -48,6 +55,7 @@ struct hf__rp_doc {
     cJSON *root;
     const cJSON *machine;
     const char *version, *config;
+    const char *failed; /* results.partial.json: why the run failed ("failed".message), or NULL */
     int nruns;
     struct hf__rp_run *runs;
 };

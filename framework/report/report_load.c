@@ -11,6 +11,15 @@
  * Strings stay in the cJSON tree, which lives as long as the document.
  * NaN is written by cJSON as null, so the per-round numbers accept null and
  * read it back as NaN ("-" in the table, a gap in the charts).
+ *
+ * A run across nodes also names the devices inside its nodes ("node_devices":
+ * node1:cpu, node1:cuda0), what they did per round (rounds[].node_devices)
+ * and their bundles ("node_events"). They join the run's device list after
+ * its own devices, so that every chart draws them like the others: each gets
+ * a Gantt lane under its node's and a line of shares, its share of the
+ * round's work being its share of its node's work times the node's share.
+ * All three are optional (runs without nodes, older files); when present
+ * they must agree with each other, as the run's own devices must.
  */
 #include "report_internal.h"
 
@@ -100,6 +109,34 @@ static int not_object(const char *file, const char *where, const cJSON *it)
     return cJSON_IsObject(it) ? 0 : hf_fail(HF_EINVAL, "%s: %s: not an object", file, where);
 }
 
+/* Reads rounds[i].node_devices of run `ri` (w names the round) into the
+ * shares of the devices inside the nodes (see DESIGN); absent: NaN. */
+static int load_round_inner(const char *file, const char *w, const cJSON *o,
+                            const struct hf__rp_run *r, struct hf__rp_round *rd)
+{
+    for (int k = 0; k < r->ninner; k++)
+        rd->share[r->ndev + k] = NAN;
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "node_devices"), *x;
+    if (!in || r->ninner == 0)
+        return 0;
+    if (!cJSON_IsArray(in) || cJSON_GetArraySize(in) != r->ninner)
+        return hf_fail(HF_EINVAL, "%s: %s: \"node_devices\" is not an array of the run's %d "
+                                  "devices inside its nodes", file, w, r->ninner);
+    int k = 0, rc;
+    cJSON_ArrayForEach(x, in)
+    {
+        char wd[128];
+        double of_node;
+        snprintf(wd, sizeof wd, "%s.node_devices[%d]", w, k);
+        if ((rc = not_object(file, wd, x)) ||
+            (rc = get_num(file, wd, x, "share_of_node", REQ | NULLOK, 0, &of_node)))
+            return rc;
+        rd->share[r->ndev + k] = of_node * rd->share[r->dev[r->ndev + k].node];
+        k++;
+    }
+    return 0;
+}
+
 /* Reads rounds[i] of run `ri`; its "devices" must list the run's devices in order. */
 static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf__rp_run *r,
                       struct hf__rp_round *rd)
@@ -129,7 +166,7 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
     if (cJSON_GetArraySize(devs) != r->ndev)
         return hf_fail(HF_EINVAL, "%s: %s: \"devices\" has %d entries, the run has %d devices",
                        file, w, cJSON_GetArraySize(devs), r->ndev);
-    rd->share = calloc((size_t)r->ndev + 1, sizeof *rd->share);
+    rd->share = calloc((size_t)(r->ndev + r->ninner) + 1, sizeof *rd->share);
     if (!rd->share)
         return hf_fail(HF_ENOMEM, "%s: out of memory", file);
     int d = 0;
@@ -148,6 +185,8 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
         rd->outliers += out;
         d++;
     }
+    if ((rc = load_round_inner(file, w, o, r, rd)))
+        return rc;
     /* The plan is optional (older files, policies without one) but, when
      * present, must give one share per device. */
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(o, "plan");
@@ -169,13 +208,14 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
     return 0;
 }
 
-/* Reads events[i] of run `ri`. */
-static int load_event(const char *file, int ri, size_t i, const cJSON *o,
-                      const struct hf__rp_run *r, struct hf__rp_event *e)
+/* Reads bundle i of run `ri`'s array `arr` ("events": "device" indexes the
+ * run's own `ndevs` devices; "node_events": the devices inside its nodes). */
+static int load_event(const char *file, int ri, const char *arr, size_t i, const cJSON *o,
+                      int ndevs, struct hf__rp_event *e)
 {
     char w[96];
     double rnd, dev;
-    snprintf(w, sizeof w, "runs[%d].events[%zu]", ri, i);
+    snprintf(w, sizeof w, "runs[%d].%s[%zu]", ri, arr, i);
     int rc = not_object(file, w, o);
     if (!rc)
         rc = get_num(file, w, o, "round", REQ, 0, &rnd);
@@ -201,9 +241,9 @@ static int load_event(const char *file, int ri, size_t i, const cJSON *o,
         rc = get_bool(file, w, o, "outlier", 0, &e->outlier);
     if (rc)
         return rc;
-    if (dev < 0 || dev >= r->ndev || dev != floor(dev))
+    if (dev < 0 || dev >= ndevs || dev != floor(dev))
         return hf_fail(HF_EINVAL, "%s: %s: \"device\" = %g is not a device of the run (0..%d)",
-                       file, w, dev, r->ndev - 1);
+                       file, w, dev, ndevs - 1);
     if (rnd < 0 || rnd > HF__REPORT_MAX_ROUND || rnd != floor(rnd))
         return hf_fail(HF_EINVAL, "%s: %s: \"round\" = %g is not a round number", file, w, rnd);
     if (!isfinite(e->start) || !isfinite(e->end) || e->end < e->start)
@@ -214,11 +254,67 @@ static int load_event(const char *file, int ri, size_t i, const cJSON *o,
     return 0;
 }
 
+/* Reads run `ri`'s optional "node_devices" (w names the run) into
+ * r->dev[ndev ..], growing r->dev: each names the node device it sits in. */
+static int load_inner_devices(const char *file, const char *w, const cJSON *o,
+                              struct hf__rp_run *r)
+{
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "node_devices"), *x;
+    if (!in)
+        return 0;
+    if (!cJSON_IsArray(in))
+        return hf_fail(HF_EINVAL, "%s: %s: \"node_devices\" is not an array", file, w);
+    int n = cJSON_GetArraySize(in), k = 0, rc;
+    struct hf__rp_dev *dev = realloc(r->dev, (size_t)(r->ndev + n) * sizeof *dev);
+    if (!dev)
+        return hf_fail(HF_ENOMEM, "%s: out of memory", file);
+    r->dev = dev;
+    cJSON_ArrayForEach(x, in)
+    {
+        char wd[96];
+        const char *node;
+        struct hf__rp_dev *d = &r->dev[r->ndev + k];
+        *d = (struct hf__rp_dev){.kind = "", .node = -1};
+        snprintf(wd, sizeof wd, "%s.node_devices[%d]", w, k);
+        if ((rc = not_object(file, wd, x)) ||
+            (rc = get_str(file, wd, x, "name", REQ, NULL, &d->name)) ||
+            (rc = get_str(file, wd, x, "node", REQ, NULL, &node)))
+            return rc;
+        for (int i = 0; i < r->ndev && d->node < 0; i++)
+            if (strcmp(r->dev[i].name, node) == 0)
+                d->node = i;
+        if (d->node < 0)
+            return hf_fail(HF_EINVAL, "%s: %s: \"node\" = \"%s\" is not a device of the run",
+                           file, wd, node);
+        r->ninner = ++k;
+    }
+    return 0;
+}
+
+/* Numbers the Gantt lanes: the run's own devices in order, each followed by
+ * the devices inside it; a device inside a node counts as a GPU when a
+ * bundle of its reported copy or kernel times (its node says no more). */
+static void lay_out_lanes(struct hf__rp_run *r)
+{
+    int row = 0;
+    for (int d = 0; d < r->ndev; d++) {
+        r->dev[d].row = row++;
+        for (int k = r->ndev; k < r->ndev + r->ninner; k++)
+            if (r->dev[k].node == d)
+                r->dev[k].row = row++;
+    }
+    for (size_t i = 0; i < r->nev; i++) {
+        const struct hf__rp_event *e = &r->ev[i];
+        if (e->device >= r->ndev && (e->cin > 0 || e->kern > 0 || e->cout > 0))
+            r->dev[e->device].is_gpu = 1;
+    }
+}
+
 /* Reads runs[ri]: its identity, devices, rounds and events. */
 static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run *r)
 {
     char w[64];
-    const cJSON *devs, *rounds, *events, *x;
+    const cJSON *devs, *rounds, *events, *inner_events = NULL, *x;
     snprintf(w, sizeof w, "runs[%d]", ri);
     int rc = not_object(file, w, o);
     if (!rc)
@@ -246,8 +342,11 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
     r->ndev = cJSON_GetArraySize(devs);
     if (r->ndev == 0)
         return hf_fail(HF_EINVAL, "%s: %s: \"devices\" is empty", file, w);
+    if (cJSON_GetObjectItemCaseSensitive(o, "node_events") &&
+        (rc = get_arr(file, w, o, "node_events", &inner_events)))
+        return rc;
     r->nrounds = cJSON_GetArraySize(rounds);
-    r->nev = (size_t)cJSON_GetArraySize(events);
+    r->nev = (size_t)cJSON_GetArraySize(events) + (size_t)cJSON_GetArraySize(inner_events);
     r->dev = calloc((size_t)r->ndev, sizeof *r->dev);
     r->rd = calloc((size_t)r->nrounds + 1, sizeof *r->rd);
     r->ev = calloc(r->nev + 1, sizeof *r->ev);
@@ -263,8 +362,13 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
             (rc = get_str(file, wd, x, "kind", OPT, "", &r->dev[d].kind)) ||
             (rc = get_bool(file, wd, x, "is_gpu", 0, &r->dev[d].is_gpu)))
             return rc;
+        r->dev[d].node = -1;
         d++;
     }
+    if ((rc = load_inner_devices(file, w, o, r)))
+        return rc;
+    if (inner_events && !r->ninner)
+        return hf_fail(HF_EINVAL, "%s: %s: \"node_events\" without \"node_devices\"", file, w);
     int i = 0;
     cJSON_ArrayForEach(x, rounds)
     {
@@ -275,10 +379,18 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
     size_t k = 0;
     cJSON_ArrayForEach(x, events)
     {
-        if ((rc = load_event(file, ri, k, x, r, &r->ev[k])) != 0)
+        if ((rc = load_event(file, ri, "events", k, x, r->ndev, &r->ev[k])) != 0)
             return rc;
         k++;
     }
+    size_t own = k;
+    cJSON_ArrayForEach(x, inner_events)
+    {
+        if ((rc = load_event(file, ri, "node_events", k - own, x, r->ninner, &r->ev[k])) != 0)
+            return rc;
+        r->ev[k++].device += r->ndev;
+    }
+    lay_out_lanes(r);
     return 0;
 }
 
@@ -398,6 +510,12 @@ int hf__report_parse(const char *file, const char *text, size_t len, struct hf__
         rc = get_str(file, "top level", doc->root, "hetfarm", OPT, "?", &doc->version);
     if (!rc)
         rc = get_str(file, "top level", doc->root, "config", OPT, NULL, &doc->config);
+    if (rc)
+        return rc;
+    /* results.partial.json (a run across nodes that failed) says why. */
+    const cJSON *failed = cJSON_GetObjectItemCaseSensitive(doc->root, "failed");
+    if (failed && (rc = not_object(file, "\"failed\"", failed)) == 0)
+        rc = get_str(file, "\"failed\"", failed, "message", REQ, NULL, &doc->failed);
     if (rc)
         return rc;
     doc->machine = cJSON_GetObjectItemCaseSensitive(doc->root, "machine");

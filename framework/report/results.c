@@ -6,10 +6,15 @@
  * CPU model, cores, NUMA nodes, the BLAS core actually used, GPUs), the config
  * path, and per run everything struct hf_run holds: per round the makespan,
  * the ideal makespan and the efficiency, the scheduler's plan, what each device
- * did; and every bundle as an event. Benchmarks and plots read it, so its
+ * did; and every bundle as an event (in a run across nodes also the devices
+ * inside the nodes: "node_devices", per round "node_devices", and their
+ * bundles, "node_events"). Benchmarks and plots read it, so its
  * field names are a stable interface (README's "Output formats").
  * The document is built in memory with cJSON and written atomically, so a
  * failed write never leaves half a file (or the previous run's file) behind.
+ * A run across nodes that failed leaves the same document under another
+ * name, results.partial.json, with the runs (and rounds) that finished and
+ * a top-level "failed" object saying which run, which rank and why.
  *
  * The table is the human summary, one row per run: final-round makespan and
  * efficiency, the mean efficiency from round 2 on (round 0 profiles, round 1
@@ -145,7 +150,8 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     return o;
 }
 
-/* One bundle as it ran; "device" is the index into the run's "devices". */
+/* One bundle as it ran; "device" is the index into the run's "devices" (in
+ * "node_events": into its "node_devices"). */
 static cJSON *event_json(const struct hf_event *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -213,15 +219,21 @@ static cJSON *run_json(const struct hf_run *r)
     cJSON *events = cJSON_AddArrayToObject(o, "events");
     for (size_t i = 0; i < r->nevents; i++)
         cJSON_AddItemToArray(events, event_json(&r->events[i]));
+    if (r->ninner) {
+        cJSON *inner = cJSON_AddArrayToObject(o, "node_events");
+        for (size_t i = 0; i < r->ninner_events; i++)
+            cJSON_AddItemToArray(inner, event_json(&r->inner_events[i]));
+    }
     return o;
 }
 
-int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg)
+/* The document of results.json (and of results.partial.json, which adds its
+ * "failed" object), or NULL when out of memory. */
+static cJSON *results_doc(struct hf_run *const *runs, int nruns, hf_config_t cfg)
 {
-    HF_ASSERT_MSG(path && (runs || nruns == 0), "hf_results_write: bad arguments");
     cJSON *root = cJSON_CreateObject();
     if (!root)
-        return hf_fail(HF_ENOMEM, "out of memory building %s", path);
+        return NULL;
     cJSON_AddStringToObject(root, "hetfarm", "0.1");
     cJSON_AddItemToObject(root, "machine", machine_json());
     if (cfg)
@@ -231,11 +243,19 @@ int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf
     cJSON *arr = cJSON_AddArrayToObject(root, "runs");
     for (int i = 0; i < nruns; i++)
         cJSON_AddItemToArray(arr, run_json(runs[i]));
+    return root;
+}
+
+/* Prints the document and writes it to `path` atomically; frees it. */
+static int write_doc(const char *path, cJSON *root, int nruns)
+{
+    if (!root)
+        return hf_fail(HF_ENOMEM, "out of memory building %s", path);
     /* cJSON_Add* silently drop items on allocation failure; printing the
      * whole tree is the one place where a failure surfaces reliably enough,
      * so also count the runs that made it into the array. */
     char *text = cJSON_Print(root);
-    int complete = cJSON_GetArraySize(arr) == nruns;
+    int complete = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "runs")) == nruns;
     cJSON_Delete(root);
     if (!text || !complete) {
         free(text);
@@ -246,6 +266,35 @@ int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf
     int rc = hf__write_atomic(path, text, len + 1, "results");
     free(text);
     return rc;
+}
+
+int hf_results_write(const char *path, struct hf_run *const *runs, int nruns, hf_config_t cfg)
+{
+    HF_ASSERT_MSG(path && (runs || nruns == 0), "hf_results_write: bad arguments");
+    return write_doc(path, results_doc(runs, nruns, cfg), nruns);
+}
+
+int hf_results_write_partial(const char *path, struct hf_run *const *runs, int nruns,
+                             hf_config_t cfg, const struct hf_results_failure *why)
+{
+    HF_ASSERT_MSG(path && (runs || nruns == 0) && why && why->message && why->scheduler,
+                  "hf_results_write_partial: bad arguments");
+    cJSON *root = results_doc(runs, nruns, cfg), *f;
+    if (root && (f = cJSON_AddObjectToObject(root, "failed"))) {
+        cJSON_AddStringToObject(f, "scheduler", why->scheduler);
+        cJSON_AddStringToObject(f, "engine", why->engine ? why->engine : "real");
+        if (why->rank >= 0)
+            cJSON_AddNumberToObject(f, "rank", why->rank);
+        else
+            cJSON_AddNullToObject(f, "rank");
+        if (why->signal > 0)
+            cJSON_AddNumberToObject(f, "signal", why->signal);
+        else
+            cJSON_AddNullToObject(f, "signal");
+        cJSON_AddStringToObject(f, "message", why->message);
+        cJSON_AddNumberToObject(f, "rounds_completed", why->rounds_completed);
+    }
+    return write_doc(path, root, nruns);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -14,6 +14,11 @@
  * of its parent breaks the viewer's nesting. Round starts are process-wide
  * instant events. Times are microseconds, as the format requires; sim runs
  * show virtual time. The file is written atomically.
+ *
+ * A run across nodes also has the devices inside the nodes (node1:cpu,
+ * node1:cuda0): each is one more thread (tid = ndevices + its index in the
+ * run's inner list), sorted right under its node's thread, with its own
+ * bundles, on the run's clock (core/nodes.c maps them there).
  */
 #include "report.h"
 
@@ -50,8 +55,22 @@ static cJSON *slice(const char *name, const char *cat, int pid, int tid, double 
     return o;
 }
 
-/* Adds the copy-in / kernel / copy-out slices of a GPU bundle. */
-static void gpu_parts(cJSON *ev, const struct hf_event *e, int pid)
+/* A thread's place in the viewer: the devices in order, each node's inner
+ * devices right under it. */
+static cJSON *sort_index(int pid, int tid, int index)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", "thread_sort_index");
+    cJSON_AddStringToObject(o, "ph", "M");
+    cJSON_AddNumberToObject(o, "pid", pid);
+    cJSON_AddNumberToObject(o, "tid", tid);
+    cJSON *args = cJSON_AddObjectToObject(o, "args");
+    cJSON_AddNumberToObject(args, "sort_index", index);
+    return o;
+}
+
+/* Adds the copy-in / kernel / copy-out slices of a GPU bundle on thread tid. */
+static void gpu_parts(cJSON *ev, const struct hf_event *e, int pid, int tid)
 {
     const char *names[3] = {"copy-in", "kernel", "copy-out"};
     double t[3] = {e->t.copy_in_s, e->t.kernel_s, e->t.copy_out_s};
@@ -61,9 +80,26 @@ static void gpu_parts(cJSON *ev, const struct hf_event *e, int pid)
     for (int k = 0; k < 3; k++) {
         if (t[k] <= 0)
             continue;
-        cJSON_AddItemToArray(ev, slice(names[k], "gpu", pid, e->device, at, t[k] * scale));
+        cJSON_AddItemToArray(ev, slice(names[k], "gpu", pid, tid, at, t[k] * scale));
         at += t[k] * scale;
     }
+}
+
+/* One bundle's slice on thread tid (with its copy and kernel slices when it
+ * ran on a GPU). */
+static void bundle(cJSON *ev, const struct hf_event *e, int pid, int tid, int gpu)
+{
+    char name[128];
+    snprintf(name, sizeof name, "round %d chunks %zu..%zu", e->round, e->first,
+             e->first + e->count - (e->count > 0));
+    cJSON *o = slice(name, "bundle", pid, tid, e->start_s, e->end_s - e->start_s);
+    cJSON *args = cJSON_AddObjectToObject(o, "args");
+    cJSON_AddNumberToObject(args, "work", e->work);
+    cJSON_AddNumberToObject(args, "chunks", (double)e->count);
+    cJSON_AddBoolToObject(args, "stolen", e->stolen != 0);
+    cJSON_AddItemToArray(ev, o);
+    if (gpu && e->t.copy_in_s + e->t.kernel_s + e->t.copy_out_s > 0)
+        gpu_parts(ev, e, pid, tid);
 }
 
 /* Appends all events of run `pid` to the array. */
@@ -72,8 +108,16 @@ static void run_events(cJSON *ev, const struct hf_run *r, int pid)
     char name[128];
     snprintf(name, sizeof name, "%s (%s)", r->scheduler, r->engine);
     cJSON_AddItemToArray(ev, meta("process_name", pid, 0, name));
-    for (int d = 0; d < r->ndevices; d++)
+    /* Devices sort by index, 1000 apart, their inner devices between. */
+    for (int d = 0; d < r->ndevices; d++) {
         cJSON_AddItemToArray(ev, meta("thread_name", pid, d, r->devs[d].name));
+        cJSON_AddItemToArray(ev, sort_index(pid, d, 1000 * d));
+    }
+    for (int k = 0; k < r->ninner; k++) {
+        cJSON_AddItemToArray(ev, meta("thread_name", pid, r->ndevices + k, r->inner[k].name));
+        int under = 1000 * r->inner[k].node + 1 + k; /* right under its node */
+        cJSON_AddItemToArray(ev, sort_index(pid, r->ndevices + k, under));
+    }
 
     /* Round boundaries: the earliest bundle start of each round. */
     int maxround = -1;
@@ -105,17 +149,15 @@ static void run_events(cJSON *ev, const struct hf_run *r, int pid)
 
     for (size_t i = 0; i < r->nevents; i++) {
         const struct hf_event *e = &r->events[i];
-        snprintf(name, sizeof name, "round %d chunks %zu..%zu", e->round, e->first,
-                 e->first + e->count - (e->count > 0));
-        cJSON *o = slice(name, "bundle", pid, e->device, e->start_s, e->end_s - e->start_s);
-        cJSON *args = cJSON_AddObjectToObject(o, "args");
-        cJSON_AddNumberToObject(args, "work", e->work);
-        cJSON_AddNumberToObject(args, "chunks", (double)e->count);
-        cJSON_AddBoolToObject(args, "stolen", e->stolen != 0);
-        cJSON_AddItemToArray(ev, o);
-        int gpu = e->device >= 0 && e->device < r->ndevices && r->devs[e->device].is_gpu;
-        if (gpu && e->t.copy_in_s + e->t.kernel_s + e->t.copy_out_s > 0)
-            gpu_parts(ev, e, pid);
+        bundle(ev, e, pid, e->device,
+               e->device >= 0 && e->device < r->ndevices && r->devs[e->device].is_gpu);
+    }
+    /* An inner device's bundle is a GPU's when it reported copy times (a
+     * node's CPU team reports none). */
+    for (size_t i = 0; i < r->ninner_events; i++) {
+        const struct hf_event *e = &r->inner_events[i];
+        if (e->device >= 0 && e->device < r->ninner)
+            bundle(ev, e, pid, r->ndevices + e->device, 1);
     }
 }
 
