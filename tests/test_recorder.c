@@ -26,8 +26,9 @@ static void expect_set(const struct hf__recorder *r, const uint8_t *want, size_t
     for (size_t i = 0; i < n; i++)
         expected += want[i];
     assert_int_equal(r->count, expected);
+    const uint32_t *list = hf__recorder_list(r);
     for (size_t k = 0; k < r->count; k++) {
-        uint32_t i = r->list[k];
+        uint32_t i = list[k];
         assert_true(i < n);
         assert_true(want[i]);
         assert_false(seen[i]); /* once */
@@ -155,8 +156,8 @@ static void long_lists_seal_and_clear_in_parallel(void **state)
 }
 
 /* A list taken at once (a GPU's sole bundle, core/shared.c) is what adds and
- * a seal would give: each element once, in the given order; a seal changes
- * nothing; clear forgets it and the recorder records again. Short and long
+ * a seal would give: each element once, in the given order, read in place; a
+ * seal changes nothing; clear forgets it and the recorder records again. Short and long
  * (parallel) lists. */
 static void a_taken_list_is_recorded_once(void **state)
 {
@@ -174,7 +175,8 @@ static void a_taken_list_is_recorded_once(void **state)
         hf__recorder_take(&r, idx, n);
         expect_set(&r, want, N);
         for (size_t k = 0; k < n; k++)
-            assert_int_equal(r.list[k], idx[k]);
+            assert_int_equal(hf__recorder_list(&r)[k], idx[k]);
+        assert_ptr_equal(hf__recorder_list(&r), idx); /* read in place */
         assert_int_equal(hf__recorder_seal(&r), n);
         expect_set(&r, want, N);
         hf__recorder_clear(&r);

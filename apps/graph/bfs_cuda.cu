@@ -96,7 +96,7 @@ static __global__ void push_kernel(const uint64_t *offsets, const uint32_t *adj,
         uint32_t v = adj[j];
         if (depth[v] == HF_BFS_UNSEEN &&
             atomicCAS(&depth[v], HF_BFS_UNSEEN, next) == HF_BFS_UNSEEN) {
-            hf_cuda_shared_record(rec, v);
+            hf_cuda_shared_record_claimed(rec, v);
             mine += offsets[v + 1] - offsets[v];
         }
     });
@@ -115,7 +115,7 @@ static __global__ void pull_kernel(const uint64_t *offsets, const uint32_t *adj,
         for (uint64_t j = offsets[v]; j < offsets[v + 1]; j++)
             if (depth[adj[j]] == level) {
                 depth[v] = level + 1;
-                hf_cuda_shared_record(rec, v);
+                hf_cuda_shared_record_claimed(rec, v);
                 mine = offsets[v + 1] - offsets[v];
                 break;
             }
@@ -164,7 +164,7 @@ static __global__ void fused_kernel(const uint64_t *offsets, const uint32_t *adj
                 uint32_t v = adj[j];
                 if (depth[v] == HF_BFS_UNSEEN &&
                     atomicCAS(&depth[v], HF_BFS_UNSEEN, level + 1) == HF_BFS_UNSEEN) {
-                    hf_cuda_shared_record(rec, v); /* appended: v is claimed once */
+                    hf_cuda_shared_record_claimed(rec, v); /* v is claimed once: by the CAS */
                     mine += offsets[v + 1] - offsets[v];
                     mine_n++;
                 }

@@ -185,13 +185,14 @@ static size_t squeeze_parallel(struct hf__recorder *r, size_t hi)
 void hf__recorder_take(struct hf__recorder *r, const uint32_t *idx, size_t n)
 {
     HF_ASSERT_MSG(r->reserved == 0 && n <= r->n, "hf__recorder_take: recorder not empty");
-    uint32_t *list = r->list;
-#pragma omp parallel for schedule(static) if (n >= PAR_MIN)
-    for (size_t k = 0; k < n; k++)
-        list[k] = idx[k];
+    r->taken = idx;
     r->reserved = r->count = n;
-    r->taken = 1;
     r->gen++; /* no thread's block points into the list any more */
+}
+
+const uint32_t *hf__recorder_list(const struct hf__recorder *r)
+{
+    return r->taken ? r->taken : r->list;
 }
 
 size_t hf__recorder_seal(struct hf__recorder *r)
@@ -207,7 +208,12 @@ size_t hf__recorder_seal(struct hf__recorder *r)
 
 void hf__recorder_clear(struct hf__recorder *r)
 {
-    r->taken = 0;
+    if (r->taken) { /* no bit was set, no slot of the own list used */
+        r->taken = NULL;
+        r->reserved = r->count = 0;
+        r->gen++;
+        return;
+    }
     size_t hi = r->reserved < r->cap ? r->reserved : r->cap;
     r->reserved = r->count = 0;
     r->gen++;

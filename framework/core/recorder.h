@@ -21,7 +21,7 @@ struct hf__recorder {
     size_t count;          /* entries after the last seal */
     unsigned long gen;     /* bumped by seal and clear: invalidates threads' blocks */
     unsigned slot;         /* which of a thread's cursors serves this recorder */
-    int taken;             /* the list was taken whole (hf__recorder_take): no bits set */
+    const uint32_t *taken; /* a list taken whole (hf__recorder_take), read in place */
 };
 
 /* For an array of `count` elements; 0 or HF_ENOMEM. */
@@ -30,12 +30,15 @@ void hf__recorder_free(struct hf__recorder *r);
 /* Records element i (< count) unless it is recorded already; any thread. */
 void hf__recorder_add(struct hf__recorder *r, size_t i);
 /* Records the n elements of idx at once, on a recorder holding nothing: idx
- * must name each element once (a GPU's list of one bundle). The list is what
- * n adds and a seal would give, in idx's order (copied by the calling
- * thread's OpenMP team from PAR_MIN entries on); the bits are not set, so no
- * add may follow until the next clear (asserted). Setting them, atomically
- * from every thread, cost more than the rest of the merge. */
+ * must name each element once (a GPU's list of one bundle) and stay valid
+ * until the next clear, which forgets it. The recorder then reads idx in
+ * place as its list (what n adds and a seal would give, in idx's order); no
+ * bit is set, so no add may follow until the clear (asserted). Copying a
+ * road search's 24M indices, or setting their bits atomically from every
+ * thread, cost more than the rest of the merge. */
 void hf__recorder_take(struct hf__recorder *r, const uint32_t *idx, size_t n);
+/* The recorded elements, [0, count) after a seal or a take. */
+const uint32_t *hf__recorder_list(const struct hf__recorder *r);
 /* Squeezes the list to its recorded entries, list[0, count); returns count.
  * Only while no thread adds. More adds may follow, and another seal. A large
  * list is squeezed by the calling thread's OpenMP team; a seal with nothing

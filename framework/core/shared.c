@@ -313,7 +313,7 @@ static int push_step(struct hf__engine *e, int d, void *arg)
     struct hf__recorder *r = &m->S->rec[m->s];
     if ((m->skip_push[d] || !r->count) && !keeps_union(dev))
         return 0;
-    return dev->ops->shared_push(dev, m->s, r->list, m->S->push_val, r->count, 0);
+    return dev->ops->shared_push(dev, m->s, hf__recorder_list(r), m->S->push_val, r->count, 0);
 }
 
 /* The one device that changed anything this round, in a single bundle, with
@@ -430,7 +430,7 @@ static int gather_union(struct hf__shared_set *S, int s)
     }
     const unsigned char *host = a->host;
     unsigned char *out = S->push_val;
-    const uint32_t *list = r->list;
+    const uint32_t *list = hf__recorder_list(r);
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t k = 0; k < n; k++) {
         if (es == 4)
@@ -550,7 +550,7 @@ const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t
     HF_ASSERT_MSG(s >= 0 && s < S->n && S->rec[s].bits,
                   "hf_shared_last_changes: not a MIN/MAX/OR shared array");
     *n = S->rec[s].count;
-    return S->rec[s].list;
+    return hf__recorder_list(&S->rec[s]);
 }
 
 /* Pushes array s whole to device d (no skipping): the start of round 0. */
@@ -595,7 +595,7 @@ long hf__shared_take_changes(struct hf__shared_set *S, int s, const uint32_t **i
     int rc = gather_union(S, s);
     if (rc)
         return rc;
-    *idx = S->rec[s].list;
+    *idx = hf__recorder_list(&S->rec[s]);
     *vals = S->push_val;
     return (long)S->rec[s].count;
 }
