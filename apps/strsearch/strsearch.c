@@ -724,7 +724,8 @@ static void ss_signature(void *ctx, char *buf, size_t len)
 
 /* The keys of [load] (hetfarm.h): validation and help read this table. */
 static const struct hf_config_key ss_keys[] = {
-    {NULL, "text", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL, "the file to search"},
+    {NULL, "text", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL,
+     "the file to search (under mpirun: a path every node sees)"},
     {NULL, "patterns", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL,
      "one pattern per line (at most 10000; GPUs take at most 255 bytes each)"},
     {NULL, "output", HF_KEY_STR, 0, 0, 0, "counts|matches", "counts", "what out holds"},

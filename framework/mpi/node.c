@@ -14,8 +14,8 @@
  * sizes (results whose size only the node knows, strsearch's matches, are
  * sized by them), and the bundles the node's devices ran (for the results'
  * and the report's `node1:cpu`, `node1:cuda0` rows and lanes). The
- * completion comes before the results so that a rank that
- * failed does not leave rank 0 waiting for results that will never come.
+ * completion comes before the results so that a rank that failed does not
+ * leave rank 0 waiting for results that will never come.
  *
  * Shared data (hetfarm.h, "Shared data"): toward rank 0's merge
  * (core/shared.c) a node behaves like a GPU driver. After each span the rank
