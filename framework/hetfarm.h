@@ -384,11 +384,17 @@ struct hf_app {
     /* Where bundle b's results are in host memory: fills up to `cap` regions
      * and returns how many (0: the bundle leaves nothing to send, < 0: an
      * HF_E* code). For runs across nodes (framework/mpi): a node runs the
-     * bundle, then its regions' bytes are copied into rank 0's same regions,
-     * which the app on rank 0 names by the same call. Must depend only on the
-     * bundle and the load (every rank computes the same regions). Optional
-     * (NULL: the app's results are its shared data, or it runs on one node
-     * only, and `mpirun` then stops with a clear message). */
+     * bundle (a span of rank 0's load, as one round of its own), calls this
+     * once, after every collect of the span, with out[i].bytes 0, and sends
+     * the regions' bytes; rank 0 calls it for the same bundle, from the node
+     * device's thread, with out[i].bytes already holding the sizes the node
+     * sent, and the bytes land in rank 0's regions before its collect. The
+     * regions must agree in number and size (checked): results at fixed
+     * places (matmul's rows of C) are the same regions on every rank; results
+     * whose size only the node knows (strsearch's match list) are sized on
+     * rank 0 from out[i].bytes. Optional (NULL: the app's results are its
+     * shared data, or it runs on one node only, and `mpirun` then stops with
+     * a clear message). */
     int (*results)(void *ctx, const struct hf_bundle *b, struct hf_region *out, int cap);
     /* Checks the finished load against the app's plain reference; returns
      * HF_EVERIFY (with hf_fail details) on a mismatch. Optional. */

@@ -34,14 +34,22 @@ runs it:
   PageRank within 1e-9), the same loads round by round (BFS, PageRank), and
   the nodes given work (in PageRank under static, and in some run of every
   case; some node runs several spans of one round);
-- an app that cannot run across nodes (strsearch: neither results nor shared
-  data) is refused clearly.
+- strsearch, whose results are counts and match lists of sizes only the
+  node knows: a text with a pattern planted across every chunk boundary
+  (and so every segment boundary) and overlapping ones, searched in
+  segments, twice, under every scheduler with every round verified on rank
+  0; the matches file equals, byte for byte, the same run's without mpirun
+  and an independent count here (each planted occurrence exactly once), the
+  counts file too, and the nodes ran spans, several in one round;
+- an app that cannot run across nodes (partition: neither results nor
+  shared data) is refused clearly.
 
 Skips (77) when the build has no MPI (build/hetfarm does not link libmpi) or
 mpirun is missing.
 """
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -241,12 +249,108 @@ def check_failures(tmp):
         fail("a run after a failed one: exit %d, %s %s, %s %s\n%s"
              % (p.returncode, out, os.path.exists(out), partial, os.path.exists(partial),
                 p.stderr[-2000:]))
-    text = ini("strsearch", "text = %s/none.txt\npatterns = %s/none.pat" % (tmp, tmp),
-               extra_run="scheduler = hass")
-    p, out = hetfarm(tmp, "strsearch", text, cmd="run", timeout=120)
+    text = ini("partition", "generate = grid\nrows = 16\ncols = 16", extra_run="scheduler = hass")
+    p, out = hetfarm(tmp, "partition", text, cmd="run", timeout=120)
     if p.returncode == 0 or "cannot run across nodes" not in p.stderr:
-        fail("strsearch across nodes: exit %d, expected a clear refusal:\n%s"
+        fail("partition across nodes: exit %d, expected a clear refusal:\n%s"
              % (p.returncode, p.stderr[-2000:]))
+
+
+SS_CHUNK = 4096
+SS_PATTERNS = [b"needle", b"hh", b"abcab", b"fed cba", b"ee e"]
+
+
+def ss_corpus(tmp):
+    """A 308 KiB text of a few letters (so that short patterns overlap, as
+    "hh" does in "hhh") with "needle" planted across every chunk boundary;
+    returns the paths and the planted offsets."""
+    rng = random.Random(16)
+    size = 77 * SS_CHUNK + 123
+    text = bytearray(rng.choice(b"abcdefgh ") for _ in range(size))
+    planted = []
+    for k in range(1, size // SS_CHUNK + 1):
+        at = k * SS_CHUNK - 3  # 3 bytes before the boundary, 3 after
+        if at + len(b"needle") <= size:
+            text[at:at + 6] = b"needle"
+            planted.append(at)
+    tpath, ppath = os.path.join(tmp, "corpus.txt"), os.path.join(tmp, "corpus.pat")
+    with open(tpath, "wb") as f:
+        f.write(text)
+    with open(ppath, "wb") as f:
+        f.write(b"\n".join(SS_PATTERNS) + b"\n")
+    return tpath, ppath, bytes(text), planted
+
+
+def ss_expected(text):
+    """Every occurrence of every pattern, overlapping ones included, as the
+    matches and counts files write them (strsearch.c, write_output)."""
+    found = []
+    for i, pat in enumerate(SS_PATTERNS):
+        at = text.find(pat)
+        while at >= 0:
+            found.append((at, i))
+            at = text.find(pat, at + 1)
+    found.sort()
+    matches = "".join("%d\t%d\n" % m for m in found).encode()
+    counts = b"".join(b"%d\t%s\n" % (sum(1 for m in found if m[1] == i), p)
+                      for i, p in enumerate(SS_PATTERNS))
+    return matches, counts
+
+
+def ss_ini(tpath, ppath, mode, out):
+    """Segments of 64 KiB (5 of them, the last 14 chunks), each searched twice
+    (rounds = 5 x 2), in chunks of 4 KiB; every round verified."""
+    return ("[run]\napp = strsearch\nscheduler = hass\nrounds = 10\nprogress = no\n"
+            "verify = yes\n[load]\ntext = %s\npatterns = %s\noutput = %s\nout = %s\n"
+            "chunk = %d\nsegment = 64KiB\npasses = 2\n"
+            "[devices]\ncpu = 1\ncuda = none\n[compare]\nschedulers = %s\n"
+            % (tpath, ppath, mode, out, SS_CHUNK, ALL))
+
+
+def check_strsearch(tmp):
+    tpath, ppath, text, planted = ss_corpus(tmp)
+    want_matches, want_counts = ss_expected(text)
+    for mode, cmd, want in (("matches", "compare", want_matches), ("counts", "run", want_counts)):
+        outs = [os.path.join(tmp, "ss-%s-%d.out" % (mode, r)) for r in (1, 3)]
+        runs = []
+        for ranks, out in zip((0, 3), outs):
+            p, res = hetfarm(tmp, "ss-%s-%d" % (mode, ranks), ss_ini(tpath, ppath, mode, out),
+                             cmd=cmd, ranks=ranks, timeout=120)
+            if p.returncode != 0:
+                fail("strsearch %s with %d ranks: exit %d\n%s" % (mode, ranks or 1, p.returncode,
+                                                                  p.stderr[-3000:]))
+                return
+            runs.append(load_runs(res))
+        with open(outs[0], "rb") as a, open(outs[1], "rb") as b:
+            alone, across = a.read(), b.read()
+        if across != alone:
+            fail("strsearch %s: the output differs between 1 and 3 ranks" % mode)
+        if across != want:
+            fail("strsearch %s: the output across 3 ranks differs from the occurrences "
+                 "counted here" % mode)
+        if mode == "matches":
+            lines = across.decode().splitlines()
+            for at in planted:
+                if lines.count("%d\t0" % at) != 1:
+                    fail("strsearch: the needle across the chunk boundary at %d is listed "
+                         "%d times" % (at, lines.count("%d\t0" % at)))
+                    break
+        # Every scheduler gives the nodes work in some round (static in every
+        # round); greedy hands a node one request's chunks at a time.
+        several = 0
+        for run in runs[1]:
+            names = [d["name"] for d in run["devices"]]
+            if names != ["cpu", "node1", "node2"]:
+                fail("strsearch %s %s: devices %s" % (mode, run["scheduler"], names))
+                continue
+            node_chunks = [sum(d["chunks"] for d in r["devices"][1:]) for r in run["rounds"]]
+            if sum(node_chunks) == 0 or (run["scheduler"] == "static" and 0 in node_chunks):
+                fail("strsearch %s %s: chunks run by the nodes per round %s"
+                     % (mode, run["scheduler"], node_chunks))
+            several = max([several] + [d["bundles"] for r in run["rounds"]
+                                       for d in r["devices"][1:]])
+        if mode == "matches" and several < 2:
+            fail("strsearch: no node ran more than one span in a round")
 
 
 GRAPHS = {"grid": "generate = grid\nrows = 80\ncols = 80\n",
@@ -345,6 +449,7 @@ def main():
         check_one_process(tmp, runs)
         check_matmul(tmp)
         check_failures(tmp)
+        check_strsearch(tmp)
         check_graph_apps(tmp)
     if failures:
         print("%d failure(s)" % len(failures))

@@ -34,6 +34,20 @@
  * line per pattern in file order; `matches`: `<offset>\t<index>` lines sorted
  * by offset then 0-based pattern index.
  *
+ * Across nodes (mpirun; framework/core/nodes.c) the text is a file, so each
+ * rank reads its own ranges from it: every rank maps the same path (which
+ * must be one every node sees, a shared filesystem) and a node scans only
+ * the spans rank 0 hands it; no text crosses the network, and no rank but a
+ * lone process reads the file ahead. A node's collects merge its devices'
+ * parts as above, but it files no segment: its results hook (ss_results),
+ * called once per span, hands over the counts and matches the span
+ * collected (checked to be the whole span) and starts the next span from
+ * zero. On rank 0 the same hook makes the node device a part for the span,
+ * sized by the match bytes the node sent, and the bytes land in it; collect
+ * then merges it like a GPU's part, so the segment's sort gives the file
+ * order and each match is counted once, by the chunk that owns its first
+ * byte, whichever rank scanned the chunk. Only rank 0 verifies and writes.
+ *
  * verify compares with the reference (strsearch_ref.c): the whole segment
  * when it is at most [load] verify bytes, else up to four parts that collect
  * set aside (whole CPU sub-ranges or GPU pieces, so the device's own result is
@@ -60,10 +74,12 @@ enum { SS_COUNTS, SS_MATCHES };
 #define SS_SAMPLES 4
 
 /* A device's parts of the bundle it is running (pointers: parts never move,
- * since a GPU's host callback may still hold one). */
+ * since a GPU's host callback may still hold one). On rank 0 of a run across
+ * nodes a node device's part is the span the node ran, filled by ss_results. */
 struct ss_dev {
     struct hf__ss_part **parts;
     size_t n, cap;
+    int node; /* a node device (another rank) */
 };
 
 /* A part set aside for verify: its range and its counters. */
@@ -92,6 +108,10 @@ struct strsearch {
 #endif
     int ndev;
     struct ss_dev *dev;
+    int serving;             /* this rank is a node of a run across nodes (not rank 0) */
+    uint64_t handed;         /* serving: bytes collected up to the last span handed over */
+    uint64_t *sent_counts;   /* serving: the last span's counts and matches, being sent */
+    struct hf__ss_part sent_m;
     /* the current round, under lock */
     pthread_mutex_t lock;
     size_t seg;
@@ -189,7 +209,8 @@ static int ss_create(void **ctx, hf_config_t cfg)
     s->seg_m = calloc(s->nseg, sizeof *s->seg_m);
     s->seg_done = calloc(s->nseg, 1);
     s->counts = calloc(s->pats.n, sizeof *s->counts);
-    if (!s->seg_counts || !s->seg_m || !s->seg_done || !s->counts) {
+    s->sent_counts = calloc(s->pats.n, sizeof *s->sent_counts);
+    if (!s->seg_counts || !s->seg_m || !s->seg_done || !s->counts || !s->sent_counts) {
         rc = hf_fail(HF_ENOMEM, "strsearch: out of memory for %zu segments", s->nseg);
         goto fail;
     }
@@ -209,10 +230,20 @@ static int ss_setup(void *ctx, const struct hf_devices *devs)
     if (m == MAP_FAILED)
         return hf_fail(HF_EIO, "strsearch: cannot map %s: %s", s->text_path, strerror(errno));
     s->map = m;
-    madvise(m, s->size, MADV_WILLNEED);
+    /* Alone, the process searches the whole text: read it ahead. Across
+     * nodes each rank reads only the ranges it is handed (from a path every
+     * node sees): no read-ahead of a corpus it mostly never touches. */
+    if (devs->ranks == 1)
+        madvise(m, s->size, MADV_WILLNEED);
     s->ndev = devs->count;
     if (!(s->dev = calloc((size_t)devs->count, sizeof *s->dev)))
         return hf_fail(HF_ENOMEM, "strsearch: out of memory");
+    /* Rank 0 lists the other ranks as node devices; a rank that lists none
+     * in a run across nodes is one of them (hetfarm.h, struct hf_devices). */
+    int nodes = 0;
+    for (int d = 0; d < devs->count; d++)
+        nodes += s->dev[d].node = devs->dev[d].kind == HF_DEV_NODE;
+    s->serving = devs->ranks > 1 && nodes == 0;
     int rc = hf__ss_hs_create(&s->hs, &s->pats);
 #ifdef HF_HAVE_CUDA
     int gpus = 0;
@@ -256,6 +287,7 @@ static int ss_next_load(void *ctx, struct hf_load *load)
     s->seg_begin = (uint64_t)s->seg * seg;
     s->seg_len = s->size - s->seg_begin < seg ? s->size - s->seg_begin : seg;
     s->collected = 0;
+    s->handed = 0;
     s->started = 1;
     s->complete = 0;
     memset(s->counts, 0, s->pats.n * sizeof *s->counts);
@@ -372,19 +404,28 @@ static struct hf__ss_part *find_part(struct strsearch *s, int d, uint64_t at)
     return NULL;
 }
 
+/* Makes room for `n` matches in part `p` (used as a growable array). */
+static int reserve_matches(struct hf__ss_part *p, size_t n)
+{
+    if (n > p->mcap) {
+        size_t cap = p->mcap ? p->mcap : 1024;
+        while (cap < n)
+            cap *= 2;
+        void *v = realloc(p->m, cap * sizeof *p->m);
+        if (!v)
+            return hf_fail(HF_ENOMEM, "strsearch: out of memory for %zu matches", n);
+        p->m = v;
+        p->mcap = cap;
+    }
+    return 0;
+}
+
 /* Appends `n` matches to list `to` (a part used as a growable array). */
 static int append_matches(struct hf__ss_part *to, const struct hf__ss_match *m, size_t n)
 {
-    if (to->nm + n > to->mcap) {
-        size_t cap = to->mcap ? to->mcap : 1024;
-        while (cap < to->nm + n)
-            cap *= 2;
-        void *v = realloc(to->m, cap * sizeof *to->m);
-        if (!v)
-            return hf_fail(HF_ENOMEM, "strsearch: out of memory for %zu matches", to->nm + n);
-        to->m = v;
-        to->mcap = cap;
-    }
+    int rc = reserve_matches(to, to->nm + n);
+    if (rc)
+        return rc;
     memcpy(to->m + to->nm, m, n * sizeof *m);
     to->nm += n;
     return 0;
@@ -453,11 +494,82 @@ static int ss_collect(void *ctx, const struct hf_bundle *b)
     s->dev[b->device].n = 0;
     if (rc == 0) {
         s->collected += b->end - b->begin;
-        if (s->collected == s->seg_len)
+        /* A node's spans are parts of rank 0's segment, handed over by
+         * ss_results; only rank 0 files segments (and writes the output). */
+        if (s->collected == s->seg_len && !s->serving)
             rc = finish_segment(s);
     }
     pthread_mutex_unlock(&s->lock);
     return rc;
+}
+
+/* A node hands over the span it ran: the counts and matches its collects
+ * merged since the last span (checked to be the whole span), swapped into the
+ * buffers being sent, so the next span starts from zero. */
+static int hand_over(struct strsearch *s, const struct hf_bundle *b, struct hf_region *out)
+{
+    uint64_t got = s->collected - s->handed;
+    if (got != b->end - b->begin)
+        return hf_fail(HF_EAPP, "strsearch: this node collected %llu bytes of the span [%zu, "
+                       "%zu) of round %d, %zu expected", (unsigned long long)got, b->begin,
+                       b->end, b->load->round, b->end - b->begin);
+    s->handed = s->collected;
+    uint64_t *c = s->sent_counts;
+    s->sent_counts = s->counts;
+    s->counts = c;
+    memset(s->counts, 0, s->pats.n * sizeof *s->counts);
+    struct hf__ss_part t = s->sent_m;
+    s->sent_m = s->round_m;
+    s->round_m = t;
+    s->round_m.nm = 0;
+    out[0] = (struct hf_region){s->sent_counts, s->pats.n * sizeof *s->sent_counts};
+    out[1] = (struct hf_region){s->sent_m.m, s->sent_m.nm * sizeof *s->sent_m.m};
+    return 0;
+}
+
+/* Rank 0 receives a node's span as a part of the node device, sized by the
+ * match bytes the node sent (out[1].bytes); ss_collect then merges it like
+ * any device's part. */
+static int receive_part(struct strsearch *s, const struct hf_bundle *b, struct hf_region *out)
+{
+    size_t nm = out[1].bytes / sizeof(struct hf__ss_match);
+    if (out[1].bytes % sizeof(struct hf__ss_match))
+        return hf_fail(HF_EIO, "strsearch: a node sent %zu bytes of matches for chunks [%zu, "
+                       "%zu), not a whole number of matches", out[1].bytes, b->first,
+                       b->first + b->count);
+    struct hf__ss_part **p = dev_parts(s, b->device, 1);
+    if (!p)
+        return hf_fail(HF_ENOMEM, "strsearch: out of memory for a part");
+    int rc = hf__ss_part_reset(*p, s->pats.n, s->seg_begin + b->begin, s->seg_begin + b->end,
+                               s->mode == SS_MATCHES);
+    if (rc == 0)
+        rc = reserve_matches(*p, nm);
+    if (rc)
+        return rc;
+    (*p)->nm = nm;
+    out[0] = (struct hf_region){(*p)->counts, s->pats.n * sizeof *(*p)->counts};
+    out[1] = (struct hf_region){(*p)->m, nm * sizeof *(*p)->m};
+    return 0;
+}
+
+/* Across nodes (struct hf_app.results): a bundle's results are its counts
+ * and, in matches mode, its match list, whose size only the node knows. */
+static int ss_results(void *ctx, const struct hf_bundle *b, struct hf_region *out, int cap)
+{
+    struct strsearch *s = ctx;
+    int n = s->mode == SS_MATCHES ? 2 : 1, rc;
+    HF_ASSERT_MSG(cap >= 2, "ss_results: room for two regions");
+    if (s->serving) {
+        pthread_mutex_lock(&s->lock);
+        rc = hand_over(s, b, out);
+        pthread_mutex_unlock(&s->lock);
+    } else if (!s->dev[b->device].node) {
+        rc = hf_fail(HF_EAPP, "strsearch: results asked of device %d, which is not a node",
+                     b->device);
+    } else {
+        rc = receive_part(s, b, out);
+    }
+    return rc ? rc : n;
 }
 
 /* Compares part `got` (counts, and matches when `gm` is given) with the
@@ -558,7 +670,7 @@ static void ss_teardown(void *ctx)
     struct strsearch *s = ctx;
     if (!s)
         return;
-    int whole = s->started && s->complete && !s->failed;
+    int whole = !s->serving && s->started && s->complete && !s->failed;
     for (size_t g = 0; whole && g < s->nseg; g++)
         whole = s->seg_done[g];
     if (whole && s->out_path && write_output(s))
@@ -594,7 +706,9 @@ static void ss_teardown(void *ctx)
     for (int i = 0; i < SS_SAMPLES; i++)
         free(s->sample[i].counts);
     hf__ss_part_free(&s->round_m);
+    hf__ss_part_free(&s->sent_m);
     free(s->counts);
+    free(s->sent_counts);
     hf__ss_patterns_free(&s->pats);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -610,7 +724,8 @@ static void ss_signature(void *ctx, char *buf, size_t len)
 
 /* The keys of [load] (hetfarm.h): validation and help read this table. */
 static const struct hf_config_key ss_keys[] = {
-    {NULL, "text", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL, "the file to search"},
+    {NULL, "text", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL,
+     "the file to search (under mpirun: a path every node sees)"},
     {NULL, "patterns", HF_KEY_STR, 0, 0, HF_KEY_REQUIRED, NULL, NULL,
      "one pattern per line (at most 10000; GPUs take at most 255 bytes each)"},
     {NULL, "output", HF_KEY_STR, 0, 0, 0, "counts|matches", "counts", "what out holds"},
@@ -640,6 +755,7 @@ const struct hf_app hf_app_strsearch = {
     .run_cuda = ss_run_cuda,
 #endif
     .collect = ss_collect,
+    .results = ss_results,
     .verify = ss_verify,
     .teardown = ss_teardown,
     .signature = ss_signature,

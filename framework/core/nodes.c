@@ -20,13 +20,15 @@
  * first + count) of the load drawn last (checked: the serial and the units
  * must match rank 0's); the rank arms them as a round of its own (numbered
  * by the node: its scheduler profiles and adapts over the spans it gets) and
- * runs it on the real engine. It then reports the completion and sends the
- * span's results (struct hf_app.results), which land in place on rank 0
- * before rank 0 counts the span done: rank 0's verify then checks the whole
- * load. With them go what each of its devices did and the bundles they ran
- * (the engine keeps a node's events without recording a run: keep_events),
- * which rank 0 keeps per recorded round as the run's inner events
- * (results.json's node_events, the report's and the trace's lanes).
+ * runs it on the real engine. It then names the span's results (struct
+ * hf_app.results, called once per span: strsearch hands over the counts and
+ * matches its devices collected in the span), reports the completion and
+ * sends a summary (the regions' sizes, what each of its devices did), the
+ * regions, which land in place on rank 0 before rank 0 counts the span done
+ * (rank 0's verify then checks the whole load), and the bundles its devices
+ * ran (the engine keeps a node's events without recording a run:
+ * keep_events), which rank 0 keeps per recorded round as the run's inner
+ * events (results.json's node_events, the report's and the trace's lanes).
  *
  * Shared data (apps/graph): the node's own round merges its devices' changes
  * as usual (shared.c); after the results the node sends what its host
@@ -450,29 +452,45 @@ static int send_inner_events(struct hf__engine *e, const struct hf_mpi_span *s, 
     return rc;
 }
 
-/* Sends the results of the span just run: the regions the app names for the
- * whole span, as rank 0 names them for the same bundle (node.c). */
-static int send_results(struct hf__engine *e, const struct hf_mpi_span *s, double t0)
+/* The results of the span just run: the regions the app names for the
+ * whole span as one bundle, as rank 0's node device built it (the engine's
+ * bundler numbers it by the load's chunks; e->chunks holds the span). Called
+ * once per span, before its completion is reported, so that a failure here
+ * is the span's status. */
+static int take_results(struct hf__engine *e, const struct hf_mpi_span *s, struct hf_region *reg,
+                        int *nreg)
 {
-    /* The whole span as one bundle, as rank 0's node device built it: the
-     * engine's bundler numbers it by the load's chunks (e->chunks holds the span). */
     struct hf_bundle b;
     int rc = hf__engine_bundle(e, 0, &(struct hf_span){.first = 0, .count = s->count}, &b);
     if (rc)
         return rc;
-    struct hf_region reg[HF_NODE_REGIONS];
+    memset(reg, 0, HF_NODE_REGIONS * sizeof *reg);
     int n = e->app->results ? e->app->results(e->app_ctx, &b, reg, HF_NODE_REGIONS) : 0;
     if (n < 0)
         return n;
-    for (int i = 0; i < n && rc == 0; i++)
-        rc = hf_mpi_send_results(e->opts->nodes, reg[i].ptr, reg[i].bytes);
-    /* What each of this node's devices did in the span (node.c sums it). */
-    struct hf_mpi_inner in[HF_NODE_DEVICES];
+    if (n > HF_NODE_REGIONS)
+        return hf_fail(HF_EAPP, "app %s names %d result regions, at most %d", e->app->name, n,
+                       HF_NODE_REGIONS);
+    *nreg = n;
+    return 0;
+}
+
+/* Sends the span's summary (its regions' sizes, what each of this node's
+ * devices did), its result regions, the bundles its devices ran since t0 and
+ * its shared-data changes, as node.c receives them. */
+static int send_results(struct hf__engine *e, const struct hf_mpi_span *s,
+                        const struct hf_region *reg, int nreg, double t0)
+{
+    struct hf_mpi_summary sum = {.nregions = (uint64_t)nreg};
+    for (int i = 0; i < nreg; i++)
+        sum.region_bytes[i] = reg[i].bytes;
     for (int d = 0; d < e->ndev; d++)
-        in[d] = (struct hf_mpi_inner){(double)e->stats[d].chunks, (double)e->stats[d].bundles,
-                                      e->stats[d].work, e->stats[d].busy_s};
-    if (rc == 0)
-        rc = hf_mpi_send_results(e->opts->nodes, in, (size_t)e->ndev * sizeof *in);
+        sum.inner[d] = (struct hf_mpi_inner){(double)e->stats[d].chunks,
+                                             (double)e->stats[d].bundles, e->stats[d].work,
+                                             e->stats[d].busy_s};
+    int rc = hf_mpi_send_results(e->opts->nodes, &sum, HF_MPI_SUMMARY_BYTES(e->ndev));
+    for (int i = 0; i < nreg && rc == 0; i++)
+        rc = hf_mpi_send_results(e->opts->nodes, reg[i].ptr, reg[i].bytes);
     if (rc == 0)
         rc = send_inner_events(e, s, t0);
     return rc ? rc : send_changes(e, s);
@@ -552,14 +570,18 @@ int hf_run_serve(const struct hf_run_options *o)
         while (fault == 1 && s.round >= fault_round)
             pause(); /* a node that hangs: rank 0's deadline sees it */
         struct hf_mpi_done done = {.first = s.first, .count = s.count, .round = s.round};
+        struct hf_region reg[HF_NODE_REGIONS];
+        int nreg = 0;
         double t0 = 0;
         hf_clear_error();
         done.status = pending ? hf_fail(pending, "%s", pending_why)
                               : run_span(&e, &d, &s, sub, &t0, &done.busy_s);
+        if (done.status == 0)
+            done.status = take_results(&e, &s, reg, &nreg);
         char why[512];
         snprintf(why, sizeof why, "%s", hf_last_error());
         if ((rc = hf_mpi_report(o->nodes, &done)) == 0 && done.status == 0)
-            rc = send_results(&e, &s, t0);
+            rc = send_results(&e, &s, reg, nreg, t0);
         if (done.status) {
             rc = hf_fail(done.status, "%s", why);
             break;

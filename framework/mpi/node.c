@@ -8,11 +8,14 @@
  * host threads of several nodes talk to their ranks side by side
  * (MPI_THREAD_MULTIPLE): hand the span (chunk indices of the load, which the
  * rank draws itself from the same config), collect the rank's completion
- * (its busy seconds and status), then receive the bundle's result regions
- * into place, what each of the node's devices did and the bundles they ran
- * (for the results' and the report's `node1:cpu`, `node1:cuda0` rows and
- * lanes). The completion comes before the results so that a rank that
- * failed does not leave rank 0 waiting for results that will never come.
+ * (its busy seconds and status), then receive the span's summary (the sizes
+ * of its result regions and what each of the node's devices did), the result
+ * regions into the places the app names for the bundle, given the node's
+ * sizes (results whose size only the node knows, strsearch's matches, are
+ * sized by them), and the bundles the node's devices ran (for the results'
+ * and the report's `node1:cpu`, `node1:cuda0` rows and lanes). The
+ * completion comes before the results so that a rank that failed does not
+ * leave rank 0 waiting for results that will never come.
  *
  * Shared data (hetfarm.h, "Shared data"): toward rank 0's merge
  * (core/shared.c) a node behaves like a GPU driver. After each span the rank
@@ -106,6 +109,38 @@ static int recv_changes(struct hf_device *dev, const struct hf_bundle *b)
     return rc;
 }
 
+/* Where the span's result regions go on rank 0: the app's results callback
+ * for the same bundle, called with out[i].bytes holding the sizes the node
+ * sent (hetfarm.h, struct hf_app.results). The regions must match the node's
+ * in number and size: a mismatch would land bytes in the wrong place. */
+static int place_results(struct hf_device *dev, const struct hf_app *app, void *app_ctx,
+                         const struct hf_bundle *b, const struct hf_mpi_summary *sum,
+                         struct hf_region *reg, int *nreg)
+{
+    struct hf_mpi_node *n = dev->drv;
+    if (sum->nregions > HF_NODE_REGIONS)
+        return hf_fail(HF_EIO, "%s (rank %d) sent %llu result regions, at most %d", dev->info.name,
+                       n->rank, (unsigned long long)sum->nregions, HF_NODE_REGIONS);
+    for (int i = 0; i < HF_NODE_REGIONS; i++)
+        reg[i] = (struct hf_region){NULL, i < (int)sum->nregions ? sum->region_bytes[i] : 0};
+    int k = app->results ? app->results(app_ctx, b, reg, HF_NODE_REGIONS) : 0;
+    if (k < 0)
+        return k;
+    if (k != (int)sum->nregions)
+        return hf_fail(HF_EAPP, "app %s names %d result regions for chunks [%zu, %zu) of round "
+                                "%d, %s (rank %d) sent %llu", app->name, k, b->first,
+                       b->first + b->count, b->load->round, dev->info.name, n->rank,
+                       (unsigned long long)sum->nregions);
+    for (int i = 0; i < k; i++)
+        if (reg[i].bytes != sum->region_bytes[i])
+            return hf_fail(HF_EAPP, "app %s: result region %d of chunks [%zu, %zu) of round %d "
+                                    "is %zu bytes here, %llu on %s (rank %d)", app->name, i,
+                           b->first, b->first + b->count, b->load->round, reg[i].bytes,
+                           (unsigned long long)sum->region_bytes[i], dev->info.name, n->rank);
+    *nreg = k;
+    return 0;
+}
+
 /* Receives the bundles the node's devices ran in the span (a count, then
  * the bundles) and keeps them for the engine with their times moved onto
  * this rank's clock: the span began at `span_t0` here, that is, the
@@ -177,16 +212,18 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
                        dev->info.name, n->rank, b->first, b->first + b->count, b->load->round,
                        hf_strerror(done.status));
     double t1 = now_s();
+    /* The span's summary (its regions' sizes, what each device did), then
+     * the regions, into the places the app names for the same bundle. */
+    struct hf_mpi_summary sum;
+    rc = hf_mpi_recv_results(n->t, n->rank, &sum, HF_MPI_SUMMARY_BYTES(n->ninner));
+    if (rc)
+        return node_failed(rc);
     struct hf_region reg[HF_NODE_REGIONS];
-    int nreg = app->results ? app->results(app_ctx, b, reg, HF_NODE_REGIONS) : 0;
-    if (nreg < 0)
-        return nreg;
+    int nreg = 0;
+    if ((rc = place_results(dev, app, app_ctx, b, &sum, reg, &nreg)))
+        return rc; /* the node's bytes stay unread: the run ends (see DESIGN) */
     for (int i = 0; i < nreg && rc == 0; i++)
         rc = hf_mpi_recv_results(n->t, n->rank, reg[i].ptr, reg[i].bytes);
-    /* Then what each of the node's devices did in this span, and its bundles. */
-    struct hf_mpi_inner in[HF_NODE_DEVICES];
-    if (rc == 0)
-        rc = hf_mpi_recv_results(n->t, n->rank, in, (size_t)n->ninner * sizeof *in);
     if (rc == 0)
         rc = recv_inner_events(dev, t1 - done.busy_s);
     if (rc == 0)
@@ -194,10 +231,10 @@ static int node_run(struct hf_device *dev, const struct hf_app *app, void *app_c
     if (rc)
         return node_failed(rc);
     for (int k = 0; k < n->ninner; k++) {
-        n->acc[k].chunks += in[k].chunks;
-        n->acc[k].bundles += in[k].bundles;
-        n->acc[k].work += in[k].work;
-        n->acc[k].busy_s += in[k].busy_s;
+        n->acc[k].chunks += sum.inner[k].chunks;
+        n->acc[k].bundles += sum.inner[k].bundles;
+        n->acc[k].work += sum.inner[k].work;
+        n->acc[k].busy_s += sum.inner[k].busy_s;
     }
     /* What the rank spent running the span, and what moving it cost here. */
     t->kernel_s = done.busy_s;

@@ -13,6 +13,9 @@
 #ifndef HF_MPI_NODE_H
 #define HF_MPI_NODE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "device.h"
 #include "mpi/transport.h"
 
@@ -40,6 +43,21 @@ struct hf_mpi_inner_event {
 #define HF_NODE_DEVICES 64
 /* The most bundles a node's devices may report for one span. */
 #define HF_NODE_EVENTS (1 << 20)
+
+/* What a node sends first after a span's completion, in one message: the
+ * sizes of the span's result regions (rank 0 hands them to the app's
+ * results callback, which checks them or, for results whose size only the
+ * node knows, a match list, sizes its regions by them) and what each of its
+ * `ninner` devices did; only the first ninner entries of `inner` travel. */
+struct hf_mpi_summary {
+    uint64_t nregions;
+    uint64_t region_bytes[HF_NODE_REGIONS];
+    struct hf_mpi_inner inner[HF_NODE_DEVICES];
+};
+
+/* Bytes of a summary for a node of `ninner` devices. */
+#define HF_MPI_SUMMARY_BYTES(ninner)                                        \
+    (offsetof(struct hf_mpi_summary, inner) + (size_t)(ninner) * sizeof(struct hf_mpi_inner))
 
 /* The most shared arrays of an app that runs across nodes (core/shared.h's
  * HF__SHARED_MAX). */
