@@ -19,7 +19,10 @@
  * what the affine fit needs to tell latency from rate. A GPU's very first
  * bundle is not fitted: on real hardware it carries the first launch and lazy
  * kernel loading (40 ms on an H200). Then the rest of the pool is split as
- * below. With `warm_start`, the models saved in the profile
+ * below. A device that round 0 leaves unmeasured (a GPU whose first bundle
+ * ran while the CPU drained the pool) starts its model from the engine's
+ * standalone pass on the load, a bundle it really ran (seed_standalone), so
+ * it is planned rather than left out. With `warm_start`, the models saved in the profile
  * (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
  * profiling.
  *
@@ -194,6 +197,31 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     hf__hass_links_refresh(h);
     *state = h;
     return 0;
+}
+
+/* The engine's standalone pass of each device on this load is a bundle it
+ * ran: a GPU's whole load as one bundle, a CPU's chunks one at a time (a
+ * chunk of the mean work, at the rate the pass measured). A model that round
+ * 0 left empty starts from it (a GPU whose first bundle, never fitted, ran
+ * while the CPU drained the profiling pool), so that the device is planned
+ * by what it did rather than left out, and its first bundle of a new size is
+ * judged against it (a warm-up is not taken for its rate). Models that round
+ * 0 filled keep only their own bundles: on a load whose chunk costs are
+ * learned, the standalone bundle is in the declared unit of work. */
+static void seed_standalone(struct hass *h, const struct hf_round *r)
+{
+    if (!r->standalone_rate || r->nchunks == 0)
+        return;
+    double bytes = 0.0;
+    for (size_t i = 0; i < r->nchunks; i++)
+        bytes += r->chunks[i].bytes;
+    for (int d = 0; d < h->ndev; d++) {
+        double rate = r->standalone_rate[d];
+        if (!(rate > 0.0) || h->model[d].n > 0)
+            continue;
+        double w = h->dev[d].is_gpu ? r->total_work : r->total_work / (double)r->nchunks;
+        hf_cost_add(&h->model[d], w, h->dev[d].is_gpu ? bytes : 0.0, w / rate);
+    }
 }
 
 static int hass_round_begin(void *state, const struct hf_round *r)
@@ -569,6 +597,8 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
 {
     struct hass *h = state;
     const struct hf_round *r = h->r;
+    if (r && r->round == 0 && h->warm_start)
+        seed_standalone(h, r);
     for (int d = 0; d < h->ndev; d++)
         h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + 1;
     hf__hass_refresh_rates(h);

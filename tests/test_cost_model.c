@@ -142,12 +142,35 @@ static void test_split_bound(void **unused)
     assert_true(hf_cost_split_bound(lat, inv, ibw, NULL, 3, W, B) == Ta);
 }
 
+/* Before the latency is known, a bundle of a size the window does not hold
+ * is fitted unjudged - unless no latency could explain it: half the work of a
+ * bundle seen, twenty times its time, is a warm-up or a stall (a GPU's first
+ * bundle of a new size after the standalone pass HASS starts from). It is
+ * flagged and leaves the fit alone; one that any latency explains is fitted. */
+static void test_unknown_latency_still_caps_time(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    assert_int_equal(hf_cost_add(&m, 100.0, 0.0, 1.0), 0);
+    hf_cost_refit(&m);
+    assert_true(m.fitted && !m.lat_known);
+    assert_int_equal(hf_cost_add(&m, 50.0, 0.0, 20.0), 1); /* slower than the whole */
+    hf_cost_refit(&m);
+    assert_int_equal(m.n, 1);
+    assert_true(fabs(hf_cost_time(&m, 100.0, 0.0) - 1.0) < 1e-12);
+    /* Twice the work in 1.9x the time: a latency explains it; fitted. */
+    assert_int_equal(hf_cost_add(&m, 200.0, 0.0, 1.9), 0);
+    assert_int_equal(m.n, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_three_term_fit),
         cmocka_unit_test(test_bytes_in_proportion_are_the_line),
         cmocka_unit_test(test_split_bound),
+        cmocka_unit_test(test_unknown_latency_still_caps_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

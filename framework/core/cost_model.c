@@ -33,7 +33,12 @@
  * not seen lately (the last 64 sizes) that comes in slow is a warm-up once the
  * latency is known: not fitted and not a surprise, so a split that moves does
  * not teach the model that the device got slower (on a real H200 the first
- * bundle of a new size took up to 40 ms where repeats took 0.7 ms). Fitting is lazy (every 32
+ * bundle of a new size took up to 40 ms where repeats took 0.7 ms). Before
+ * the latency is known a bundle of a size the window lacks is fitted
+ * unjudged, except one slower than 1.5x the most any latency allows (no more
+ * than a bundle of more work took, no more than k times a bundle of 1/k the
+ * work): that is a warm-up or a stall whatever the latency, and judged as
+ * such. Fitting is lazy (every 32
  * accepted bundles, or on hf_cost_refit) because a CPU reports every chunk and
  * some loads have 200000 of them per round.
  *
@@ -237,6 +242,24 @@ static int size_seen(struct hf_cost_model *m, double work)
     return 0;
 }
 
+/* The most a bundle of `work` moving `bytes` can take by the window, whatever
+ * the latency: a device whose time is lat + w * inv + b * inv_bw with every
+ * term >= 0 takes no longer for less work and bytes than for more, and for
+ * k times the work and bytes at most k times as long. So each bundle of the
+ * window caps it at its time times max(1, work / its work, bytes / its bytes);
+ * INFINITY for an empty window. */
+static double time_cap(const struct hf_cost_model *m, double work, double bytes)
+{
+    double cap = INFINITY;
+    for (int i = 0; i < m->n; i++) {
+        double k = fmax(1.0, work / m->w[i]);
+        if (bytes > 0.0)
+            k = m->b[i] > 0.0 ? fmax(k, bytes / m->b[i]) : INFINITY;
+        cap = fmin(cap, k * m->t[i]);
+    }
+    return cap;
+}
+
 /* Whether bytes per work `rho` lies outside the window's range by more than
  * the gap that lets the per-byte term be fitted (cost_bytes.c). */
 static int new_shape(const struct hf_cost_model *m, double rho)
@@ -312,14 +335,17 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         bytes = 0.0;
     int fresh = !size_seen(m, work);
     /* Until the latency has been seen, a bundle of a size the window does not
-     * hold cannot be judged: the fit has no idea of its fixed cost. Nor can
+     * hold cannot be judged: the fit has no idea of its fixed cost - unless it
+     * took far longer than any latency allows (time_cap: a bundle of half the
+     * work of one seen, slower than it, is a warm-up or a stall). Nor can
      * one whose bytes per unit of work lie well outside the window's (a GPU's
      * first compute-bound piece after copy-bound profile spans) be judged by
      * the line: it is judged by the three-term fit it makes possible, and
      * fitted at once when that fit expects it. */
     if (m->has_cand && m->fitted)
         try_candidate(m, work, bytes, seconds);
-    int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0;
+    int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0 &&
+                         !(seconds > (1.0 + COST_OUTLIER) * time_cap(m, work, bytes));
     if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
         int shape = m->fitted && !unknown;
         m->run = 0;
