@@ -29,12 +29,24 @@
  * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
  * or after HF_PART_REFINE_PASSES passes.
  *
- * Data lives in host memory and every round is a CPU round: run_cuda is NULL,
- * which hetfarm reads as "CPU-only app, GPUs get no chunks", so the app runs
- * unchanged on a machine with GPUs. The place for the GPU side is one
- * launcher per phase in partition_cuda.cu; each level's CSR is made during
- * the run, so it would be staged per bundle rather than declared as
- * READONLY shared data (which is uploaded once, before round 0).
+ * Data lives in host memory. GPUs run the coarsening rounds MATCH, RESOLVE
+ * and CONTRACT (partition_cuda.cu): each level's CSR is made during the run,
+ * so it is not READONLY shared data (uploaded once, before round 0); instead
+ * a GPU uploads a level with its first piece of that level, keeps it while
+ * the level's rounds last and frees it when the level ends (next_load calls
+ * hf__part_cuda_release after packing the coarser level). A GPU's piece
+ * copies its results back into the host arrays the CPU works on (its range
+ * of match, its coarse lists), as an OWNED shared array would, so the host
+ * glue in next_load reads the same arrays whoever ran the chunks. The other
+ * rounds (TWOHOP, PROJECT, REFINE, MEASURE) have no GPU kernel yet: a GPU
+ * that takes their chunks runs the CPU code on its own host thread (one
+ * core), so the scheduler's measured rates give it little of them. Without
+ * a real GPU in the run (ngpu = 0) nothing of this is touched: the rounds,
+ * their chunks and the figures are those of a CPU-only build. With one, the
+ * GPUs' share of each coarsening level's work is kept (collect) and goes to
+ * results.json: per round (level, phase, gpu_share) and per run (the share
+ * of all coarsening, of the first and the last level, and the first level
+ * the GPUs took less than half of: where the run switched to the CPU).
  *
  * The standalone measurement runs round 0 (a sample of its chunks) before the
  * run proper, so next_load(round 0) rebuilds all state from the input graph.
@@ -76,6 +88,10 @@
 #include <unistd.h>
 
 #include "partition.h"
+
+#ifdef HF_HAVE_CUDA
+#include "hf_cuda.h"
+#endif
 
 static double now_s(void)
 {
@@ -193,6 +209,15 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     const struct hf_graph *g = &c->ga.g;
     struct hf_plevel *l = &c->lv[0];
     c->executes = devs->executes;
+    c->ndev = devs->count;
+    c->ngpu = 0;
+    if (!(c->dev_gpu = calloc((size_t)devs->count, 1)) ||
+        !(c->gpu = calloc((size_t)devs->count, sizeof *c->gpu)))
+        return hf_fail(HF_ENOMEM, "partition: out of memory");
+    for (int d = 0; d < devs->count; d++) {
+        c->dev_gpu[d] = devs->dev[d].kind == HF_DEV_CUDA;
+        c->ngpu += c->dev_gpu[d];
+    }
     l->nv = g->nv;
     l->ne = g->ne;
     l->offsets = g->offsets;
@@ -221,9 +246,21 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     return 0;
 }
 
+/* Frees every GPU's copy of the level being coarsened (a run with GPUs). */
+static void release_gpu_levels(struct hf_partition *c)
+{
+#ifdef HF_HAVE_CUDA
+    if (c->ngpu)
+        hf__part_cuda_release(c);
+#else
+    (void)c;
+#endif
+}
+
 /* Frees every level above the input and level 0's parts: back to round 0. */
 static void reset_levels(struct hf_partition *c)
 {
+    release_gpu_levels(c);
     for (int i = 1; i < c->nlev; i++) {
         struct hf_plevel *l = &c->lv[i];
         free(l->offsets);
@@ -282,6 +319,7 @@ static void begin_match(struct hf_partition *c)
     for (uint64_t v = 0; v < l->nv; v++)
         l->match[v] = HF_PART_NONE;
     c->phase = HF_PP_MATCH;
+    c->level_gen++; /* a GPU's copy of the level before is stale */
 }
 
 /* Writes one part id per line, vertex order, to a temporary name then renamed. */
@@ -346,6 +384,7 @@ static int advance(struct hf_partition *c)
     case HF_PP_CONTRACT: {
         if ((rc = hf__part_pack(c)))
             return rc;
+        release_gpu_levels(c); /* the level ended */
         uint64_t before = l->nv;
         c->nlev++;
         c->cur++;
@@ -405,6 +444,8 @@ static int start(struct hf_partition *c)
     c->total_moves = 0;
     c->refine_rounds = 0;
     c->initial_cut = 0;
+    memset(c->lvl_work, 0, sizeof c->lvl_work);
+    memset(c->lvl_gpu_work, 0, sizeof c->lvl_gpu_work);
     c->t0 = now_s();
     if (c->k == 1) {
         int rc = alloc_part(c, 0);
@@ -434,6 +475,9 @@ static int partition_next_load(void *ctx, struct hf_load *load)
     int rc = load->round == 0 ? start(c) : advance(c);
     if (rc < 0 || (load->round > 0 && rc == 0))
         return rc;
+    c->round_id++;
+    c->round_work = 0;
+    c->round_gpu_work = 0;
     const struct hf_plevel *l = &c->lv[c->cur];
     uint64_t units = l->nv;
     c->cost_off = l->offsets;
@@ -493,6 +537,64 @@ static int partition_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
     return hf_fail(HF_EAPP, "partition: unknown phase %d", (int)c->phase);
 }
 
+#ifdef HF_HAVE_CUDA
+/* Coarsening runs on the GPU; the rounds without a GPU kernel run the CPU
+ * code on the GPU's host thread, on the one core it has (see DESIGN). */
+static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
+{
+    struct hf_partition *c = ctx;
+    switch (c->phase) {
+    case HF_PP_MATCH:
+    case HF_PP_RESOLVE:
+    case HF_PP_CONTRACT:
+        return hf__part_cuda(c, piece, gpu);
+    default:
+        return partition_run_cpu(ctx, piece, 1);
+    }
+}
+#endif
+
+static int coarsening(enum hf_pphase p)
+{
+    return p == HF_PP_MATCH || p == HF_PP_RESOLVE || p == HF_PP_TWOHOP || p == HF_PP_CONTRACT;
+}
+
+/* Where the work ran, in a run with a GPU: the round's and, while
+ * coarsening, the level's work, and the GPUs' part of each. */
+static int partition_collect(void *ctx, const struct hf_bundle *b)
+{
+    struct hf_partition *c = ctx;
+    if (!c->ngpu || b->device < 0 || b->device >= c->ndev)
+        return 0;
+    uint64_t w = (uint64_t)llround(b->work), gw = c->dev_gpu[b->device] ? w : 0;
+    __atomic_fetch_add(&c->round_work, w, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->round_gpu_work, gw, __ATOMIC_RELAXED);
+    if (coarsening(c->phase)) {
+        __atomic_fetch_add(&c->lvl_work[c->cur], w, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->lvl_gpu_work[c->cur], gw, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
+static const char *const phase_names[] = {"match",   "resolve", "twohop", "contract",
+                                          "project", "refine",  "measure"};
+
+/* A run with a GPU: which level and phase the round was, and the GPUs' share. */
+static int partition_round_figures(void *ctx, const struct hf_load *load, struct hf_figure *out,
+                                   int cap)
+{
+    (void)load;
+    const struct hf_partition *c = ctx;
+    if (!c->ngpu || cap < 3)
+        return 0;
+    out[0] = (struct hf_figure){"level", (double)c->cur, "0 = the input graph"};
+    out[1] = (struct hf_figure){"phase", (double)c->phase, phase_names[c->phase]};
+    out[2] = (struct hf_figure){
+        "gpu_share", c->round_work ? (double)c->round_gpu_work / (double)c->round_work : 0.0,
+        "of the round's work"};
+    return 3;
+}
+
 /* After the measure round: cut and balance recomputed by partition_ref.c
  * from the input graph must agree with the measure, and meet the bound. */
 static int partition_verify(void *ctx, const struct hf_load *load)
@@ -547,7 +649,33 @@ static int partition_figures(void *ctx, double seconds, struct hf_figure *out, i
     out[7] = (struct hf_figure){"initial_s", c->t_init1 - c->t_init0, "s"};
     out[8] = (struct hf_figure){"uncoarsen_s", c->t_end - c->t_init1, "s"};
     out[9] = (struct hf_figure){"refine_moves", (double)c->total_moves, "vertices moved"};
-    return 10;
+    if (!c->ngpu || cap < 14 || c->coarsened == 0)
+        return 10;
+    /* Where coarsening ran: the GPUs' share of all of it, of its first and
+     * last level, and the first level they took less than half of. */
+    uint64_t all = 0, gpu = 0;
+    int last = c->coarsened - 1, switched = c->coarsened;
+    for (int l = 0; l <= last; l++) {
+        all += c->lvl_work[l];
+        gpu += c->lvl_gpu_work[l];
+        if (switched == c->coarsened && 2 * c->lvl_gpu_work[l] < c->lvl_work[l])
+            switched = l;
+    }
+    out[10] = (struct hf_figure){"gpu_share_coarsen", all ? (double)gpu / (double)all : 0.0,
+                                 "of the coarsening work"};
+    out[11] = (struct hf_figure){"gpu_share_first_level",
+                                 c->lvl_work[0] ? (double)c->lvl_gpu_work[0] /
+                                                      (double)c->lvl_work[0]
+                                                : 0.0,
+                                 "level 0"};
+    out[12] = (struct hf_figure){"gpu_share_last_level",
+                                 c->lvl_work[last] ? (double)c->lvl_gpu_work[last] /
+                                                         (double)c->lvl_work[last]
+                                                   : 0.0,
+                                 "the coarsest level contracted"};
+    out[13] = (struct hf_figure){"gpu_switch_level", (double)switched,
+                                 "first level GPUs took < half of (= levels: none)"};
+    return 14;
 }
 
 static void partition_signature(void *ctx, char *buf, size_t len)
@@ -563,6 +691,8 @@ static void partition_teardown(void *ctx)
     if (!c)
         return;
     reset_levels(c);
+    free(c->gpu);
+    free(c->dev_gpu);
     free(c->lv[0].ew);
     free(c->lv[0].vw);
     free(c->lv[0].match);
@@ -643,6 +773,11 @@ const struct hf_app hf_app_partition = {
     .next_load = partition_next_load,
     .partition = partition_partition,
     .run_cpu = partition_run_cpu,
+#ifdef HF_HAVE_CUDA
+    .run_cuda = partition_run_cuda,
+#endif
+    .collect = partition_collect,
+    .round_figures = partition_round_figures,
     .verify = partition_verify,
     .figures = partition_figures,
     .teardown = partition_teardown,

@@ -35,6 +35,53 @@ extern "C" {
  * its vertices found no partner. */
 #define HF_PART_TWOHOP 0.10
 
+/* Marks the helpers below as callable from GPU code too (partition_cuda.cu). */
+#ifdef __CUDACC__
+#define HF_PART_HD __host__ __device__
+#else
+#define HF_PART_HD
+#endif
+
+/* A 64-bit mix (splitmix64's finaliser): the matching's tie-breaks. */
+static inline HF_PART_HD uint64_t hf__part_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The tie-break hash of the pair {u, v} under `salt` (either order). */
+static inline HF_PART_HD uint64_t hf__part_pair_hash(uint64_t salt, uint32_t u, uint32_t v)
+{
+    return hf__part_mix(salt ^ ((uint64_t)(u < v ? u : v) << 32 | (u < v ? v : u)));
+}
+
+/* The matching's salt for level `cur` under `seed`. */
+static inline uint64_t hf__part_salt(uint64_t seed, int cur)
+{
+    return hf__part_mix(seed * 0x9e3779b97f4a7c15ull + (uint64_t)cur);
+}
+
+/* The step of the scrambled visiting order of n vertices (i -> i * step mod
+ * n): odd and coprime with n, as METIS visits a random permutation. */
+static inline uint64_t hf__part_visit_step(uint64_t salt, uint64_t n)
+{
+    uint64_t step = n > 2 ? (salt % n) | 1 : 1;
+    for (;;) {
+        uint64_t a = step, b = n;
+        while (b) {
+            uint64_t t = a % b;
+            a = b;
+            b = t;
+        }
+        if (n <= 2 || a == 1)
+            return step;
+        step += 2;
+    }
+}
+
 /* One level of the hierarchy. Level 0 borrows the input graph's offsets and
  * adjacency; every coarser level owns its arrays. ew and vw NULL mean unit
  * weights. */
@@ -119,6 +166,19 @@ struct hf_partition {
     uint64_t total_moves;
     int refine_rounds;
     int initial_metis; /* METIS partitioned the coarsest graph (else: bin packing) */
+
+    /* The GPU side (partition_cuda.cu) and where the work ran. All of it
+     * stays idle in a run without a real GPU (ngpu = 0), whose rounds and
+     * figures are exactly those of a CPU-only build. */
+    int ndev;                 /* devices of the run (setup) */
+    unsigned char *dev_gpu;   /* ndev: 1 for a real GPU */
+    int ngpu;                 /* real GPUs in the run */
+    void **gpu;               /* ndev: a GPU's copy of the level being coarsened, or NULL */
+    unsigned long level_gen;  /* levels begun so far: which level a GPU's copy is of */
+    unsigned long round_id;   /* loads drawn so far: which round a GPU's inputs are of */
+    uint64_t round_work, round_gpu_work;     /* this round's work, and the GPUs' (collect) */
+    uint64_t lvl_work[HF_PART_MAX_LEVELS];   /* coarsening work of each level ... */
+    uint64_t lvl_gpu_work[HF_PART_MAX_LEVELS]; /* ... and the GPUs' part of it */
 };
 
 /* partition_coarsen.c: the rounds of coarsening on level c->cur, for the
@@ -160,6 +220,19 @@ int hf__part_initial(struct hf_partition *c, int l);
  * that need a partition inside their own run ([load] placement = partition). */
 int hf__partition_graph(const struct hf_graph *g, long k, double imbalance, uint64_t seed,
                         int nthreads, uint32_t *part, double *cut);
+
+#ifdef HF_HAVE_CUDA
+struct hf_cuda;
+struct hf_bundle;
+/* partition_cuda.cu: runs one piece of a MATCH, RESOLVE or CONTRACT round on
+ * the GPU, with the level's graph resident there (uploaded by the GPU's first
+ * piece of the level) and the piece's results copied back into the host
+ * arrays the next round and next_load read. */
+int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
+/* Frees every GPU's copy of the level; between rounds (the level ended, round
+ * 0 starts again, teardown), from the engine's thread. */
+void hf__part_cuda_release(struct hf_partition *c);
+#endif
 
 /* partition_ref.c: the plain check. Counts every undirected edge of g once
  * (half the weight of the arcs whose ends lie in different parts), the

@@ -45,38 +45,16 @@
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
 
-/* A 64-bit mix (splitmix64's finaliser). */
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthreads)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
     uint32_t *match = l->match;
-    uint64_t salt = mix(c->seed * 0x9e3779b97f4a7c15ull + (uint64_t)c->cur);
+    uint64_t salt = hf__part_salt(c->seed, c->cur);
     int64_t maxv = c->maxvwgt;
     /* Vertices are visited in a scrambled order (i -> begin + i * step mod n,
      * step coprime with n), as METIS visits a random permutation: in index
      * order the last vertex of every row of a mesh finds its neighbours taken. */
-    uint64_t n = end - begin, step = n > 2 ? (salt % n) | 1 : 1;
-    while (n > 2 && gcd(step, n) != 1)
-        step += 2;
+    uint64_t n = end - begin, step = hf__part_visit_step(salt, n);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
     for (size_t i = 0; i < n; i++) {
         size_t u = begin + (size_t)((i * step) % n);
@@ -92,7 +70,7 @@ void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthrea
             int64_t w = hf__pl_ew(l, j);
             if (w < best_w)
                 continue;
-            uint64_t h = mix(salt ^ ((uint64_t)(u < v ? u : v) << 32 | (u < v ? v : u)));
+            uint64_t h = hf__part_pair_hash(salt, (uint32_t)u, v);
             if (w > best_w || h > best_h) {
                 best_w = w;
                 best_h = h;

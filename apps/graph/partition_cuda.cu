@@ -1,0 +1,508 @@
+/* partition_cuda.cu - the partitioner's coarsening rounds on a GPU: heavy-edge
+ * matching, conflict resolution and contraction (partition_coarsen.c's
+ * logic, spread over GPU threads).
+ *
+ * DESIGN
+ * ------
+ * Residency. A level's CSR (offsets, adj, edge and vertex weights) is made
+ * during the run, so it cannot be READONLY shared data. Each GPU keeps its
+ * own copy in a `struct part_gpu` (c->gpu[device index]): the first piece
+ * of a level on a GPU (c->level_gen differs from the copy's) allocates the
+ * level's arrays with cudaMalloc, outside the arena, and enqueues their
+ * upload on the copy-in stream; every later piece of that level's rounds
+ * moves only what changed. next_load frees every copy when the level ends
+ * (hf__part_cuda_release, from the engine's thread between rounds).
+ *
+ * Per round, the first piece on a GPU (c->round_id differs) uploads the
+ * round's host inputs: match (MATCH, RESOLVE, CONTRACT) and, for CONTRACT,
+ * cmap, the coarse vertices' leaders and their list slots (ub). A piece
+ * copies its results back into the host arrays over its own range only, as
+ * an OWNED shared array would: match[begin, end) after MATCH and RESOLVE;
+ * the coarse lists' slots, degrees and weights after CONTRACT.
+ *
+ * Why that is right with a CPU team writing the host arrays at the same
+ * time. MATCH: the GPU matches on its copy (a snapshot of the host's, plus
+ * its own earlier pieces of the round), so it may pair u with a v the CPU
+ * took, and the copy-back of a range may overwrite a claim the CPU made on
+ * a vertex in it. Either way a pair that is not mutual in the host array
+ * stays not mutual, and RESOLVE, which always follows, drops it: the
+ * argument of partition_coarsen.c's DESIGN (mutual pairs are never touched,
+ * a vertex only rewrites its own entry) holds for the host array whatever
+ * the interleaving, so the matching is valid; only pairs across a device
+ * boundary may be lost. RESOLVE: entries only change from a non-mutual
+ * partner to NONE, so a snapshot taken mid-round judges every pair as the
+ * host would. The GPU counts its unmatched vertices and a host function on
+ * the copy-out stream adds them to c->unmatched once they have arrived.
+ * CONTRACT reads only the finished map and writes disjoint slots.
+ *
+ * Kernels. MATCH: G lanes (a cooperative-groups tile) share a vertex u of
+ * the scrambled visiting order the CPU uses; each lane scans every G-th arc
+ * exactly as the CPU loop does and the tile takes the lexicographic maximum
+ * of (edge weight, pair hash), which is what the CPU's sequential rule
+ * keeps. Lane 0 writes the claim. RESOLVE: a thread per vertex, the count
+ * by warp ballot. CONTRACT: G lanes per coarse vertex merge its members'
+ * mapped neighbours in an open-addressing table of twice its slots (keys by
+ * atomicCAS, weights by 64-bit atomicAdd, in the arena), then pack the
+ * table into its slots with tile ballots. The lists hold the same
+ * neighbours and summed weights as the CPU's, in another order (the CPU's
+ * are not in id order either). G is 4 to 32, from the piece's mean degree.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cooperative_groups.h>
+
+#include "hf_cuda.h"
+#include "partition.h"
+
+namespace cg = cooperative_groups;
+
+#define BLOCK 256 /* a multiple of 32: whole warps, whole tiles */
+
+/* One GPU's copy of the level being coarsened. */
+struct part_gpu {
+    int ordinal;              /* its CUDA device, for the release */
+    unsigned long level_gen;  /* the level held (c->level_gen when uploaded) */
+    unsigned long round_id;   /* the round whose inputs are uploaded (c->round_id) */
+    uint64_t *d_offsets;      /* nv + 1 */
+    uint32_t *d_adj;          /* ne */
+    int64_t *d_ew;            /* ne, or NULL (unit weights) */
+    int64_t *d_vw;            /* nv, or NULL (unit weights) */
+    uint32_t *d_match;        /* nv */
+    uint32_t *d_cmap;         /* nv */
+    uint32_t *d_leader;       /* nv (a level has at most nv coarse vertices) */
+    uint64_t *d_ub;           /* nv + 1 */
+};
+
+/* What a RESOLVE piece's host function needs: the count (copied into the
+ * slot's pinned staging buffer) and where to add it. */
+struct part_count {
+    unsigned long long count;
+    uint64_t *target;
+};
+
+static __device__ __forceinline__ uint32_t vload(const uint32_t *p)
+{
+    return *(const volatile uint32_t *)p;
+}
+static __device__ __forceinline__ void vstore(uint32_t *p, uint32_t x)
+{
+    *(volatile uint32_t *)p = x;
+}
+static __device__ __forceinline__ int64_t weight_of(const int64_t *w, uint64_t i)
+{
+    return w ? w[i] : 1;
+}
+
+/* ---- kernels ------------------------------------------------------------ */
+
+/* Heavy-edge proposals for the n vertices begin + (i * step mod n). */
+template <int G>
+static __global__ void match_kernel(const uint64_t *off, const uint32_t *adj, const int64_t *ew,
+                                    const int64_t *vw, uint32_t *match, uint64_t begin,
+                                    uint64_t n, uint64_t step, uint64_t salt, int64_t maxv)
+{
+    cg::thread_block_tile<G> tile = cg::tiled_partition<G>(cg::this_thread_block());
+    uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
+    if (i >= n)
+        return; /* the whole tile: i is the same for its lanes */
+    uint32_t u = (uint32_t)(begin + (i * step) % n);
+    unsigned lane = tile.thread_rank();
+    /* One read decides for the whole tile, as one CPU thread reads once. */
+    if (tile.shfl(lane == 0 ? vload(&match[u]) : 0u, 0) != HF_PART_NONE)
+        return;
+    int64_t wu = weight_of(vw, u), best_w = -1;
+    uint64_t best_h = 0;
+    uint32_t best = HF_PART_NONE;
+    for (uint64_t j = off[u] + lane; j < off[u + 1]; j += G) {
+        uint32_t v = adj[j];
+        if (v == u || vload(&match[v]) != HF_PART_NONE || wu + weight_of(vw, v) > maxv)
+            continue;
+        int64_t w = weight_of(ew, j);
+        if (w < best_w)
+            continue;
+        uint64_t h = hf__part_pair_hash(salt, u, v);
+        if (w > best_w || h > best_h) {
+            best_w = w;
+            best_h = h;
+            best = v;
+        }
+    }
+    for (int d = G / 2; d > 0; d /= 2) {
+        int64_t ow = tile.shfl_down(best_w, d);
+        uint64_t oh = tile.shfl_down(best_h, d);
+        uint32_t ob = tile.shfl_down(best, d);
+        if (ow > best_w || (ow == best_w && oh > best_h)) {
+            best_w = ow;
+            best_h = oh;
+            best = ob;
+        }
+    }
+    if (lane == 0 && best != HF_PART_NONE) {
+        vstore(&match[u], best);
+        vstore(&match[best], u);
+    }
+}
+
+/* Keeps only mutual pairs in [begin, end); adds the unmatched to *left. */
+static __global__ void resolve_kernel(uint32_t *match, uint64_t begin, uint64_t end,
+                                      unsigned long long *left)
+{
+    uint64_t u = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int single = 0;
+    if (u < end) {
+        uint32_t m = vload(&match[u]);
+        if (m != HF_PART_NONE && vload(&match[m]) != (uint32_t)u) {
+            vstore(&match[u], HF_PART_NONE);
+            m = HF_PART_NONE;
+        }
+        single = m == HF_PART_NONE;
+    }
+    /* Every lane of the warp gets here (no early return): a full ballot. */
+    unsigned n = __popc(__ballot_sync(0xffffffffu, single));
+    if ((threadIdx.x & 31u) == 0 && n)
+        atomicAdd(left, (unsigned long long)n);
+}
+
+/* The lists of coarse vertices [begin, end): slots are counted from
+ * ub[begin]; key/tw hold two table entries per slot. */
+template <int G>
+static __global__ void contract_kernel(const uint64_t *off, const uint32_t *adj,
+                                       const int64_t *ew, const int64_t *vw,
+                                       const uint32_t *match, const uint32_t *cmap,
+                                       const uint32_t *leader, const uint64_t *ub, uint64_t begin,
+                                       uint64_t end, uint32_t *key, int64_t *tw,
+                                       uint32_t *out_adj, int64_t *out_ew, uint32_t *cdeg,
+                                       int64_t *cvw)
+{
+    cg::thread_block_tile<G> tile = cg::tiled_partition<G>(cg::this_thread_block());
+    uint64_t cv = begin + ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
+    if (cv >= end)
+        return; /* the whole tile */
+    unsigned lane = tile.thread_rank();
+    uint64_t s0 = ub[cv] - ub[begin], size = 2 * (ub[cv + 1] - ub[cv]);
+    uint32_t *k = key + 2 * s0;
+    int64_t *w = tw + 2 * s0;
+    for (uint64_t i = lane; i < size; i += G) {
+        k[i] = HF_PART_NONE;
+        w[i] = 0;
+    }
+    tile.sync();
+    uint32_t u = leader[cv], m = match[u];
+    for (int side = 0; side < (m != u ? 2 : 1); side++) {
+        uint32_t x = side ? m : u;
+        for (uint64_t j = off[x] + lane; j < off[x + 1]; j += G) {
+            uint32_t y = cmap[adj[j]];
+            if (y == (uint32_t)cv)
+                continue; /* the pair's own edge, or a self-loop */
+            uint64_t h = (uint64_t)(y * 2654435761u) % size;
+            for (;;) {
+                uint32_t old = atomicCAS(&k[h], HF_PART_NONE, y);
+                if (old == HF_PART_NONE || old == y) {
+                    atomicAdd((unsigned long long *)&w[h], (unsigned long long)weight_of(ew, j));
+                    break;
+                }
+                h = h + 1 == size ? 0 : h + 1;
+            }
+        }
+    }
+    tile.sync();
+    uint32_t n = 0;
+    for (uint64_t i0 = 0; i0 < size; i0 += G) {
+        uint64_t i = i0 + lane;
+        int has = i < size && k[i] != HF_PART_NONE;
+        unsigned ballot = tile.ballot(has);
+        if (has) {
+            uint32_t at = n + __popc(ballot & ((1u << lane) - 1u));
+            out_adj[s0 + at] = k[i];
+            out_ew[s0 + at] = w[i];
+        }
+        n += __popc(ballot);
+    }
+    if (lane == 0) {
+        cdeg[cv - begin] = n;
+        cvw[cv - begin] = weight_of(vw, u) + (m != u ? weight_of(vw, m) : 0);
+    }
+}
+
+/* ---- launchers ---------------------------------------------------------- */
+
+/* Lanes per vertex from the mean degree of the piece's vertices. */
+static int lanes_for(double mean_degree)
+{
+    return mean_degree < 6 ? 4 : mean_degree < 12 ? 8 : mean_degree < 24 ? 16 : 32;
+}
+
+static unsigned blocks_for(uint64_t threads)
+{
+    return (unsigned)((threads + BLOCK - 1) / BLOCK);
+}
+
+template <int G>
+static void launch_match(const struct part_gpu *g, uint64_t begin, uint64_t n, uint64_t step,
+                         uint64_t salt, int64_t maxv, cudaStream_t s)
+{
+    match_kernel<G><<<blocks_for(n * G), BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+                                                        g->d_match, begin, n, step, salt, maxv);
+}
+
+struct contract_out {
+    uint32_t *key, *adj, *cdeg;
+    int64_t *tw, *ew, *cvw;
+};
+
+template <int G>
+static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t end,
+                            const struct contract_out *o, cudaStream_t s)
+{
+    contract_kernel<G><<<blocks_for((end - begin) * G), BLOCK, 0, s>>>(
+        g->d_offsets, g->d_adj, g->d_ew, g->d_vw, g->d_match, g->d_cmap, g->d_leader, g->d_ub,
+        begin, end, o->key, o->tw, o->adj, o->ew, o->cdeg, o->cvw);
+}
+
+/* ---- residency ---------------------------------------------------------- */
+
+static void free_level(struct part_gpu *g)
+{
+    void *p[] = {g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+                 g->d_match,   g->d_cmap, g->d_leader, g->d_ub};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++)
+        if (p[i])
+            (void)cudaFree(p[i]);
+    int ordinal = g->ordinal;
+    memset(g, 0, sizeof *g);
+    g->ordinal = ordinal;
+}
+
+/* cudaMalloc of at least one aligned block (a level may have no edge). */
+static int dev_alloc(struct hf_cuda *gpu, void **p, size_t bytes, const char *what)
+{
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 256);
+    if (e == cudaSuccess)
+        return 0;
+    *p = NULL;
+    (void)cudaGetLastError();
+    return hf_fail(HF_EDEVICE, "partition: %s: cannot hold %s (%zu bytes) for the level: %s",
+                   hf_cuda_name(gpu), what, bytes, cudaGetErrorString(e));
+}
+
+static int upload(struct hf_cuda *gpu, void *d, const void *h, size_t bytes, const char *what)
+{
+    if (!bytes)
+        return 0;
+    return hf_cuda_check(gpu,
+                         cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice,
+                                         hf_cuda_copy_in_stream(gpu)),
+                         what);
+}
+
+/* Makes level c->cur resident on this GPU (copy-in stream), once a level. */
+static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda *gpu)
+{
+    if (g->level_gen == c->level_gen)
+        return 0;
+    free_level(g);
+    const struct hf_plevel *l = &c->lv[c->cur];
+    size_t nv = l->nv, ne = l->ne;
+    int rc = dev_alloc(gpu, (void **)&g->d_offsets, (nv + 1) * sizeof(uint64_t), "offsets");
+    if (!rc)
+        rc = dev_alloc(gpu, (void **)&g->d_adj, ne * sizeof(uint32_t), "adjacency");
+    if (!rc && l->ew)
+        rc = dev_alloc(gpu, (void **)&g->d_ew, ne * sizeof(int64_t), "edge weights");
+    if (!rc && l->vw)
+        rc = dev_alloc(gpu, (void **)&g->d_vw, nv * sizeof(int64_t), "vertex weights");
+    if (!rc)
+        rc = dev_alloc(gpu, (void **)&g->d_match, nv * sizeof(uint32_t), "match");
+    if (!rc)
+        rc = dev_alloc(gpu, (void **)&g->d_cmap, nv * sizeof(uint32_t), "cmap");
+    if (!rc)
+        rc = dev_alloc(gpu, (void **)&g->d_leader, nv * sizeof(uint32_t), "leaders");
+    if (!rc)
+        rc = dev_alloc(gpu, (void **)&g->d_ub, (nv + 1) * sizeof(uint64_t), "list slots");
+    if (!rc)
+        rc = upload(gpu, g->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
+    if (!rc)
+        rc = upload(gpu, g->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
+    if (!rc && l->ew)
+        rc = upload(gpu, g->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
+    if (!rc && l->vw)
+        rc = upload(gpu, g->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
+    if (rc) {
+        free_level(g);
+        return rc;
+    }
+    g->level_gen = c->level_gen;
+    return 0;
+}
+
+/* Uploads the round's host inputs with this GPU's first piece of the round. */
+static int hold_round(struct hf_partition *c, struct part_gpu *g, struct hf_cuda *gpu)
+{
+    if (g->round_id == c->round_id)
+        return 0;
+    const struct hf_plevel *l = &c->lv[c->cur];
+    int rc = upload(gpu, g->d_match, l->match, l->nv * sizeof(uint32_t), "match");
+    if (!rc && c->phase == HF_PP_CONTRACT) {
+        rc = upload(gpu, g->d_cmap, l->cmap, l->nv * sizeof(uint32_t), "cmap");
+        if (!rc)
+            rc = upload(gpu, g->d_leader, c->leader, c->nc * sizeof(uint32_t), "leaders");
+        if (!rc)
+            rc = upload(gpu, g->d_ub, c->ub, (c->nc + 1) * sizeof(uint64_t), "list slots");
+    }
+    if (!rc)
+        g->round_id = c->round_id;
+    return rc;
+}
+
+/* ---- the rounds --------------------------------------------------------- */
+
+static int copy_back(struct hf_cuda *gpu, void *h, const void *d, size_t bytes, const char *what)
+{
+    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_COPY_OUT);
+    return hf_cuda_check(gpu, cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s), what);
+}
+
+static int run_match(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
+                     struct hf_cuda *gpu)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
+    uint64_t n = e - b, salt = hf__part_salt(c->seed, c->cur);
+    uint64_t step = hf__part_visit_step(salt, n);
+    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
+    int G = lanes_for((double)(l->offsets[e] - l->offsets[b]) / (double)n);
+    if (G == 4)
+        launch_match<4>(g, b, n, step, salt, c->maxvwgt, s);
+    else if (G == 8)
+        launch_match<8>(g, b, n, step, salt, c->maxvwgt, s);
+    else if (G == 16)
+        launch_match<16>(g, b, n, step, salt, c->maxvwgt, s);
+    else
+        launch_match<32>(g, b, n, step, salt, c->maxvwgt, s);
+    int rc = hf_cuda_check(gpu, cudaGetLastError(), "partition match kernel");
+    return rc ? rc : copy_back(gpu, l->match + b, g->d_match + b, n * sizeof(uint32_t), "match");
+}
+
+/* Adds a RESOLVE piece's count to c->unmatched once it has arrived. */
+static void CUDART_CB add_count(void *arg)
+{
+    struct part_count *pc = (struct part_count *)arg;
+    __atomic_fetch_add(pc->target, (uint64_t)pc->count, __ATOMIC_RELAXED);
+}
+
+static int run_resolve(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
+                       struct hf_cuda *gpu)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
+    size_t staged = 0;
+    struct part_count *pc = (struct part_count *)hf_cuda_staging(gpu, &staged);
+    unsigned long long *d_left =
+        (unsigned long long *)hf_cuda_arena_alloc(gpu, sizeof(unsigned long long));
+    if (!d_left || !pc || staged < sizeof *pc)
+        return hf_fail(HF_EDEVOOM, "partition: %s: no room for the resolve count",
+                       hf_cuda_name(gpu));
+    pc->target = &c->unmatched;
+    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
+    int rc = hf_cuda_check(gpu, cudaMemsetAsync(d_left, 0, sizeof *d_left, s), "resolve count");
+    if (rc)
+        return rc;
+    resolve_kernel<<<blocks_for(e - b), BLOCK, 0, s>>>(g->d_match, b, e, d_left);
+    if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition resolve kernel")) ||
+        (rc = copy_back(gpu, l->match + b, g->d_match + b, (e - b) * sizeof(uint32_t), "match")) ||
+        (rc = copy_back(gpu, &pc->count, d_left, sizeof *d_left, "resolve count")))
+        return rc;
+    return hf_cuda_check(gpu, cudaLaunchHostFunc(hf_cuda_copy_out_stream(gpu), add_count, pc),
+                         "resolve count host function");
+}
+
+static int run_contract(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
+                        struct hf_cuda *gpu)
+{
+    uint64_t slots = c->ub[e] - c->ub[b], n = e - b;
+    struct contract_out o;
+    o.key = (uint32_t *)hf_cuda_arena_alloc(gpu, 2 * slots * sizeof(uint32_t) + 4);
+    o.tw = (int64_t *)hf_cuda_arena_alloc(gpu, 2 * slots * sizeof(int64_t) + 8);
+    o.adj = (uint32_t *)hf_cuda_arena_alloc(gpu, slots * sizeof(uint32_t) + 4);
+    o.ew = (int64_t *)hf_cuda_arena_alloc(gpu, slots * sizeof(int64_t) + 8);
+    o.cdeg = (uint32_t *)hf_cuda_arena_alloc(gpu, n * sizeof(uint32_t));
+    o.cvw = (int64_t *)hf_cuda_arena_alloc(gpu, n * sizeof(int64_t));
+    if (!o.key || !o.tw || !o.adj || !o.ew || !o.cdeg || !o.cvw)
+        return hf_fail(HF_EDEVOOM,
+                       "partition: %s: %llu coarse vertices with %llu list slots do not fit "
+                       "the arena",
+                       hf_cuda_name(gpu), (unsigned long long)n, (unsigned long long)slots);
+    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
+    int G = lanes_for((double)slots / (double)n);
+    if (G == 4)
+        launch_contract<4>(g, b, e, &o, s);
+    else if (G == 8)
+        launch_contract<8>(g, b, e, &o, s);
+    else if (G == 16)
+        launch_contract<16>(g, b, e, &o, s);
+    else
+        launch_contract<32>(g, b, e, &o, s);
+    uint64_t at = c->ub[b];
+    int rc = hf_cuda_check(gpu, cudaGetLastError(), "partition contract kernel");
+    if (!rc)
+        rc = copy_back(gpu, c->tadj + at, o.adj, slots * sizeof(uint32_t), "coarse lists");
+    if (!rc)
+        rc = copy_back(gpu, c->tew + at, o.ew, slots * sizeof(int64_t), "coarse weights");
+    if (!rc)
+        rc = copy_back(gpu, c->cdeg + b, o.cdeg, n * sizeof(uint32_t), "coarse degrees");
+    if (!rc)
+        rc = copy_back(gpu, c->cvw + b, o.cvw, n * sizeof(int64_t), "coarse vertex weights");
+    return rc;
+}
+
+extern "C" int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *p,
+                             struct hf_cuda *gpu)
+{
+    int d = hf_cuda_device_index(gpu);
+    if (d < 0 || d >= c->ndev)
+        return hf_fail(HF_EAPP, "partition: %s has device index %d of %d", hf_cuda_name(gpu), d,
+                       c->ndev);
+    struct part_gpu *g = (struct part_gpu *)c->gpu[d];
+    if (!g) {
+        if (!(g = (struct part_gpu *)calloc(1, sizeof *g)))
+            return hf_fail(HF_ENOMEM, "partition: out of memory");
+        g->ordinal = hf_cuda_ordinal(gpu);
+        c->gpu[d] = g;
+    }
+    if (p->end <= p->begin)
+        return 0;
+    (void)hf_cuda_phase(gpu, HF_CUDA_COPY_IN);
+    int rc = hold_level(c, g, gpu);
+    if (!rc)
+        rc = hold_round(c, g, gpu);
+    if (rc)
+        return rc;
+    switch (c->phase) {
+    case HF_PP_MATCH:
+        return run_match(c, g, p->begin, p->end, gpu);
+    case HF_PP_RESOLVE:
+        return run_resolve(c, g, p->begin, p->end, gpu);
+    case HF_PP_CONTRACT:
+        return run_contract(c, g, p->begin, p->end, gpu);
+    default:
+        return hf_fail(HF_EAPP, "partition: phase %d has no GPU kernel", (int)c->phase);
+    }
+}
+
+extern "C" void hf__part_cuda_release(struct hf_partition *c)
+{
+    int prev = -1;
+    for (int d = 0; c->gpu && d < c->ndev; d++) {
+        struct part_gpu *g = (struct part_gpu *)c->gpu[d];
+        if (!g)
+            continue;
+        if (prev < 0 && cudaGetDevice(&prev) != cudaSuccess)
+            prev = 0;
+        if (cudaSetDevice(g->ordinal) == cudaSuccess)
+            free_level(g);
+        free(g);
+        c->gpu[d] = NULL;
+    }
+    if (prev >= 0)
+        (void)cudaSetDevice(prev);
+    (void)cudaGetLastError();
+}
