@@ -145,7 +145,7 @@ starpu-cuda:
 	framework/starpu/starpu-cuda.sh $(STARPU_CUDA) $(CUDA_HOME) 2
 
 .PHONY: all build deps run test tests unit asan tsan bench format lint check-includes new-app clean \
-        starpu starpu-cuda test-mpi bench-mpi \
+        starpu starpu-cuda test-mpi bench-mpi partition-cuda-check \
         fuzz fuzz-build
 # The flags above come from pkg-config, so everything that compiles runs in a
 # second make, after `deps` has installed the packages on a fresh machine.
@@ -197,6 +197,16 @@ FORCE:
 $(BUILD)/bench/gpu-probe: bench/gpu/probe.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $< -lcublas -Xlinker -rpath,$(CUDA_HOME)/lib64
+
+# bench/graph/partition_cuda_check.cu: the partitioner's GPU kernels against its CPU code,
+# through a stand-in for the CUDA driver (needs nvcc to build, a GPU to run)
+partition-cuda-check: $(BUILD)/bench/partition_cuda_check
+$(BUILD)/bench/partition_cuda_check: bench/graph/partition_cuda_check.cu apps/graph/partition_cuda.cu \
+        $(BUILD)/apps/graph/partition_coarsen.o
+	@test -n "$(NVCC)" || { echo "partition-cuda-check: no nvcc found"; exit 1; }
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Xcompiler -iquote,apps/graph -o $@ $(filter %.cu,$^) \
+	    $(BUILD)/apps/graph/partition_coarsen.o -Xcompiler -fopenmp -lgomp
 
 # bench/graph_export.c: any loadable or generated graph as METIS .graph (bench/graph/partition.sh)
 graph-export: $(BUILD)/graph_export

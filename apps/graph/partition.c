@@ -36,8 +36,9 @@
  * the level's rounds last and frees it when the level ends (next_load calls
  * hf__part_cuda_release after packing the coarser level). A GPU's piece
  * copies its results back into the host arrays the CPU works on (its range
- * of match, its coarse lists), as an OWNED shared array would, so the host
- * glue in next_load reads the same arrays whoever ran the chunks. The other
+ * of match and its claims on vertices beyond it, its coarse lists), as an
+ * OWNED shared array would, so the host glue in next_load reads the same
+ * arrays whoever ran the chunks. The other
  * rounds (TWOHOP, PROJECT, REFINE, MEASURE) have no GPU kernel yet: a GPU
  * that takes their chunks runs the CPU code on its own host thread (one
  * core), so the scheduler's measured rates give it little of them. Without
