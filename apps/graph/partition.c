@@ -38,16 +38,16 @@
  * copies its results back into the host arrays the CPU works on (its range
  * of match and its claims on vertices beyond it, its coarse lists), as an
  * OWNED shared array would, so the host glue in next_load reads the same
- * arrays whoever ran the chunks. The other
- * rounds (TWOHOP, PROJECT, REFINE, MEASURE) have no GPU kernel yet: a GPU
- * that takes their chunks runs the CPU code on its own host thread (one
- * core), so the scheduler's measured rates give it little of them. Without
- * a real GPU in the run (ngpu = 0) nothing of this is touched: the rounds,
- * their chunks and the figures are those of a CPU-only build. With one, the
- * GPUs' share of each coarsening level's work is kept (collect) and goes to
- * results.json: per round (level, phase, gpu_share) and per run (the share
- * of all coarsening, of the first and the last level, and the first level
- * the GPUs took less than half of: where the run switched to the CPU).
+ * arrays whoever ran the chunks. The other rounds (TWOHOP, PROJECT, REFINE,
+ * MEASURE) have no GPU kernel yet: a GPU that takes their chunks runs the
+ * CPU code on its own host thread (one core), so the scheduler's measured
+ * rates give it little of them. Without a real GPU in the run (ngpu = 0)
+ * nothing of this is touched: the rounds, their chunks and the figures are
+ * those of a CPU-only build. With one, the GPUs' share of each coarsening
+ * level's work is kept (collect) and goes to results.json: per round
+ * (level, phase, gpu_share) and per run (the share of all coarsening, of
+ * the first and the last level, and the first level the GPUs took less than
+ * half of: where the run switched to the CPU).
  *
  * The standalone measurement runs round 0 (a sample of its chunks) before the
  * run proper, so next_load(round 0) rebuilds all state from the input graph.
