@@ -202,11 +202,11 @@ $(BUILD)/bench/gpu-probe: bench/gpu/probe.cu
 # through a stand-in for the CUDA driver (needs nvcc to build, a GPU to run)
 partition-cuda-check: $(BUILD)/bench/partition_cuda_check
 $(BUILD)/bench/partition_cuda_check: bench/graph/partition_cuda_check.cu apps/graph/partition_cuda.cu \
-        $(BUILD)/apps/graph/partition_coarsen.o
+        $(BUILD)/apps/graph/partition_coarsen.o $(BUILD)/apps/graph/partition_refine.o
 	@test -n "$(NVCC)" || { echo "partition-cuda-check: no nvcc found"; exit 1; }
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Xcompiler -iquote,apps/graph -o $@ $(filter %.cu,$^) \
-	    $(BUILD)/apps/graph/partition_coarsen.o -Xcompiler -fopenmp -lgomp
+	$(NVCC) $(NVFLAGS) -Xcompiler -iquote,apps/graph -o $@ $(filter %.cu,$^) $(filter %.o,$^) \
+	    -Xcompiler -fopenmp -lgomp
 
 # bench/graph_export.c: any loadable or generated graph as METIS .graph (bench/graph/partition.sh)
 graph-export: $(BUILD)/graph_export

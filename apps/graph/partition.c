@@ -30,24 +30,26 @@
  * or after HF_PART_REFINE_PASSES passes.
  *
  * Data lives in host memory. GPUs run the coarsening rounds MATCH, RESOLVE
- * and CONTRACT (partition_cuda.cu): each level's CSR is made during the run,
- * so it is not READONLY shared data (uploaded once, before round 0); instead
- * a GPU uploads a level with its first piece of that level, keeps it while
- * the level's rounds last and frees it when the level ends (next_load calls
- * hf__part_cuda_release after packing the coarser level). A GPU's piece
- * copies its results back into the host arrays the CPU works on (its range
- * of match and its claims on vertices beyond it, its coarse lists), as an
- * OWNED shared array would, so the host glue in next_load reads the same
- * arrays whoever ran the chunks. The other rounds (TWOHOP, PROJECT, REFINE,
- * MEASURE) have no GPU kernel yet: a GPU that takes their chunks runs the
- * CPU code on its own host thread (one core), so the scheduler's measured
- * rates give it little of them. Without a real GPU in the run (ngpu = 0)
- * nothing of this is touched: the rounds, their chunks and the figures are
- * those of a CPU-only build. With one, the GPUs' share of each coarsening
- * level's work is kept (collect) and goes to results.json: per round
- * (level, phase, gpu_share) and per run (the share of all coarsening, of
- * the first and the last level, and the first level the GPUs took less than
- * half of: where the run switched to the CPU).
+ * and CONTRACT and the REFINE passes (partition_cuda.cu): each level's CSR
+ * is made during the run, so it is not READONLY shared data (uploaded once,
+ * before round 0); instead a GPU uploads a level with its first piece of
+ * that level, keeps it while the level's rounds last and frees it when the
+ * level ends (next_load calls hf__part_cuda_release after packing the
+ * coarser level, and after the last refinement pass of a level). A GPU's
+ * piece copies its results back into the host arrays the CPU works on (its
+ * range of match and its claims on vertices beyond it, its coarse lists, its
+ * refinement moves, each reserved in the host's part weights), as an OWNED
+ * shared array would, so the host glue in next_load reads the same arrays
+ * whoever ran the chunks. The other rounds (TWOHOP, PROJECT, MEASURE) have
+ * no GPU kernel: a GPU that takes their chunks runs the CPU code on its own
+ * host thread (one core), so the scheduler's measured rates give it little
+ * of them. Without a real GPU in the run (ngpu = 0) nothing of this is
+ * touched: the rounds, their chunks and the figures are those of a CPU-only
+ * build. With one, the GPUs' share of each coarsening level's work is kept
+ * (collect) and goes to results.json: per round (level, phase, gpu_share)
+ * and per run (the share of all coarsening, of the first and the last level,
+ * and the first level the GPUs took less than half of: where the run
+ * switched to the CPU).
  *
  * The standalone measurement runs round 0 (a sample of its chunks) before the
  * run proper, so next_load(round 0) rebuilds all state from the input graph.
@@ -291,6 +293,7 @@ static int alloc_part(struct hf_partition *c, int l)
 static void begin_refine(struct hf_partition *c)
 {
     c->phase = HF_PP_REFINE;
+    c->level_gen++; /* refinement of another level: a GPU's copy is stale */
     c->pass = 0;
     c->moves = 0;
     c->last_moves = 0;
@@ -419,6 +422,7 @@ static int advance(struct hf_partition *c)
             c->pass++;
             return 1;
         }
+        release_gpu_levels(c); /* the level's refinement ended */
         if (c->cur > 0) {
             c->cur--;
             c->phase = HF_PP_PROJECT;
@@ -548,6 +552,7 @@ static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct h
     case HF_PP_MATCH:
     case HF_PP_RESOLVE:
     case HF_PP_CONTRACT:
+    case HF_PP_REFINE:
         return hf__part_cuda(c, piece, gpu);
     default:
         return partition_run_cpu(ctx, piece, 1);

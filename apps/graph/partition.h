@@ -82,6 +82,20 @@ static inline uint64_t hf__part_visit_step(uint64_t salt, uint64_t n)
     }
 }
 
+/* Adds w to the part weight *pw unless that would pass `max`; returns
+ * whether it did. Lock-free: what keeps every part within the bound
+ * whatever the interleaving of moves (the CPU's and a GPU's). */
+static inline int hf__part_reserve(int64_t *pw, int64_t w, int64_t max)
+{
+    int64_t old = __atomic_load_n(pw, __ATOMIC_RELAXED);
+    do {
+        if (old + w > max)
+            return 0;
+    } while (
+        !__atomic_compare_exchange_n(pw, &old, old + w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return 1;
+}
+
 /* One level of the hierarchy. Level 0 borrows the input graph's offsets and
  * adjacency; every coarser level owns its arrays. ew and vw NULL mean unit
  * weights. */
@@ -224,10 +238,10 @@ int hf__partition_graph(const struct hf_graph *g, long k, double imbalance, uint
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;
 struct hf_bundle;
-/* partition_cuda.cu: runs one piece of a MATCH, RESOLVE or CONTRACT round on
- * the GPU, with the level's graph resident there (uploaded by the GPU's first
- * piece of the level) and the piece's results copied back into the host
- * arrays the next round and next_load read. */
+/* partition_cuda.cu: runs one piece of a MATCH, RESOLVE, CONTRACT or REFINE
+ * round on the GPU, with the level's graph resident there (uploaded by the
+ * GPU's first piece of the level) and the piece's results copied back into
+ * the host arrays the next round and next_load read. */
 int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
 /* Frees every GPU's copy of the level; between rounds (the level ended, round
  * 0 starts again, teardown), from the engine's thread. */

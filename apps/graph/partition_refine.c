@@ -50,18 +50,6 @@ void hf__part_project(struct hf_partition *c, size_t begin, size_t end, int nthr
         l->part[v] = cl->part[l->cmap[v]];
 }
 
-/* Adds w to *pw unless that would pass `max`; returns whether it did. */
-static int reserve(int64_t *pw, int64_t w, int64_t max)
-{
-    int64_t old = LOAD(pw);
-    do {
-        if (old + w > max)
-            return 0;
-    } while (
-        !__atomic_compare_exchange_n(pw, &old, old + w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-    return 1;
-}
-
 int hf__part_refine(struct hf_partition *c, size_t begin, size_t end, int nthreads)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
@@ -128,7 +116,7 @@ int hf__part_refine(struct hf_partition *c, size_t begin, size_t end, int nthrea
              * themselves at zero gain, since the target is heavier after. */
             if (gain < 0 || (gain == 0 && !(w > 0 && LOAD(&pw[best]) <= LOAD(&pw[a]))))
                 continue;
-            if (!reserve(&pw[best], w, maxpw))
+            if (!hf__part_reserve(&pw[best], w, maxpw))
                 continue;
             __atomic_fetch_sub(&pw[a], w, __ATOMIC_RELAXED);
             STORE(&part[u], best);

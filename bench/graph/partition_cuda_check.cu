@@ -20,6 +20,10 @@
  * at least 70% as many vertices as the CPU code on the same level, and
  * every coarse list the GPU's CONTRACT built holds exactly the neighbours
  * and summed weights the CPU's CONTRACT builds from the same coarse map.
+ * Then eight REFINE passes from a random partition into 8 parts, once by
+ * the CPU code and once on the GPU: the part weights must match the parts
+ * and the bound, and the GPU's cut must fall below the random one and stay
+ * within 1.15x of the CPU code's.
  * Prints one line per level and "ALL OK", or the first failure (exit 1).
  */
 #include <stdio.h>
@@ -144,6 +148,50 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
   hf__part_cuda_release(c);
   REQ(c->gpu[0] == NULL);
 }
+static double cut_of(const hf_plevel *l) {
+  double twice = 0;
+  for (uint64_t u = 0; u < l->nv; u++)
+    for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++)
+      if (l->part[l->adj[j]] != l->part[u]) twice += (double)hf__pl_ew(l, j);
+  return twice / 2;
+}
+/* REFINE passes from a random partition into 8 parts, on the CPU code and on the GPU. */
+static void refine_graph(const char *name, uint64_t nv, std::vector<std::vector<std::pair<uint32_t,int>>> &nb, int weighted) {
+  double cut[2], first = 0;
+  for (int side = 0; side < 2; side++) {
+    hf_partition *c = (hf_partition *)calloc(1, sizeof *c);
+    c->ndev = 1; c->ngpu = 1; c->k = 8;
+    c->gpu = (void **)calloc(1, sizeof(void *)); c->dev_gpu = (unsigned char *)calloc(1, 1);
+    hf_plevel *l = &c->lv[0];
+    l->nv = nv; l->offsets = (uint64_t *)malloc((nv + 1) * 8);
+    uint64_t ne = 0; for (auto &v : nb) ne += v.size();
+    l->ne = ne; l->adj = (uint32_t *)malloc(ne * 4 + 4); if (weighted) l->ew = (int64_t *)malloc(ne * 8 + 8);
+    ne = 0; for (uint64_t u = 0; u < nv; u++) { l->offsets[u] = ne; for (auto &q : nb[u]) { l->adj[ne] = q.first; if (weighted) l->ew[ne] = q.second; ne++; } }
+    l->offsets[nv] = ne;
+    l->part = (uint32_t *)malloc(nv * 4);
+    c->pw = (int64_t *)calloc(8, 8);
+    for (uint64_t v = 0; v < nv; v++) { l->part[v] = (uint32_t)(hf__part_mix(v + 99) % 8); c->pw[l->part[v]]++; }
+    c->maxpw = (int64_t)(1.10 * (double)nv / 8);
+    for (int p = 0; p < 8; p++) REQ(c->pw[p] <= c->maxpw);
+    first = cut_of(l);
+    c->phase = HF_PP_REFINE; c->level_gen = 1; G.cap = 256u << 20;
+    uint64_t moves = 0;
+    for (c->pass = 0; c->pass < 8; c->pass++) {
+      c->moves = 0;
+      if (side == 0) CK(hf__part_refine(c, 0, nv, 2)); else gpu_round(c, nv, 5);
+      moves += c->moves;
+    }
+    int64_t w[8] = {0};
+    for (uint64_t v = 0; v < nv; v++) { REQ(l->part[v] < 8); w[l->part[v]]++; }
+    for (int p = 0; p < 8; p++) { REQ(w[p] == c->pw[p]); REQ(w[p] <= c->maxpw); }
+    REQ(moves > 0);
+    cut[side] = cut_of(l);
+    printf("%s refine on the %s: cut %.0f -> %.0f, %llu moves\n", name, side ? "GPU" : "CPU", first, cut[side], (unsigned long long)moves);
+    if (side) { hf__part_cuda_release(c); REQ(c->gpu[0] == NULL); }
+  }
+  REQ(cut[1] < first);
+  REQ(cut[1] <= 1.15 * cut[0]);
+}
 int main() {
   for (int k = 0; k < 3; k++) { REQ(cudaStreamCreateWithFlags(&G.st[k], cudaStreamNonBlocking) == cudaSuccess); REQ(cudaEventCreateWithFlags(&G.ev[k], cudaEventDisableTiming) == cudaSuccess); }
   for (int s = 0; s < 2; s++) { REQ(cudaMalloc(&G.arena[s], 256u << 20) == cudaSuccess); REQ(cudaMallocHost(&G.stage[s], 64u << 20) == cudaSuccess);
@@ -153,14 +201,14 @@ int main() {
     for (uint64_t r = 0; r < R; r++) for (uint64_t q = 0; q < C; q++) { uint64_t u = r * C + q;
       if (q + 1 < C) { x = x * 6364136223846793005ull + 1; int w = 1 + (x >> 60) % 3; nb[u].push_back({(uint32_t)(u + 1), w}); nb[u + 1].push_back({(uint32_t)u, w}); }
       if (r + 1 < R) { nb[u].push_back({(uint32_t)(u + C), 1}); nb[u + C].push_back({(uint32_t)u, 1}); } }
-    run_graph("grid", nv, nb, 1, 0); run_graph("grid-tiny-arena", nv, nb, 0, 1); }
+    run_graph("grid", nv, nb, 1, 0); run_graph("grid-tiny-arena", nv, nb, 0, 1); refine_graph("grid", nv, nb, 1); }
   /* hubs: 40000 vertices, skewed endpoints, some isolated */
   { uint64_t nv = 40000; std::vector<std::vector<std::pair<uint32_t,int>>> nb(nv); uint64_t x = 5;
     for (int i = 0; i < 400000; i++) { x = x * 6364136223846793005ull + 1442695040888963407ull; uint64_t a = (x >> 20) % nv, b = (x >> 40) % nv;
       a = a * a / nv * ((x >> 10) & 1) + a * (1 - ((x >> 10) & 1)); b = b * b / nv; if (a == b || a % 17 == 3 || b % 17 == 3) continue;
       nb[a].push_back({(uint32_t)b, 1}); nb[b].push_back({(uint32_t)a, 1}); }
     for (auto &v : nb) { std::sort(v.begin(), v.end()); v.erase(std::unique(v.begin(), v.end(), [](auto &p, auto &q){ return p.first == q.first; }), v.end()); }
-    run_graph("hubs", nv, nb, 0, 0); }
+    run_graph("hubs", nv, nb, 0, 0); refine_graph("hubs", nv, nb, 0); }
   printf("ALL OK\n");
   return 0;
 }
