@@ -202,6 +202,7 @@ $(BUILD)/bench/gpu-probe: bench/gpu/probe.cu
 # through a stand-in for the CUDA driver (needs nvcc to build, a GPU to run)
 partition-cuda-check: $(BUILD)/bench/partition_cuda_check
 $(BUILD)/bench/partition_cuda_check: bench/graph/partition_cuda_check.cu apps/graph/partition_cuda.cu \
+        apps/graph/partition_refine_cuda.cu apps/graph/partition_cuda.cuh \
         $(BUILD)/apps/graph/partition_coarsen.o $(BUILD)/apps/graph/partition_refine.o
 	@test -n "$(NVCC)" || { echo "partition-cuda-check: no nvcc found"; exit 1; }
 	@mkdir -p $(@D)

@@ -30,26 +30,26 @@
  * or after HF_PART_REFINE_PASSES passes.
  *
  * Data lives in host memory. GPUs run the coarsening rounds MATCH, RESOLVE
- * and CONTRACT and the REFINE passes (partition_cuda.cu): each level's CSR
- * is made during the run, so it is not READONLY shared data (uploaded once,
- * before round 0); instead a GPU uploads a level with its first piece of
- * that level, keeps it while the level's rounds last and frees it when the
- * level ends (next_load calls hf__part_cuda_release after packing the
- * coarser level, and after the last refinement pass of a level). A GPU's
- * piece copies its results back into the host arrays the CPU works on (its
- * range of match and its claims on vertices beyond it, its coarse lists, its
- * refinement moves, each reserved in the host's part weights), as an OWNED
- * shared array would, so the host glue in next_load reads the same arrays
- * whoever ran the chunks. The other rounds (TWOHOP, PROJECT, MEASURE) have
- * no GPU kernel: a GPU that takes their chunks runs the CPU code on its own
- * host thread (one core), so the scheduler's measured rates give it little
- * of them. Without a real GPU in the run (ngpu = 0) nothing of this is
- * touched: the rounds, their chunks and the figures are those of a CPU-only
- * build. With one, the GPUs' share of each coarsening level's work is kept
- * (collect) and goes to results.json: per round (level, phase, gpu_share)
- * and per run (the share of all coarsening, of the first and the last level,
- * and the first level the GPUs took less than half of: where the run
- * switched to the CPU).
+ * and CONTRACT and the REFINE passes (partition_cuda.cu,
+ * partition_refine_cuda.cu): each level's CSR is made during the run, so it
+ * is not READONLY shared data (uploaded once, before round 0); instead a GPU
+ * uploads a level with its first piece of that level, keeps it while the
+ * level's rounds last and frees it when the level ends (next_load calls
+ * hf__part_cuda_release after packing the coarser level, and after the last
+ * refinement pass of a level). A GPU's piece copies its results back into
+ * the host arrays the CPU works on (its range of match and its claims on
+ * vertices beyond it, its coarse lists, its refinement moves, each reserved
+ * in the host's part weights), as an OWNED shared array would, so the host
+ * glue in next_load reads the same arrays whoever ran the chunks. The other
+ * rounds (TWOHOP, PROJECT, MEASURE) have no GPU kernel: a GPU that takes
+ * their chunks runs the CPU code on its own host thread (one core), so the
+ * scheduler's measured rates give it little of them. Without a real GPU in
+ * the run (ngpu = 0) nothing of this is touched: the rounds, their chunks
+ * and the figures are those of a CPU-only build. With one, the GPUs' share
+ * of each coarsening level's work is kept (collect) and goes to
+ * results.json: per round (level, phase, gpu_share) and per run (the share
+ * of all coarsening, of the first and the last level, and the first level
+ * the GPUs took less than half of: where the run switched to the CPU).
  *
  * The standalone measurement runs round 0 (a sample of its chunks) before the
  * run proper, so next_load(round 0) rebuilds all state from the input graph.

@@ -1,0 +1,73 @@
+/* partition_cuda.cuh - what the partitioner's two GPU files share
+ * (partition_cuda.cu: residency, coarsening, the entry point;
+ * partition_refine_cuda.cu: refinement): a GPU's copy of the level, device
+ * helpers and the copy-back of a piece's results. CUDA C++ only.
+ */
+#ifndef HF_PARTITION_CUDA_CUH
+#define HF_PARTITION_CUDA_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hf_cuda.h"
+#include "partition.h"
+
+#define BLOCK 256 /* a multiple of 32: whole warps, whole tiles */
+
+/* One GPU's copy of the level being coarsened or refined. */
+struct part_gpu {
+    int ordinal;              /* its CUDA device, for the release */
+    unsigned long level_gen;  /* the level held (c->level_gen when uploaded) */
+    unsigned long round_id;   /* the round whose inputs are uploaded (c->round_id) */
+    uint64_t *d_offsets;      /* nv + 1 */
+    uint32_t *d_adj;          /* ne */
+    int64_t *d_ew;            /* ne, or NULL (unit weights) */
+    int64_t *d_vw;            /* nv, or NULL (unit weights) */
+    uint32_t *d_match;        /* nv */
+    uint32_t *d_cmap;         /* nv */
+    uint32_t *d_leader;       /* nv (a level has at most nv coarse vertices) */
+    uint64_t *d_ub;           /* nv + 1 */
+    uint32_t *d_part;         /* nv: REFINE's parts */
+    int64_t *d_pw;            /* k: REFINE's part weights */
+};
+
+/* Loads and stores that another thread's writes may race (relaxed, as
+ * the CPU code's __atomic builtins), and an edge or vertex weight (1 when
+ * the level has none). */
+static __device__ __forceinline__ uint32_t vload(const uint32_t *p)
+{
+    return *(const volatile uint32_t *)p;
+}
+static __device__ __forceinline__ void vstore(uint32_t *p, uint32_t x)
+{
+    *(volatile uint32_t *)p = x;
+}
+static __device__ __forceinline__ int64_t vload64(const int64_t *p)
+{
+    return *(const volatile int64_t *)p;
+}
+static __device__ __forceinline__ int64_t weight_of(const int64_t *w, uint64_t i)
+{
+    return w ? w[i] : 1;
+}
+
+/* Blocks of BLOCK threads for `threads` threads. */
+static inline unsigned blocks_for(uint64_t threads)
+{
+    return (unsigned)((threads + BLOCK - 1) / BLOCK);
+}
+
+/* Copies a piece's results back to the host on the copy-out stream. */
+static inline int copy_back(struct hf_cuda *gpu, void *h, const void *d, size_t bytes,
+                            const char *what)
+{
+    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_COPY_OUT);
+    return hf_cuda_check(gpu, cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s), what);
+}
+
+/* partition_refine_cuda.cu: one REFINE piece, vertices [b, e) of level
+ * c->cur, on the GPU's copy g of the level. */
+int hf__part_refine_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
+                         struct hf_cuda *gpu);
+
+#endif
