@@ -100,7 +100,10 @@ struct hf_driver_ops {
     /* shared_fetch (optional): copies the device's whole copy of array s over
      * the host copy. The merge calls it, on the device's thread, for a round
      * whose every change this device made in one bundle, when they are many:
-     * one copy then costs less than storing them one by one. */
+     * one copy then costs less than storing them one by one. A driver that
+     * has it promises that shared_pull's indices are below the array's count
+     * (it checks them as it gathers; the merge then reads the list as the
+     * round's union without a pass over it). */
     int (*shared_fetch)(struct hf_device *dev, int s);
 };
 

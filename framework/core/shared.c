@@ -350,8 +350,10 @@ static int fetch_step(struct hf__engine *e, int d, void *arg)
  * cost 3-20 ms and ~160 ms of those rounds on 15 host threads (their cache
  * lines bounce between the cores). So when the changes are more than an
  * eighth of the array and the driver can, the device's whole copy is copied
- * over the host's (one DMA, 16 MB or 96 MB); else each thread stores the
- * values of a contiguous part of the list, plain stores. */
+ * over the host's (one DMA, 16 MB or 96 MB; a driver with shared_fetch
+ * checks its indices' range itself, device.h); else each thread stores the
+ * values of a contiguous part of the list, plain stores, once the list was
+ * checked. */
 static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
 {
     const struct hf_shared *a = &m->S->arr[m->s];
@@ -359,12 +361,6 @@ static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
     const uint32_t *idx = m->S->pull_idx[d];
     const unsigned char *val = m->S->pull_val[d];
     size_t es = hf_elem_size(a->elem), n = (size_t)m->pulled[d];
-    uint32_t top = 0;
-#pragma omp parallel for schedule(static) reduction(max : top) if (n > 65536)
-    for (size_t k = 0; k < n; k++)
-        top = idx[k] > top ? idx[k] : top;
-    if (n && top >= a->count)
-        return 1;
     if (n > a->count / 8 && dev->ops->shared_fetch) {
         int *want = m->S->want;
         for (int k = 0; k < e->ndev; k++)
@@ -373,6 +369,12 @@ static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
         if (rc)
             return rc;
     } else {
+        uint32_t top = 0;
+#pragma omp parallel for schedule(static) reduction(max : top) if (n > 65536)
+        for (size_t k = 0; k < n; k++)
+            top = idx[k] > top ? idx[k] : top;
+        if (n && top >= a->count)
+            return 1;
         unsigned char *host = a->host;
 #pragma omp parallel for schedule(static) if (n > 65536)
         for (size_t k = 0; k < n; k++) {

@@ -244,8 +244,19 @@ static int drain(struct hf_cuda *gpu, struct replica *r, int s, cudaStream_t st)
         return 0;
     if ((rc = pull_room(gpu, r, r->held + (size_t)n)))
         return rc;
-    rc = hf_cuda_check(gpu, hf__cuda_gather(r->d_gather, r->d_data, r->d_list, n, r->elem, st),
-                       "gathering changes");
+    /* The count, read, now counts indices out of range (an app kernel's
+     * wrong record): the host is promised indices below r->count. */
+    unsigned long long bad = 0;
+    rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
+                       "clearing a count");
+    if (!rc)
+        rc = hf_cuda_check(gpu, hf__cuda_gather(r->d_gather, r->d_data, r->d_list, n, r->elem,
+                                                r->count, r->d_count, st),
+                           "gathering changes");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaMemcpyAsync(&bad, r->d_count, sizeof bad,
+                                                cudaMemcpyDeviceToHost, st),
+                           "reading a range check");
     if (!rc)
         rc = hf_cuda_check(gpu, cudaMemcpyAsync(r->h_idx + r->held, r->d_list, n * 4,
                                                 cudaMemcpyDeviceToHost, st),
@@ -255,13 +266,17 @@ static int drain(struct hf_cuda *gpu, struct replica *r, int s, cudaStream_t st)
                                                 r->d_gather, n * r->elem, cudaMemcpyDeviceToHost,
                                                 st), "pulling changed values");
     if (!rc)
-        rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, n, st),
+        rc = hf_cuda_check(gpu, hf__cuda_clear_bits(r->d_bits, r->d_list, n, r->count, st),
                            "clearing a recorder");
     if (!rc)
         rc = hf_cuda_check(gpu, cudaMemsetAsync(r->d_count, 0, sizeof *r->d_count, st),
                            "clearing a count");
     if (!rc)
         rc = hf_cuda_check(gpu, cudaStreamSynchronize(st), "pulling changes");
+    if (!rc && bad)
+        return hf_fail(HF_EAPP, "%s: shared array %d: %llu recorded elements are beyond its %zu "
+                                "(a kernel recorded a wrong index)", hf_cuda_name(gpu), s, bad,
+                       r->count);
     if (!rc)
         r->held += (size_t)n;
     return rc;

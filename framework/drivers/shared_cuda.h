@@ -39,12 +39,13 @@ int hf__cuda_shared_fetch(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s
 struct hf__cuda_shared *hf__cuda_shared_of(struct hf_cuda *gpu);
 
 /* shared_kernels.cu: launchers on `s` (elem is 1, 4 or 8 bytes). */
+/* gather counts in *d_bad the indices of count or more, and skips them. */
 cudaError_t hf__cuda_gather(void *d_out, const void *d_src, const uint32_t *d_idx, size_t n,
-                            size_t elem, cudaStream_t s);
+                            size_t elem, size_t count, unsigned long long *d_bad, cudaStream_t s);
 cudaError_t hf__cuda_scatter(void *d_dst, const uint32_t *d_idx, const void *d_vals, size_t n,
                              size_t elem, cudaStream_t s);
 cudaError_t hf__cuda_clear_bits(uint32_t *d_bits, const uint32_t *d_list, size_t n,
-                                cudaStream_t s);
+                                size_t count, cudaStream_t s);
 
 #ifdef __cplusplus
 }
