@@ -27,6 +27,7 @@ graph_keys() {
         roadsmall) printf 'generate = grid\nrows = 1000\ncols = 1000\n' ;;
         kron22) printf 'generate = kron\nscale = 22\nedge_factor = 16\n' ;;
         kron16) printf 'generate = kron\nscale = 16\nedge_factor = 16\n' ;;
+        kron24) printf 'generate = kron\nscale = 24\nedge_factor = 16\n' ;;
     esac
 }
 status=0
