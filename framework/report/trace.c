@@ -29,14 +29,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *meta(const char *what, int pid, int tid, const char *name)
+/* A metadata event `what` of thread tid, its (empty) args in *args. */
+static cJSON *meta_event(const char *what, int pid, int tid, cJSON **args)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", what);
     cJSON_AddStringToObject(o, "ph", "M");
     cJSON_AddNumberToObject(o, "pid", pid);
     cJSON_AddNumberToObject(o, "tid", tid);
-    cJSON *args = cJSON_AddObjectToObject(o, "args");
+    *args = cJSON_AddObjectToObject(o, "args");
+    return o;
+}
+
+static cJSON *meta(const char *what, int pid, int tid, const char *name)
+{
+    cJSON *args, *o = meta_event(what, pid, tid, &args);
     cJSON_AddStringToObject(args, "name", name);
     return o;
 }
@@ -59,12 +66,7 @@ static cJSON *slice(const char *name, const char *cat, int pid, int tid, double 
  * devices right under it. */
 static cJSON *sort_index(int pid, int tid, int index)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", "thread_sort_index");
-    cJSON_AddStringToObject(o, "ph", "M");
-    cJSON_AddNumberToObject(o, "pid", pid);
-    cJSON_AddNumberToObject(o, "tid", tid);
-    cJSON *args = cJSON_AddObjectToObject(o, "args");
+    cJSON *args, *o = meta_event("thread_sort_index", pid, tid, &args);
     cJSON_AddNumberToObject(args, "sort_index", index);
     return o;
 }
