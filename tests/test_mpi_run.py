@@ -21,11 +21,12 @@ runs it:
 - the same noop load without mpirun: the same loads, round by round;
 - a rank that hangs (`[faults] node_fails = 2:hang`) ends the job within the
   deadline with a message naming rank 2, and one that exits ends it too; no
-  results file either way (an earlier one at the path is removed), and
+  results file either way (an earlier one at the path is left as it was,
+  and stderr says it is an earlier run's), and
   results.partial.json beside it holds the rounds that finished (none, or
   rounds 0 and 1 when the rank fails in round 2: `2:hang@2`, `1:exit@2`) and
   says which rank (null for the one that died: mpirun names it) and why; a
-  good run then removes the partial file;
+  good run then writes its results and leaves the partial file, saying so;
 - the graph apps, whose state is shared data merged every round across the
   ranks (node devices pull and push like a GPU): bfs, sssp, pagerank, cc and
   mst on a generated grid and a small Kronecker graph, BFS and PageRank under
@@ -180,11 +181,19 @@ def check_matmul(tmp):
         fail("matmul across 3 ranks: exit %d\n%s" % (p.returncode, p.stderr[-3000:]))
 
 
+EARLIER = '{"runs": "an earlier run\'s"}\n'
+
+
 def check_partial(how, p, out, rank, rounds):
-    """A failed run across nodes: no results file (an earlier one removed),
-    and what finished in results.partial.json beside it, which says why."""
-    if os.path.exists(out):
-        fail("node_fails = %s: %s is there (an earlier run's or this one's)" % (how, out))
+    """A failed run across nodes: no results file (an earlier one left as it
+    was, and said to be an earlier run's), and what finished in
+    results.partial.json beside it, which says why."""
+    with open(out) as f:
+        if f.read() != EARLIER:
+            fail("node_fails = %s: %s is not the earlier run's any more" % (how, out))
+    if "is an earlier run's results" not in p.stderr:
+        fail("node_fails = %s: stderr does not say %s is an earlier run's:\n%s"
+             % (how, out, p.stderr[-2000:]))
     partial = out[:-len(".json")] + ".partial.json"
     if not os.path.exists(partial):
         fail("node_fails = %s: no %s\n%s" % (how, partial, p.stderr[-2000:]))
@@ -232,20 +241,21 @@ def check_failures(tmp):
         name = "fault-" + how.replace(":", "-").replace("@", "-")
         out = os.path.join(tmp, name + ".json")
         with open(out, "w") as f:
-            f.write('{"runs": "an earlier run\'s"}\n')
+            f.write(EARLIER)
         p, out = hetfarm(tmp, name, text, cmd="run", timeout=120)
         if p.returncode == 0:
             fail("node_fails = %s: the job succeeded" % how)
         if want and want not in p.stderr:
             fail("node_fails = %s: no '%s' in:\n%s" % (how, want, p.stderr[-2000:]))
         check_partial(how, p, out, rank, rounds)
-    # The same run without the fault: its results, and the failure's partial
-    # file beside them is gone.
+    # The same run without the fault: its results; the failure's partial
+    # file beside them is left, and stderr says it is an earlier run's.
     text = ini("noop", "chunks = 600\nspin_ns = 20000",
                extra_run="node_timeout = 20\nscheduler = static")
     p, out = hetfarm(tmp, "fault-2-hang-2", text, cmd="run", timeout=120)
     partial = out[:-len(".json")] + ".partial.json"
-    if p.returncode != 0 or not os.path.exists(out) or os.path.exists(partial):
+    if p.returncode != 0 or not os.path.exists(out) or not os.path.exists(partial) or \
+            "earlier failed run's partial results" not in p.stderr:
         fail("a run after a failed one: exit %d, %s %s, %s %s\n%s"
              % (p.returncode, out, os.path.exists(out), partial, os.path.exists(partial),
                 p.stderr[-2000:]))

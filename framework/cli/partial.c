@@ -14,14 +14,14 @@
  * and ends the job with SIGTERM, then "signal" is 15) and the message. It is
  * written atomically, like results.json (io/files.c through report/).
  *
- * A user who finds a results.json beside it takes it for this run's. So a
- * failed run removes the results.json an earlier run left at its path (a
- * success would have replaced it anyway), and a run that succeeds removes
- * an earlier failure's partial file beside its results. Either way the
- * folder then describes the last run only, and the command says what it
- * removed.
+ * A user who finds a results.json beside it may take it for this run's, but
+ * it is an earlier run's work, and hetfarm loses nothing it did not write in
+ * this run: a failed run leaves a results.json an earlier run left at its
+ * path, and a run that succeeds leaves an earlier failure's partial file
+ * beside its results; the command says on stderr which file is an earlier
+ * run's. (Each file names its run: config, machine, and "failed" in the
+ * partial one.)
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,14 +39,11 @@ int hf__cli_partial_path(const char *out, char *buf, size_t size)
     return 0;
 }
 
-/* Removes `path`, saying so, when it is there; `why` ends the sentence. */
-static void remove_stale(const char *path, const char *why)
+/* Says that `path`, when it is there, is an earlier run's; `what` names it. */
+static void note_earlier(const char *path, const char *what)
 {
-    if (unlink(path) == 0)
-        fprintf(stderr, "hetfarm: removed %s: %s\n", path, why);
-    else if (errno != ENOENT)
-        fprintf(stderr, "hetfarm: could not remove %s (%s), which %s\n", path, strerror(errno),
-                why);
+    if (access(path, F_OK) == 0)
+        fprintf(stderr, "hetfarm: note: %s is %s, left as it was\n", path, what);
 }
 
 int hf__cli_write_partial(const char *out, struct hf_run **runs, int nruns,
@@ -57,7 +54,7 @@ int hf__cli_write_partial(const char *out, struct hf_run **runs, int nruns,
     int rc = hf__cli_partial_path(out, path, sizeof path);
     if (rc)
         return hf__cli_fail(rc);
-    remove_stale(out, "an earlier run's results (this run failed)");
+    note_earlier(out, "an earlier run's results (this run failed and wrote none)");
     struct hf_run **all = calloc((size_t)nruns + 1, sizeof *all);
     if (!all)
         return hf__cli_fail(hf_fail(HF_ENOMEM, "out of memory writing %s", path));
@@ -83,5 +80,5 @@ void hf__cli_drop_stale_partial(const char *out)
 {
     char path[4096];
     if (hf__cli_partial_path(out, path, sizeof path) == 0)
-        remove_stale(path, "an earlier failed run's (this run's results are complete)");
+        note_earlier(path, "an earlier failed run's partial results, not this run's");
 }
