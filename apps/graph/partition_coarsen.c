@@ -37,6 +37,7 @@
  * slots into the next level's CSR. Every step is a range of vertices, so it
  * is a task-farm round whose chunks cost their edges.
  */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,17 @@ void hf__part_scratch_free(struct hf_partition *c)
     c->cvw = NULL;
 }
 
+/* Whether next_load's glue between coarsening rounds (the coarse map, the
+ * packed coarse CSR) runs on the main thread's OpenMP team: on a large level
+ * and a team of at least 4. On the 2-core machine those loops ran ~10x
+ * slower in parallel than serially, fighting the CPU device team's spinning
+ * threads for the cores; on the 16-core GPU host, serially, they were 2.6 s
+ * of a 24M-vertex road grid's 6.2 s of phases (bench/NOTES.md). */
+static int glue_in_parallel(uint64_t n)
+{
+    return n >= ((uint64_t)1 << 20) && omp_get_max_threads() >= 4;
+}
+
 /* Leftovers become single vertices; the leaders (u <= match[u]) are numbered
  * by a prefix sum, their partners take the same number; each coarse vertex
  * gets slots for its members' degrees. */
@@ -181,6 +193,8 @@ int hf__part_build_cmap(struct hf_partition *c)
     if (!flag)
         return hf_fail(HF_ENOMEM, "partition: out of memory for the coarse map of %llu vertices",
                        (unsigned long long)n);
+    int par = glue_in_parallel(n);
+#pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++) {
         if (l->match[u] == HF_PART_NONE)
             l->match[u] = (uint32_t)u;
@@ -198,6 +212,7 @@ int hf__part_build_cmap(struct hf_partition *c)
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices",
                        (unsigned long long)nc);
     }
+#pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++)
         if (l->match[u] >= u) {
             uint64_t cv = flag[u];
@@ -207,6 +222,7 @@ int hf__part_build_cmap(struct hf_partition *c)
             c->ub[cv] = (l->offsets[u + 1] - l->offsets[u]) +
                         (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
         }
+#pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++)
         if (l->match[u] < u)
             l->cmap[u] = (uint32_t)flag[l->match[u]];
@@ -359,6 +375,8 @@ int hf__part_pack(struct hf_partition *c)
     cl->offsets = malloc((nc + 1) * sizeof *cl->offsets);
     if (!cl->offsets)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level");
+    int par = glue_in_parallel(nc);
+#pragma omp parallel for schedule(static) if (par)
     for (uint64_t v = 0; v < nc; v++)
         cl->offsets[v] = c->cdeg[v];
     cl->ne = hf__part_scan(cl->offsets, nc);
@@ -369,6 +387,7 @@ int hf__part_pack(struct hf_partition *c)
     if (!cl->adj || !cl->ew || !cl->match || !cl->cmap)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level of %llu arcs",
                        (unsigned long long)cl->ne);
+#pragma omp parallel for schedule(static, 4096) if (par)
     for (uint64_t v = 0; v < nc; v++) {
         memcpy(cl->adj + cl->offsets[v], c->tadj + c->ub[v], c->cdeg[v] * sizeof *cl->adj);
         memcpy(cl->ew + cl->offsets[v], c->tew + c->ub[v], c->cdeg[v] * sizeof *cl->ew);
