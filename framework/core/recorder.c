@@ -27,6 +27,10 @@
  * the list with sentinels. A seal with nothing added since the last one
  * (the merge seals twice) returns at once.
  *
+ * A list that is known to name each element once (one GPU bundle's, the
+ * merge's sole-bundle case) is taken whole instead (hf__recorder_take): read
+ * in place until the next clear, no bit set, no add allowed meanwhile.
+ *
  * Room: the list holds count + SLACK slots. Wasted slots are at most one
  * partly filled block per recording thread and array; once reservations run
  * close to the end, threads reserve single slots, which never waste, so the

@@ -23,6 +23,11 @@
  *      union, except a GPU that made every change of the round itself.
  * The union stays readable until the next load was drawn: next_load reads it
  * (hf_shared_last_changes) to build the next frontier without a scan.
+ * When one device made every change of the round in one bundle (a round one
+ * GPU ran alone), step 2 does not combine (take_sole): its values are the
+ * merged ones already, so many of them are one copy of its whole array over
+ * the host's (the driver's shared_fetch) and few are plain stores, and its
+ * pulled list is the union, read in place.
  * Why this is right for MIN (MAX and OR alike): a GPU starts the round equal
  * to the host, and lowers an element only below that start; so after the
  * merge, an element whose host value differs from some replica is one that
