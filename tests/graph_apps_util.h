@@ -42,6 +42,17 @@ static inline void gt_mesh_keys(char *mesh, size_t len, const char *dir)
         snprintf(mesh, len, "generate = grid\nrows = 102\ncols = 153\nseed = 11");
 }
 
+/* A test's setup: a fresh /tmp/NAME.XXXXXX in dir (dlen bytes) and the
+ * mesh's [load] lines, cached there, in mesh; 0, or -1 when mkdtemp fails. */
+static inline int gt_setup_dir(char *dir, size_t dlen, const char *name, char *mesh, size_t mlen)
+{
+    snprintf(dir, dlen, "/tmp/%s.XXXXXX", name);
+    if (!mkdtemp(dir))
+        return -1;
+    gt_mesh_keys(mesh, mlen, dir);
+    return 0;
+}
+
 /* Units per chunk of every run (0: the app's default). Tests set it small,
  * so that even small graphs are cut into many chunks and every device of a
  * run gets some: the merges must have more than one side. */

@@ -289,11 +289,7 @@ static int setup(void **state)
 {
     (void)state;
     gt_grain = 97; /* odd, so that chunks straddle everything */
-    snprintf(dir, sizeof dir, "/tmp/hf_graph_apps.XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    gt_mesh_keys(mesh, sizeof mesh, dir);
-    return 0;
+    return gt_setup_dir(dir, sizeof dir, "hf_graph_apps", mesh, sizeof mesh);
 }
 
 static int teardown(void **state)

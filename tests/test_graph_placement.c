@@ -221,11 +221,7 @@ static int setup(void **state)
 {
     (void)state;
     gt_grain = 97; /* odd, so that chunks straddle parts */
-    snprintf(dir, sizeof dir, "/tmp/hf_graph_placement.XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    gt_mesh_keys(mesh, sizeof mesh, dir);
-    return 0;
+    return gt_setup_dir(dir, sizeof dir, "hf_graph_placement", mesh, sizeof mesh);
 }
 
 static int teardown(void **state)

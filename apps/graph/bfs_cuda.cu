@@ -270,9 +270,10 @@ static int search_on(struct search *q)
     struct hf_bfs *b = q->b;
     unsigned blocks = 0;
     int rc = fused_blocks(q->gpu, &blocks);
-    for (int fused_last = 0; !rc;) {
-        if ((rc = read_back(q)))
+    for (int fused_last = 0, have_state = 0; !rc;) {
+        if (!have_state && (rc = read_back(q)))
             break;
+        have_state = 0;
         uint64_t n_f = q->h.hi - q->h.lo, m_f = q->h.edges;
         if (n_f == 0) {
             b->searched_all = 1;
@@ -301,6 +302,7 @@ static int search_on(struct search *q)
                 q->unexplored -= q->h.expanded < q->unexplored ? q->h.expanded : q->unexplored;
             }
             fused_last = 1; /* it stopped at a big level, or at the end */
+            have_state = 1; /* what it stopped at is read back already */
             continue;
         }
         fused_last = 0;

@@ -33,7 +33,7 @@ void hf__recorder_add(struct hf__recorder *r, size_t i);
  * must name each element once (a GPU's list of one bundle) and stay valid
  * until the next clear, which forgets it. The recorder then reads idx in
  * place as its list (what n adds and a seal would give, in idx's order); no
- * bit is set, so no add may follow until the clear (asserted). Copying a
+ * bit is set, so no add may follow until the clear (asserted there). Copying a
  * road search's 24M indices, or setting their bits atomically from every
  * thread, cost more than the rest of the merge. */
 void hf__recorder_take(struct hf__recorder *r, const uint32_t *idx, size_t n);

@@ -321,24 +321,6 @@ static int push_step(struct hf__engine *e, int d, void *arg)
     return dev->ops->shared_push(dev, m->s, hf__recorder_list(r), m->S->push_val, r->count, 0);
 }
 
-/* The one device that changed anything this round, in a single bundle, with
- * the host changing nothing, or -1. Its list then names each element once
- * (a driver records an element once per bundle), and each value is already
- * the combined one: the device started the round from the host's values,
- * which nobody else changed. */
-static int sole_bundle(const struct hf__engine *e, const struct merge_step *m, size_t host_changes)
-{
-    int sole = -1;
-    for (int d = 0; d < e->ndev; d++) {
-        if (m->pulled[d] == 0)
-            continue;
-        if (sole >= 0 || e->stats[d].bundles != 1)
-            return -1;
-        sole = d;
-    }
-    return host_changes ? -1 : sole;
-}
-
 /* On the sole device's thread: its whole copy over the host's (take_sole). */
 static int fetch_step(struct hf__engine *e, int d, void *arg)
 {
@@ -397,14 +379,18 @@ static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
 
 /* Step 2: the pulled values into the host copy; the union in the host
  * recorder. Entries are combined in parallel (atomically: a list may repeat
- * an element); devices follow one another. */
-static int merge_pulled(struct hf__engine *e, struct merge_step *m, size_t host_changes)
+ * an element); devices follow one another. A device `sole` (>= 0) made
+ * every change of the round in one bundle: its list names each element
+ * once (a driver records an element once per bundle) and its values are the
+ * merged ones already (it started the round from the host's values, which
+ * nobody else changed), so they are taken, not combined. */
+static int merge_pulled(struct hf__engine *e, struct merge_step *m, int sole)
 {
     const struct hf_shared *a = &m->S->arr[m->s];
     struct hf__recorder *r = &m->S->rec[m->s];
     size_t es = hf_elem_size(a->elem);
     combine_fn combine = combiner(a->elem);
-    int sole = sole_bundle(e, m, host_changes), rc = sole >= 0 ? take_sole(e, m, sole) : 1;
+    int rc = sole >= 0 ? take_sole(e, m, sole) : 1;
     if (rc <= 0)
         return rc;
     for (int d = 0; d < e->ndev; d++) {
@@ -465,18 +451,19 @@ static const int *want_devices(struct hf__engine *e, int something, int recorded
     return S->want;
 }
 
-/* When one GPU made every change of the round (no other device and not the
- * host changed anything), it already holds the merged values: it is spared
- * the push. The common case of a round small enough to run on one device. */
-static void sole_changer(struct hf__engine *e, size_t host_changes)
+/* The one device that made every change of the round (no other device and
+ * not the host changed anything), or -1. It already holds the merged values:
+ * it is spared the push, and when it ran one bundle its changes are taken
+ * whole (take_sole). The common case of a round small enough to run on one
+ * device. */
+static int sole_changer(const struct hf__engine *e, size_t host_changes)
 {
-    struct hf__shared_set *S = e->shared;
+    const struct hf__shared_set *S = e->shared;
     int changers = host_changes > 0, last = -1;
     for (int d = 0; d < e->ndev; d++)
         if (S->pulled[d] > 0)
             changers++, last = d;
-    for (int d = 0; d < e->ndev; d++)
-        S->skip_push[d] = changers == 1 && d == last;
+    return changers == 1 ? last : -1;
 }
 
 int hf__shared_merge(struct hf__engine *e)
@@ -506,9 +493,11 @@ int hf__shared_merge(struct hf__engine *e)
                 rc = pull_step(e, d, &m);
             if (rc)
                 return rc;
-            if ((rc = merge_pulled(e, &m, host_changes)))
+            int sole = sole_changer(e, host_changes);
+            if ((rc = merge_pulled(e, &m, sole >= 0 && e->stats[sole].bundles == 1 ? sole : -1)))
                 return rc;
-            sole_changer(e, host_changes);
+            for (int d = 0; d < e->ndev; d++)
+                S->skip_push[d] = d == sole;
         }
         int something = a->kind == HF_SHARED_OWNED || S->rec[s].count > 0, pushes = 0;
         const int *want = want_devices(e, something, recorded_kind(a->kind));
