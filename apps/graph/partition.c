@@ -232,6 +232,16 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
         !(c->mpw = calloc(k, sizeof *c->mpw)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
+    /* The contraction's list slots, for every level at once: pinned with a
+     * GPU in the run, so that its pieces' coarse lists come back at the
+     * link's speed (from pageable memory, faulted in level by level, a
+     * Kronecker graph's lists came back at ~1 GB/s: 0.38 s of a 0.40 s round
+     * on an H100). */
+    c->tcap = g->ne;
+    if (!(c->tadj = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tadj)) ||
+        !(c->tew = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tew)))
+        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arc slots",
+                       (unsigned long long)g->ne);
     if (g->weights) {
         if (!(l->ew = malloc(g->ne * sizeof *l->ew)))
             return hf_fail(HF_ENOMEM, "partition: out of memory for %llu edge weights",
@@ -706,6 +716,8 @@ static void partition_teardown(void *ctx)
     free(c->wait);
     free(c->pw);
     free(c->mpw);
+    hf_host_free(c->tadj);
+    hf_host_free(c->tew);
     hf__gapp_destroy(&c->ga);
     free(c);
 }

@@ -161,8 +161,10 @@ struct hf_partition {
     uint32_t *leader; /* nc: the smaller fine vertex of each coarse one */
     uint64_t *ub;     /* nc + 1: slots for each coarse list (sum of its members' degrees) */
     uint32_t *cdeg;   /* nc: what each list holds after merging */
-    uint32_t *tadj;   /* ub[nc] neighbour slots */
-    int64_t *tew;     /* ub[nc] weight slots */
+    uint32_t *tadj;   /* ub[nc] neighbour slots, of tcap allocated */
+    int64_t *tew;     /* ub[nc] weight slots, of tcap allocated */
+    uint64_t tcap;    /* slots tadj and tew hold: the input's arcs, the most a level has
+                         (setup allocates them once, pinned when a GPU is in the run) */
     int64_t *cvw;     /* nc coarse vertex weights */
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 

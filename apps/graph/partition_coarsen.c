@@ -160,26 +160,23 @@ void hf__part_scratch_free(struct hf_partition *c)
     free(c->leader);
     free(c->ub);
     free(c->cdeg);
-    free(c->tadj);
-    free(c->tew);
     free(c->cvw);
     c->leader = NULL;
     c->ub = NULL;
     c->cdeg = NULL;
-    c->tadj = NULL;
-    c->tew = NULL;
     c->cvw = NULL;
 }
 
 /* Whether next_load's glue between coarsening rounds (the coarse map, the
- * packed coarse CSR) runs on the main thread's OpenMP team: on a large level
- * and a team of at least 4. On the 2-core machine those loops ran ~10x
+ * packed coarse CSR) runs on the main thread's OpenMP team: for loops over
+ * 2^20 items or more (vertices for the map; vertices and arcs for the
+ * packing) and a team of at least 4. On the 2-core machine those loops ran ~10x
  * slower in parallel than serially, fighting the CPU device team's spinning
  * threads for the cores; on the 16-core GPU host, serially, they were 2.6 s
  * of a 24M-vertex road grid's 6.2 s of phases (bench/NOTES.md). */
-static int glue_in_parallel(uint64_t n)
+static int glue_in_parallel(uint64_t items)
 {
-    return n >= ((uint64_t)1 << 20) && omp_get_max_threads() >= 4;
+    return items >= ((uint64_t)1 << 20) && omp_get_max_threads() >= 4;
 }
 
 /* Leftovers become single vertices; the leaders (u <= match[u]) are numbered
@@ -228,11 +225,11 @@ int hf__part_build_cmap(struct hf_partition *c)
             l->cmap[u] = (uint32_t)flag[l->match[u]];
     free(flag);
     uint64_t slots = hf__part_scan(c->ub, nc);
-    c->tadj = malloc((slots ? slots : 1) * sizeof *c->tadj);
-    c->tew = malloc((slots ? slots : 1) * sizeof *c->tew);
-    if (!c->tadj || !c->tew)
-        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arcs",
-                       (unsigned long long)slots);
+    /* A level's slots are its arcs (every fine vertex is in one coarse
+     * vertex), never more than the input's, for which setup made room. */
+    if (slots > c->tcap)
+        return hf_fail(HF_EAPP, "partition: level %d has %llu arcs, more than the input's %llu",
+                       c->cur, (unsigned long long)slots, (unsigned long long)c->tcap);
     return 0;
 }
 
@@ -375,11 +372,13 @@ int hf__part_pack(struct hf_partition *c)
     cl->offsets = malloc((nc + 1) * sizeof *cl->offsets);
     if (!cl->offsets)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level");
-    int par = glue_in_parallel(nc);
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) if (glue_in_parallel(nc))
     for (uint64_t v = 0; v < nc; v++)
         cl->offsets[v] = c->cdeg[v];
     cl->ne = hf__part_scan(cl->offsets, nc);
+    /* The copy is of the arcs: a Kronecker graph's coarse levels keep
+     * millions of them on a few thousand vertices. */
+    int par = glue_in_parallel(nc + cl->ne);
     cl->adj = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->adj);
     cl->ew = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->ew);
     cl->match = malloc(nc * sizeof *cl->match);

@@ -275,11 +275,12 @@ static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t e
 
 static void free_level(struct part_gpu *g)
 {
-    void *p[] = {g->d_offsets, g->d_adj,    g->d_ew, g->d_vw,   g->d_match,
-                 g->d_cmap,    g->d_leader, g->d_ub, g->d_part, g->d_pw};
+    void *p[] = {g->d_offsets, g->d_adj,    g->d_ew, g->d_vw,   g->d_match, g->d_cmap,
+                 g->d_leader,  g->d_ub,     g->d_part, g->d_pw, g->d_hubs};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++)
         if (p[i])
             (void)cudaFree(p[i]);
+    free(g->hubs);
     int ordinal = g->ordinal;
     memset(g, 0, sizeof *g);
     g->ordinal = ordinal;
@@ -305,6 +306,25 @@ static int upload(struct hf_cuda *gpu, void *d, const void *h, size_t bytes, con
                          cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice,
                                          hf_cuda_copy_in_stream(gpu)),
                          what);
+}
+
+/* Lists the level's hubs (vertices of more than HUB_DEGREE arcs) on the
+ * host and the GPU: one scan of the offsets a level. */
+static int hold_hubs(const struct hf_plevel *l, struct part_gpu *g, struct hf_cuda *gpu)
+{
+    uint64_t n = 0;
+    for (uint64_t v = 0; v < l->nv; v++)
+        n += l->offsets[v + 1] - l->offsets[v] > HUB_DEGREE;
+    if (!n)
+        return 0;
+    if (!(g->hubs = (uint32_t *)malloc(n * sizeof *g->hubs)))
+        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu hubs",
+                       (unsigned long long)n);
+    for (uint64_t v = 0; v < l->nv; v++)
+        if (l->offsets[v + 1] - l->offsets[v] > HUB_DEGREE)
+            g->hubs[g->nhubs++] = (uint32_t)v;
+    int rc = dev_alloc(gpu, (void **)&g->d_hubs, n * sizeof(uint32_t), "hubs");
+    return rc ? rc : upload(gpu, g->d_hubs, g->hubs, n * sizeof(uint32_t), "hubs");
 }
 
 /* Makes level c->cur resident on this GPU (copy-in stream), once a level. */
@@ -342,6 +362,8 @@ static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
         rc = upload(gpu, g->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
     if (!rc && l->vw)
         rc = upload(gpu, g->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
+    if (!rc)
+        rc = hold_hubs(l, g, gpu);
     if (rc) {
         free_level(g);
         return rc;

@@ -29,7 +29,15 @@ struct part_gpu {
     uint64_t *d_ub;           /* nv + 1 */
     uint32_t *d_part;         /* nv: REFINE's parts */
     int64_t *d_pw;            /* k: REFINE's part weights */
+    uint32_t *hubs;           /* host: the level's vertices of more than HUB_DEGREE arcs,
+                                 ascending (REFINE gives each a block) */
+    uint64_t nhubs;
+    uint32_t *d_hubs;         /* nhubs: the same on the GPU */
 };
+
+/* Vertices of more arcs than this are refined a block each rather than a
+ * thread each (partition_refine_cuda.cu). */
+#define HUB_DEGREE 128
 
 /* Loads and stores that another thread's writes may race (relaxed, as
  * the CPU code's __atomic builtins), and an edge or vertex weight (1 when

@@ -23,9 +23,22 @@
  * thread tallies up to REFINE_TABLE distinct neighbouring parts in its own
  * table and recounts part by part beyond that, so the decision is the
  * CPU's whatever the degree.
+ *
+ * Hubs. A vertex of more than HUB_DEGREE arcs gets a block, not a thread:
+ * its arcs are tallied into a shared-memory counter per part, and the
+ * block picks the part and, in the filter, sums the two connections. With
+ * a thread each, a Kronecker graph's hubs (10^4-10^5 arcs at every level,
+ * coarse levels included) held every pass for the slowest thread: 170-320 ms
+ * a pass on levels of 8-50 thousand vertices (kron 20, 64 parts, H100),
+ * where the CPU took a few ms. The decision is the thread path's, except
+ * that of two parts equally connected and equally heavy the block takes
+ * the lower id where the CPU takes the first it met. With more parts than
+ * the counters hold (HUB_MAX_PARTS) hubs take the thread path.
  */
 #include <stddef.h>
 #include <stdint.h>
+
+#include <algorithm>
 
 #include "partition_cuda.cuh"
 
@@ -48,6 +61,11 @@ struct part_move {
 
 /* Rounds of propose, filter and move a REFINE piece makes (see DESIGN). */
 #define REFINE_STEPS 4
+
+/* Threads of a hub's block, and the most parts its shared-memory counters
+ * (8 bytes a part) hold. */
+#define HUB_BLOCK 256
+#define HUB_MAX_PARTS 5120
 
 /* Distinct neighbouring parts a REFINE thread tallies in its own table;
  * beyond that (more than 64 parts around one vertex) it recounts part by
@@ -86,12 +104,12 @@ static __device__ int64_t conn_to(const uint64_t *off, const uint32_t *adj, cons
  * written to the parts yet. */
 static __global__ void propose_kernel(const uint64_t *off, const uint32_t *adj, const int64_t *ew,
                                       const int64_t *vw, const uint32_t *part, const int64_t *pw,
-                                      int up, uint64_t begin, uint64_t end, uint32_t *dest,
-                                      int64_t *gain)
+                                      int up, uint64_t begin, uint64_t end, uint64_t hub,
+                                      uint32_t *dest, int64_t *gain)
 {
     uint64_t uu = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (uu >= end)
-        return;
+    if (uu >= end || off[uu + 1] - off[uu] > hub)
+        return; /* a hub is propose_hub_kernel's */
     uint32_t u = (uint32_t)uu, a = part[u];
     dest[uu - begin] = HF_PART_NONE;
     uint32_t seen[REFINE_TABLE];
@@ -158,6 +176,113 @@ static __global__ void propose_kernel(const uint64_t *off, const uint32_t *adj, 
     gain[uu - begin] = g;
 }
 
+/* A candidate part of a hub's move: its connection, weight and id. */
+struct pick {
+    int64_t conn, pw;
+    uint32_t p;
+};
+
+/* The thread path's order on candidates (more connected, then lighter),
+ * ties to the lower id. */
+static __device__ __forceinline__ int better(const struct pick &x, const struct pick &y)
+{
+    return x.conn > y.conn || (x.conn == y.conn && (x.pw < y.pw || (x.pw == y.pw && x.p < y.p)));
+}
+
+/* The sum of x over the block, in thread 0 (every thread must call it). */
+static __device__ int64_t block_sum(int64_t x)
+{
+    __shared__ int64_t part_sums[HUB_BLOCK / 32];
+    for (int d = 16; d > 0; d /= 2)
+        x += __shfl_down_sync(0xffffffffu, x, d);
+    if ((threadIdx.x & 31u) == 0)
+        part_sums[threadIdx.x / 32] = x;
+    __syncthreads();
+    x = threadIdx.x < HUB_BLOCK / 32 ? part_sums[threadIdx.x] : 0;
+    for (int d = 16; d > 0; d /= 2)
+        x += __shfl_down_sync(0xffffffffu, x, d);
+    __syncthreads(); /* part_sums may be reused */
+    return x;
+}
+
+/* The best of the block's candidates, in thread 0 (every thread calls it). */
+static __device__ struct pick block_best(struct pick x)
+{
+    __shared__ struct pick bests[HUB_BLOCK / 32];
+    for (int d = 16; d > 0; d /= 2) {
+        struct pick o;
+        o.conn = __shfl_down_sync(0xffffffffu, x.conn, d);
+        o.pw = __shfl_down_sync(0xffffffffu, x.pw, d);
+        o.p = __shfl_down_sync(0xffffffffu, x.p, d);
+        if (better(o, x))
+            x = o;
+    }
+    if ((threadIdx.x & 31u) == 0)
+        bests[threadIdx.x / 32] = x;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        x = threadIdx.x < HUB_BLOCK / 32 ? bests[threadIdx.x] : pick{-1, 0, HF_PART_NONE};
+        for (int d = 16; d > 0; d /= 2) {
+            struct pick o;
+            o.conn = __shfl_down_sync(0xffffffffu, x.conn, d);
+            o.pw = __shfl_down_sync(0xffffffffu, x.pw, d);
+            o.p = __shfl_down_sync(0xffffffffu, x.p, d);
+            if (better(o, x))
+                x = o;
+        }
+    }
+    __syncthreads();
+    return x;
+}
+
+/* propose_kernel's decision for the hubs hubs[0 .. gridDim.x), a block
+ * each: conn (k counters in shared memory, -1 for a part no arc reaches)
+ * tallies the arcs to other parts. */
+static __global__ void propose_hub_kernel(const uint64_t *off, const uint32_t *adj,
+                                          const int64_t *ew, const int64_t *vw,
+                                          const uint32_t *part, const int64_t *pw, uint32_t k,
+                                          int up, uint64_t begin, const uint32_t *hubs,
+                                          uint32_t *dest, int64_t *gain)
+{
+    extern __shared__ int64_t conn[];
+    uint32_t u = hubs[blockIdx.x], a = part[u];
+    for (uint32_t p = threadIdx.x; p < k; p += blockDim.x)
+        conn[p] = -1;
+    __syncthreads();
+    int64_t inside = 0;
+    for (uint64_t j = off[u] + threadIdx.x; j < off[u + 1]; j += blockDim.x) {
+        uint32_t v = adj[j], p = part[v];
+        if (v == u)
+            continue;
+        int64_t w = weight_of(ew, j);
+        if (p == a) {
+            inside += w;
+        } else {
+            atomicCAS((unsigned long long *)&conn[p], (unsigned long long)-1, 0ull);
+            atomicAdd((unsigned long long *)&conn[p], (unsigned long long)w);
+        }
+    }
+    __syncthreads();
+    inside = block_sum(inside);
+    struct pick best = {-1, 0, HF_PART_NONE};
+    for (uint32_t p = threadIdx.x; p < k; p += blockDim.x) {
+        struct pick x = {conn[p], vload64(&pw[p]), p};
+        if (x.conn >= 0 && ((up && p > a) || (!up && p < a)) && better(x, best))
+            best = x;
+    }
+    best = block_best(best);
+    if (threadIdx.x != 0)
+        return;
+    dest[u - begin] = HF_PART_NONE;
+    if (best.p == HF_PART_NONE)
+        return;
+    int64_t g = best.conn - inside, w = weight_of(vw, u);
+    if (g < 0 || (g == 0 && !(w > 0 && best.pw <= vload64(&pw[a]))))
+        return;
+    dest[u - begin] = best.p;
+    gain[u - begin] = g;
+}
+
 /* Whether v's proposal goes before u's: the larger gain first, then the
  * smaller id. */
 static __device__ __forceinline__ int before(int64_t gv, uint32_t v, int64_t gu, uint32_t u)
@@ -171,22 +296,17 @@ static __device__ __forceinline__ int before(int64_t gv, uint32_t v, int64_t gu,
  * move both ends of an edge on gains that assume the other stays), then
  * reserves u's weight in the GPU's copy of the part weights and lists the
  * move for the host. */
-static __global__ void filter_kernel(const uint64_t *off, const uint32_t *adj, const int64_t *ew,
-                                     const int64_t *vw, const uint32_t *part, int64_t *pw,
-                                     int64_t maxpw, uint64_t begin, uint64_t end,
-                                     const uint32_t *dest, const int64_t *gain, uint32_t *taken,
-                                     struct part_move *moves, unsigned long long *count)
+/* The weight of u's arcs j = first, first + stride, ... to parts b and a
+ * once every neighbour in the piece whose proposal goes before u's has
+ * moved. */
+static __device__ void connections(const uint64_t *off, const uint32_t *adj, const int64_t *ew,
+                                   const uint32_t *part, uint64_t begin, uint64_t end,
+                                   const uint32_t *dest, const int64_t *gain, uint32_t u,
+                                   uint32_t a, uint32_t b, uint64_t first, uint64_t stride,
+                                   int64_t *to_b, int64_t *to_a)
 {
-    uint64_t uu = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (uu >= end)
-        return;
-    taken[uu - begin] = 0;
-    uint32_t u = (uint32_t)uu, b = dest[uu - begin];
-    if (b == HF_PART_NONE)
-        return;
-    uint32_t a = part[u];
-    int64_t gu = gain[uu - begin], to_b = 0, to_a = 0;
-    for (uint64_t j = off[u]; j < off[u + 1]; j++) {
+    int64_t gu = gain[u - begin];
+    for (uint64_t j = off[u] + first; j < off[u + 1]; j += stride) {
         uint32_t v = adj[j];
         if (v == u)
             continue;
@@ -195,20 +315,70 @@ static __global__ void filter_kernel(const uint64_t *off, const uint32_t *adj, c
             before(gain[v - begin], v, gu, u))
             p = dest[v - begin];
         int64_t w = weight_of(ew, j);
-        to_b += p == b ? w : 0;
-        to_a += p == a ? w : 0;
+        *to_b += p == b ? w : 0;
+        *to_a += p == a ? w : 0;
     }
-    int64_t g = to_b - to_a, w = weight_of(vw, u);
+}
+
+/* Takes u's move from a to b if it still gains g = to_b - to_a: reserves
+ * its weight in the GPU's part weights and lists the move. */
+static __device__ void take_move(const int64_t *vw, int64_t *pw, int64_t maxpw, uint32_t u,
+                                 uint32_t a, uint32_t b, int64_t g, uint32_t *taken_u,
+                                 struct part_move *moves, unsigned long long *count)
+{
+    int64_t w = weight_of(vw, u);
     if (g < 0 || (g == 0 && !(w > 0 && vload64(&pw[b]) <= vload64(&pw[a]))))
         return;
     if (!reserve_dev(&pw[b], w, maxpw))
         return;
     atomicAdd((unsigned long long *)&pw[a], (unsigned long long)(-w));
-    taken[uu - begin] = 1;
+    *taken_u = 1;
     unsigned long long at = atomicAdd(count, 1ull);
     moves[at].u = u;
     moves[at].to = b;
     moves[at].gain = g;
+}
+
+static __global__ void filter_kernel(const uint64_t *off, const uint32_t *adj, const int64_t *ew,
+                                     const int64_t *vw, const uint32_t *part, int64_t *pw,
+                                     int64_t maxpw, uint64_t begin, uint64_t end, uint64_t hub,
+                                     const uint32_t *dest, const int64_t *gain, uint32_t *taken,
+                                     struct part_move *moves, unsigned long long *count)
+{
+    uint64_t uu = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (uu >= end || off[uu + 1] - off[uu] > hub)
+        return; /* a hub is filter_hub_kernel's */
+    taken[uu - begin] = 0;
+    uint32_t u = (uint32_t)uu, b = dest[uu - begin];
+    if (b == HF_PART_NONE)
+        return;
+    uint32_t a = part[u];
+    int64_t to_b = 0, to_a = 0;
+    connections(off, adj, ew, part, begin, end, dest, gain, u, a, b, 0, 1, &to_b, &to_a);
+    take_move(vw, pw, maxpw, u, a, b, to_b - to_a, &taken[uu - begin], moves, count);
+}
+
+/* filter_kernel for the hubs hubs[0 .. gridDim.x), a block each. */
+static __global__ void filter_hub_kernel(const uint64_t *off, const uint32_t *adj,
+                                         const int64_t *ew, const int64_t *vw,
+                                         const uint32_t *part, int64_t *pw, int64_t maxpw,
+                                         uint64_t begin, uint64_t end, const uint32_t *hubs,
+                                         const uint32_t *dest, const int64_t *gain,
+                                         uint32_t *taken, struct part_move *moves,
+                                         unsigned long long *count)
+{
+    uint32_t u = hubs[blockIdx.x], b = dest[u - begin], a = part[u];
+    if (threadIdx.x == 0)
+        taken[u - begin] = 0;
+    if (b == HF_PART_NONE)
+        return; /* the whole block */
+    int64_t to_b = 0, to_a = 0;
+    connections(off, adj, ew, part, begin, end, dest, gain, u, a, b, threadIdx.x, blockDim.x,
+                &to_b, &to_a);
+    to_b = block_sum(to_b);
+    to_a = block_sum(to_a);
+    if (threadIdx.x == 0)
+        take_move(vw, pw, maxpw, u, a, b, to_b - to_a, &taken[u - begin], moves, count);
 }
 
 /* The moves taken, into the GPU's copy of the parts (for its next pieces). */
@@ -264,16 +434,33 @@ int hf__part_refine_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b,
     int rc = hf_cuda_check(gpu, cudaMemsetAsync(d_count, 0, sizeof *d_count, s), "moves count");
     if (rc)
         return rc;
-    unsigned blocks = blocks_for(n);
+    /* The piece's hubs: [h0, h1) of the level's ascending list. */
+    uint64_t h0 = 0, h1 = 0, hub = UINT64_MAX;
+    if (c->k <= HUB_MAX_PARTS && g->nhubs) {
+        const uint32_t *lo = g->hubs, *end = g->hubs + g->nhubs;
+        h0 = (uint64_t)(std::lower_bound(lo, end, (uint32_t)b) - lo);
+        h1 = (uint64_t)(std::lower_bound(lo, end, (uint32_t)e) - lo);
+        hub = HUB_DEGREE;
+    }
+    const uint32_t *d_hubs = g->d_hubs + h0;
+    struct part_move *d_list = (struct part_move *)(d_moves + MOVES_HEAD);
+    size_t counters = (size_t)c->k * sizeof(int64_t);
+    int up = c->pass % 2 == 0;
+    unsigned blocks = blocks_for(n), nh = (unsigned)(h1 - h0);
     for (int step = 0; step < REFINE_STEPS; step++) {
         propose_kernel<<<blocks, BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
-                                                g->d_part, g->d_pw, c->pass % 2 == 0, b, e, d_dest,
-                                                d_gain);
+                                                g->d_part, g->d_pw, up, b, e, hub, d_dest, d_gain);
+        if (nh)
+            propose_hub_kernel<<<nh, HUB_BLOCK, counters, s>>>(
+                g->d_offsets, g->d_adj, g->d_ew, g->d_vw, g->d_part, g->d_pw, (uint32_t)c->k, up,
+                b, d_hubs, d_dest, d_gain);
         filter_kernel<<<blocks, BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
-                                               g->d_part, g->d_pw, c->maxpw, b, e, d_dest, d_gain,
-                                               d_taken,
-                                               (struct part_move *)(d_moves + MOVES_HEAD),
-                                               d_count);
+                                               g->d_part, g->d_pw, c->maxpw, b, e, hub, d_dest,
+                                               d_gain, d_taken, d_list, d_count);
+        if (nh)
+            filter_hub_kernel<<<nh, HUB_BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+                                                       g->d_part, g->d_pw, c->maxpw, b, e, d_hubs,
+                                                       d_dest, d_gain, d_taken, d_list, d_count);
         move_kernel<<<blocks, BLOCK, 0, s>>>(g->d_part, b, e, d_dest, d_taken);
     }
     if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition refine kernels")) ||

@@ -12,7 +12,7 @@
 #            METIS (= Chaco) by `gcv -ic` first, outside the timed region, and
 #            the mapping's "label part" lines sorted back into a part file
 #   hetfarm  build/hetfarm run, [run] app = partition, [load] parts/imbalance/out,
-#            once per device set of $DEVSETS (cpu | cpu+gpus); it fails clearly,
+#            once per device set of $DEVSETS (cpu | gpus | cpu+gpus); it fails clearly,
 #            and the other tools still run, when this hetfarm has no partition app
 # Every part file is checked by tests/partition_check.py (format, ids < $PARTS,
 # cut, imbalance); a part over 1 + $IMB is kept with "within_bound": false
@@ -124,7 +124,8 @@ for g in $GRAPHS; do
                     continue
                 fi
                 case $ds in cpu) dk="cpu = $CPUS\ncuda = none" ;; cpu+gpus) dk="cpu = $CPUS\ncuda = all" ;;
-                    *) record "$g" hetfarm "$ds" 0 - "unknown device set $ds (cpu cpu+gpus)"; continue ;; esac
+                    gpus) dk="cpu = 0\ncuda = all" ;;
+                    *) record "$g" hetfarm "$ds" 0 - "unknown device set $ds (cpu gpus cpu+gpus)"; continue ;; esac
                 ini=$OUT/parts/$g.hetfarm-$ds.ini part=$OUT/parts/$g.hetfarm-$ds
                 printf '[run]\napp = partition\nrounds = 1000000\nprogress = no\n[devices]\n%b\n[load]\ngraph = %s\nformat = metis\nparts = %s\nimbalance = %s\nseed = 1\nout = %s\n' \
                     "$dk" "$G" "$PARTS" "$IMB" "$part" > "$ini"
