@@ -107,6 +107,7 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
   l->offsets[nv] = ne;
   l->match = (uint32_t *)malloc(nv * 4); l->cmap = (uint32_t *)malloc(nv * 4);
   c->wait = (uint32_t *)malloc((nv + 1) * 4);
+  c->tcap = ne; c->tadj = (uint32_t *)malloc(ne * 4 + 4); c->tew = (int64_t *)malloc(ne * 8 + 8); /* as setup */
   G.cap = tiny ? (64 << 10) : (256u << 20);
   c->nlev = 1;
   for (int lev = 0; lev < 4; lev++) {
