@@ -90,6 +90,8 @@ struct hf_cost_model {
                              the per-byte term is fitted from later ones only */
     double cand[3];       /* a three-term fit (lat inv inv_bw) not yet believed ... */
     int has_cand;         /* ... until it predicts a bundle it was not fitted to */
+    int warm_fresh;       /* set by the owner: before the latency is known, a new size slower
+                             than any latency allows is a warm-up kept for the slope (hf_cost_add) */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);
@@ -102,6 +104,11 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
  * always did, but no longer tell a per-byte term from the cost per unit of
  * work, so the term is dropped until bundles in the new unit show it again. */
 void hf_cost_new_unit(struct hf_cost_model *m);
+/* What a bundle of a new size costs the device once, by the window: the median
+ * of its first-of-size bundles' excess over the fit, whose intercept comes from
+ * repeats; 0 while the window holds no repeat, fewer than two first-of-size
+ * bundles, or no known latency. */
+double hf_cost_warmup(const struct hf_cost_model *m);
 /* Refits from the accepted bundles when any arrived since the last fit. */
 void hf_cost_refit(struct hf_cost_model *m);
 /* The fitted time of a bundle of `work` moving `bytes`; 0 while the model has no fit. */

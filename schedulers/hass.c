@@ -18,8 +18,14 @@
  * rate rises by less than `growth_stop` - spans of different sizes are exactly
  * what the affine fit needs to tell latency from rate. A GPU's very first
  * bundle is not fitted: on real hardware it carries the first launch and lazy
- * kernel loading (40 ms on an H200). Then the rest of the pool is split as
- * below. A device that round 0 leaves unmeasured (a GPU whose first bundle
+ * kernel loading (40 ms on an H200). Profile spans are all first of their
+ * size, and on real GPUs each may carry a warm-up (a kernel choice: 3 ms in
+ * the stress matrix's `gpu` cells against a 20 us latency), which their
+ * pairs cancel in the slope but which stays in the intercept: when doubling
+ * the first fitted span barely moved the time (a fixed cost dominates), that
+ * span size is run once more, and the repeat gives the latency (the models
+ * are told to expect warm-ups: hf_cost_model.warm_fresh). Then the rest of
+ * the pool is split as below. A device that round 0 leaves unmeasured (a GPU whose first bundle
  * ran while the CPU drained the pool) starts its model from the engine's
  * standalone pass on the load, a bundle it really ran (seed_standalone), so
  * it is planned rather than left out. With `warm_start`, the models saved in the profile
@@ -78,7 +84,9 @@
  * and more than twice the largest spread measured (noise), and pays back the
  * warm-up its new bundle sizes cost within 4 rounds (each device's one-off
  * cost of a new size is learned from how far such bundles overshoot its
- * model; a new size costs real GPUs a kernel choice). So a settled split
+ * model, and read from the window's first-of-size bundles as soon as the
+ * latency is known: hf_cost_warmup; a new size costs real GPUs a kernel
+ * choice). So a settled split
  * stops moving - but it is never frozen for good: when a device's times drift
  * (its model restarts after two surprising bundles), the plan moves and is
  * taken.
@@ -127,6 +135,10 @@ static void hass_destroy(void *state)
     free(h->prate);
     free(h->profiled);
     free(h->pdone);
+    free(h->prep);
+    free(h->pwork);
+    free(h->psize);
+    free(h->ptime);
     free(h);
 }
 
@@ -184,15 +196,22 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->prate = calloc(n, sizeof *h->prate);
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
+    h->prep = calloc(n, sizeof *h->prep);
+    h->pwork = calloc(n, sizeof *h->pwork);
+    h->psize = calloc(n, sizeof *h->psize);
+    h->ptime = calloc(n, sizeof *h->ptime);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
         !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
         !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean ||
-        !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone) {
+        !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone || !h->prep || !h->pwork || !h->psize ||
+        !h->ptime) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
-    for (int d = 0; d < h->ndev; d++)
+    for (int d = 0; d < h->ndev; d++) {
         hf_cost_init(&h->model[d]);
+        h->model[d].warm_fresh = 1;
+    }
     hf__hass_links_init(h);
     hf__hass_links_refresh(h);
     *state = h;
@@ -246,6 +265,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             h->prate[d] = 0.0;
             h->profiled[d] = 0;
             h->pdone[d] = 0;
+            h->prep[d] = 0;
         }
         if (h->warm_start && hf__hass_warm_models(h))
             h->have_ratio = 1;
@@ -436,6 +456,15 @@ static int hass_next(void *state, int d, struct hf_span *out)
     return got > 0 ? give(h, d, got, out) : got;
 }
 
+/* Whether the k chunks from `first` have work w (to a relative 1e-9). */
+static int same_work(const struct hass *h, size_t first, size_t k, double w)
+{
+    double x = 0.0;
+    for (size_t i = first; i < first + k; i++)
+        x += h->r->chunks[i].work;
+    return fabs(x - w) <= 1e-9 * w;
+}
+
 /* Chooses device d's next span: round 0's pool, its own buffer, an orphaned
  * buffer, or a steal. */
 static int hass_pick(struct hass *h, int d, struct hf_span *out)
@@ -450,6 +479,17 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         size_t k = h->dev[d].is_gpu ? h->pspan[d] : 1;
         if (k > r->nchunks - h->pool_next)
             k = r->nchunks - h->pool_next;
+        if (h->dev[d].is_gpu && h->prep[d] == 2 && !h->profiled[d]) {
+            /* The repeat of the first fitted span (hass_finished) - unless
+             * its chunks' work differs: its model would take it for a new
+             * size (chunks need not cost the same) and learn nothing. */
+            k = h->psize[d] < r->nchunks - h->pool_next ? h->psize[d] : r->nchunks - h->pool_next;
+            if (!same_work(h, h->pool_next, k, h->pwork[d])) {
+                h->prep[d] = 3;
+                k = h->pspan[d] < r->nchunks - h->pool_next ? h->pspan[d]
+                                                            : r->nchunks - h->pool_next;
+            }
+        }
         out->first = h->pool_next;
         out->count = k;
         out->stolen = 0;
@@ -530,7 +570,25 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     if (h->split)
         return;
     double rate = work / seconds;
-    if (h->dev[d].is_gpu && !h->profiled[d]) {
+    if (h->dev[d].is_gpu && !h->profiled[d] && fit && h->prep[d] == 2) {
+        /* The repeat (below): it tells the intercept, not the growth. */
+        h->prep[d] = 3;
+    } else if (h->dev[d].is_gpu && !h->profiled[d]) {
+        /* Profile spans are all new sizes, and each may carry a warm-up (3 ms
+         * on an H200 against a 20 us latency): the spans give the slope
+         * (their warm-ups cancel in pairs) but an intercept that holds the
+         * warm-up. When doubling the first fitted span barely moved the time
+         * (a fixed cost dominates: a latency or a warm-up, which only a repeat
+         * tells apart), that span is run once more; the repeat gives the
+         * intercept (cost_model.c takes it from repeats). */
+        if (fit && h->prep[d] == 0) {
+            h->prep[d] = 1;
+            h->psize[d] = span->count;
+            h->pwork[d] = work;
+            h->ptime[d] = own;
+        } else if (fit && h->prep[d] == 1) {
+            h->prep[d] = own < 1.5 * h->ptime[d] ? 2 : 3;
+        }
         /* A span at the cap of an eighth of the load is saturated enough. */
         size_t cap = h->r->nchunks / 8 > 0 ? h->r->nchunks / 8 : 1;
         if (h->prate[d] > 0.0 && rate < h->prate[d] * (1.0 + h->growth_stop))
@@ -584,7 +642,7 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
         if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
             noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
-            warm = fmax(warm, h->warm[d]);
+            warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
     }
     double gain = old_ms - new_ms;
     return !(gain > noise * old_ms && gain * HASS_AMORTISE > warm);

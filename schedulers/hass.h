@@ -60,6 +60,10 @@ struct hass {
     double *prate;      /* a GPU's best measured rate so far */
     int *profiled;      /* rate known */
     long *pdone;        /* a CPU's chunks measured */
+    int *prep;          /* a GPU's repeat of its first fitted profile span: 0 none fitted,
+                           1 one fitted, 2 the repeat is due, 3 done or not needed */
+    size_t *psize;      /* the first fitted span: its chunks, ... */
+    double *pwork, *ptime; /* ... its work and seconds */
 };
 
 /* hass_plan.c: the split under the devices' affine models. */

@@ -277,6 +277,7 @@ int hf__hass_link_fit(struct hass *h, int d)
         return !h->link_clean[d];
     if (!h->link_clean[d]) {
         hf_cost_init(&h->model[d]);
+        h->model[d].warm_fresh = 1;
         h->link_clean[d] = 1;
     }
     return 1;

@@ -38,7 +38,14 @@
  * unjudged, except one slower than 1.5x the most any latency allows (no more
  * than a bundle of more work took, no more than k times a bundle of 1/k the
  * work): that is a warm-up or a stall whatever the latency, and judged as
- * such. Fitting is lazy (every 32
+ * such. A model whose owner expects warm-ups (`warm_fresh`: HASS, whose
+ * profile spans are all new sizes) goes further before the latency is known:
+ * the first repeat in a window of new sizes is fitted unjudged (the first
+ * time without a warm-up: news about the intercept, not a surprise), and a
+ * new size slower than 1.5x what any latency allows, once the window holds a
+ * repeat, is a warm-up kept for the slope only (fresh pairs cancel it).
+ * hf_cost_warmup reads the one-off cost of a new size from the window. The
+ * engine's models (bound_s) do not set the flag. Fitting is lazy (every 32
  * accepted bundles, or on hf_cost_refit) because a CPU reports every chunk and
  * some loads have 200000 of them per round.
  *
@@ -260,6 +267,15 @@ static double time_cap(const struct hf_cost_model *m, double work, double bytes)
     return cap;
 }
 
+/* Whether the window holds a bundle of a size run before (a repeat). */
+static int has_repeat(const struct hf_cost_model *m)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!m->fresh[i])
+            return 1;
+    return 0;
+}
+
 /* Whether bytes per work `rho` lies outside the window's range by more than
  * the gap that lets the per-byte term be fitted (cost_bytes.c). */
 static int new_shape(const struct hf_cost_model *m, double rho)
@@ -344,6 +360,21 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
      * fitted at once when that fit expects it. */
     if (m->has_cand && m->fitted)
         try_candidate(m, work, bytes, seconds);
+    if (m->warm_fresh && m->n > 0 && !m->lat_known &&
+        (fresh ? has_repeat(m) && seconds > (1.0 + COST_OUTLIER) * time_cap(m, work, bytes)
+               : !has_repeat(m))) {
+        /* Before the latency is known, with warm-ups to expect (the owner
+         * says so): the first repeat in a window of new sizes is the first
+         * time without a warm-up, news about the intercept rather than a
+         * surprise; a new size that took more than any latency allows, once
+         * the window holds a repeat, is a warm-up. Both are fitted unjudged,
+         * the warm-up marked fresh: it gives the slope in pairs with other
+         * fresh bundles (their warm-ups cancel), never the intercept. */
+        m->warmups += fresh;
+        m->run = 0;
+        accept(m, work, bytes, seconds, fresh);
+        return 0;
+    }
     int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0 &&
                          !(seconds > (1.0 + COST_OUTLIER) * time_cap(m, work, bytes));
     if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
@@ -411,6 +442,18 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         accept(m, work, bytes, seconds, fresh);
     m->outliers += outlier;
     return outlier;
+}
+
+double hf_cost_warmup(const struct hf_cost_model *m)
+{
+    double v[HF_COST_WINDOW];
+    int k = 0;
+    if (!m->fitted || !m->lat_known || !has_repeat(m))
+        return 0.0;
+    for (int i = 0; i < m->n; i++)
+        if (m->fresh[i])
+            v[k++] = m->t[i] - hf_cost_time(m, m->w[i], m->b[i]);
+    return k >= 2 ? fmax(0.0, hf__cost_median(v, k)) : 0.0;
 }
 
 double hf_cost_time(const struct hf_cost_model *m, double work, double bytes)
