@@ -90,8 +90,9 @@ struct hf_cost_model {
                              the per-byte term is fitted from later ones only */
     double cand[3];       /* a three-term fit (lat inv inv_bw) not yet believed ... */
     int has_cand;         /* ... until it predicts a bundle it was not fitted to */
-    int warm_fresh;       /* set by the owner: before the latency is known, a new size slower
-                             than any latency allows is a warm-up kept for the slope (hf_cost_add) */
+    int warm_fresh;       /* set by the owner: before the latency is known, a new size
+                             slower than any latency allows is a warm-up kept for the
+                             slope (hf_cost_add) */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);

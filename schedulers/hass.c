@@ -25,8 +25,8 @@
  * the first fitted span barely moved the time (a fixed cost dominates), that
  * span size is run once more, and the repeat gives the latency (the models
  * are told to expect warm-ups: hf_cost_model.warm_fresh). Then the rest of
- * the pool is split as below. A device that round 0 leaves unmeasured (a GPU whose first bundle
- * ran while the CPU drained the pool) starts its model from the engine's
+ * the pool is split as below. A device that round 0 leaves unmeasured (a GPU
+ * whose first bundle ran while the CPU drained the pool) starts its model from the engine's
  * standalone pass on the load, a bundle it really ran (seed_standalone), so
  * it is planned rather than left out. With `warm_start`, the models saved in the profile
  * (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
@@ -202,9 +202,9 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ptime = calloc(n, sizeof *h->ptime);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
         !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
-        !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean ||
-        !h->committed || !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone || !h->prep || !h->pwork || !h->psize ||
-        !h->ptime) {
+        !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
+        !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone || !h->prep ||
+        !h->pwork || !h->psize || !h->ptime) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
