@@ -169,14 +169,15 @@ void hf__part_scratch_free(struct hf_partition *c)
 
 /* Whether next_load's glue between coarsening rounds (the coarse map, the
  * packed coarse CSR) runs on the main thread's OpenMP team: for loops over
- * 2^20 items or more (vertices for the map; vertices and arcs for the
- * packing) and a team of at least 4. On the 2-core machine those loops ran ~10x
- * slower in parallel than serially, fighting the CPU device team's spinning
- * threads for the cores; on the 16-core GPU host, serially, they were 2.6 s
- * of a 24M-vertex road grid's 6.2 s of phases (bench/NOTES.md). */
+ * 2^16 items or more (vertices for the map; vertices and arcs for the
+ * packing) and a team of at least 4. On the 2-core machine those loops ran
+ * ~10x slower in parallel than serially, fighting the CPU device team's
+ * spinning threads for the cores; on the 16-core GPU host, serially, they
+ * were 2.6 s of a 24M-vertex road grid's 6.2 s of phases, and 15 ms of a
+ * 574k-vertex level of rgg 2^20 (bench/NOTES.md). */
 static int glue_in_parallel(uint64_t items)
 {
-    return items >= ((uint64_t)1 << 20) && omp_get_max_threads() >= 4;
+    return items >= ((uint64_t)1 << 16) && omp_get_max_threads() >= 4;
 }
 
 /* Leftovers become single vertices; the leaders (u <= match[u]) are numbered
