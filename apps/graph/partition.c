@@ -29,21 +29,21 @@
  * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
  * or after HF_PART_REFINE_PASSES passes.
  *
- * Data lives in host memory. GPUs run the coarsening rounds MATCH, RESOLVE
- * and CONTRACT and the REFINE passes (partition_cuda.cu,
- * partition_refine_cuda.cu): each level's CSR is made during the run, so it
+ * Data lives in host memory. GPUs run every round (partition_cuda.cu:
+ * MATCH, RESOLVE, TWOHOP, CONTRACT; partition_refine_cuda.cu: PROJECT,
+ * REFINE, MEASURE): each level's CSR is made during the run, so it
  * is not READONLY shared data (uploaded once, before round 0); instead a GPU
  * uploads a level with its first piece of that level, keeps it while the
  * level's rounds last and frees it when the level ends (next_load calls
- * hf__part_cuda_release after packing the coarser level, and after the last
- * refinement pass of a level). A GPU's piece copies its results back into
- * the host arrays the CPU works on (its range of match and its claims on
- * vertices beyond it, its coarse lists, its refinement moves, each reserved
- * in the host's part weights), as an OWNED shared array would, so the host
- * glue in next_load reads the same arrays whoever ran the chunks. The other
- * rounds (TWOHOP, PROJECT, MEASURE) have no GPU kernel: a GPU that takes
- * their chunks runs the CPU code on its own host thread (one core), so the
- * scheduler's measured rates give it little of them. Without a real GPU in
+ * hf__part_cuda_release after packing the coarser level, after the last
+ * refinement pass of a coarse level, and after the measure). A GPU's piece
+ * copies its results back into the host arrays the CPU works on (its range
+ * of match and its claims on vertices beyond it, its coarse lists, its
+ * refinement moves, each reserved in the host's part weights, its range of
+ * parts, its sums), as an OWNED shared array would, so the host glue in
+ * next_load reads the same arrays whoever ran the chunks. (A GPU pairs
+ * two-hop leftovers among its piece's vertices only: the slots it parks
+ * them in are its own.) Without a real GPU in
  * the run (ngpu = 0) nothing of this is touched: the rounds, their chunks
  * and the figures are those of a CPU-only build. With one, the GPUs' share
  * of each coarsening level's work is kept (collect) and goes to
@@ -432,8 +432,8 @@ static int advance(struct hf_partition *c)
             c->pass++;
             return 1;
         }
-        release_gpu_levels(c); /* the level's refinement ended */
         if (c->cur > 0) {
+            release_gpu_levels(c); /* the level's refinement ended; level 0 stays to be measured */
             c->cur--;
             c->phase = HF_PP_PROJECT;
             return (rc = alloc_part(c, c->cur)) ? rc : 1;
@@ -443,6 +443,7 @@ static int advance(struct hf_partition *c)
         c->phase = HF_PP_MEASURE;
         return 1;
     case HF_PP_MEASURE:
+        release_gpu_levels(c);
         c->t_end = now_s();
         c->finished = 1;
         return (rc = write_parts(c)) ? rc : 0;
@@ -553,20 +554,10 @@ static int partition_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
 }
 
 #ifdef HF_HAVE_CUDA
-/* Coarsening runs on the GPU; the rounds without a GPU kernel run the CPU
- * code on the GPU's host thread, on the one core it has (see DESIGN). */
+/* Every round has a GPU kernel (partition_cuda.cu, partition_refine_cuda.cu). */
 static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
 {
-    struct hf_partition *c = ctx;
-    switch (c->phase) {
-    case HF_PP_MATCH:
-    case HF_PP_RESOLVE:
-    case HF_PP_CONTRACT:
-    case HF_PP_REFINE:
-        return hf__part_cuda(c, piece, gpu);
-    default:
-        return partition_run_cpu(ctx, piece, 1);
-    }
+    return hf__part_cuda(ctx, piece, gpu);
 }
 #endif
 
