@@ -29,9 +29,9 @@
  * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
  * or after HF_PART_REFINE_PASSES passes.
  *
- * Data lives in host memory. GPUs run every round (partition_cuda.cu:
- * MATCH, RESOLVE, TWOHOP, CONTRACT; partition_refine_cuda.cu: PROJECT,
- * REFINE, MEASURE): each level's CSR is made during the run, so it
+ * Data lives in host memory. GPUs run the coarsening rounds MATCH, RESOLVE
+ * and CONTRACT (partition_cuda.cu), the REFINE passes and the MEASURE
+ * (partition_refine_cuda.cu): each level's CSR is made during the run, so it
  * is not READONLY shared data (uploaded once, before round 0); instead a GPU
  * uploads a level with its first piece of that level, keeps it while the
  * level's rounds last and frees it when the level ends (next_load calls
@@ -39,11 +39,15 @@
  * refinement pass of a coarse level, and after the measure). A GPU's piece
  * copies its results back into the host arrays the CPU works on (its range
  * of match and its claims on vertices beyond it, its coarse lists, its
- * refinement moves, each reserved in the host's part weights, its range of
- * parts, its sums), as an OWNED shared array would, so the host glue in
- * next_load reads the same arrays whoever ran the chunks. (A GPU pairs
- * two-hop leftovers among its piece's vertices only: the slots it parks
- * them in are its own.) Without a real GPU in
+ * refinement moves, each reserved in the host's part weights, its sums),
+ * as an OWNED shared array would, so the host glue in next_load reads the
+ * same arrays whoever ran the chunks. TWOHOP and PROJECT have no GPU
+ * kernel: a GPU that takes their chunks runs the CPU code on its own host
+ * thread (one core). Kernels for both were tried and were slower than that
+ * core (road grid 2048^2 on an H100: PROJECT's uploads of the map and the
+ * coarser parts 0.10 s against 0.02 s; TWOHOP 0.22 s against 0.08 s, its
+ * leftovers spinning on the slot they share, a quadratic contention on a
+ * Kronecker graph's isolated vertices: 1.1 s). Without a real GPU in
  * the run (ngpu = 0) nothing of this is touched: the rounds, their chunks
  * and the figures are those of a CPU-only build. With one, the GPUs' share
  * of each coarsening level's work is kept (collect) and goes to
@@ -554,10 +558,14 @@ static int partition_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
 }
 
 #ifdef HF_HAVE_CUDA
-/* Every round has a GPU kernel (partition_cuda.cu, partition_refine_cuda.cu). */
+/* The rounds with a GPU kernel run on the GPU; TWOHOP and PROJECT run the
+ * CPU code on the GPU's host thread, on the one core it has (see DESIGN). */
 static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
 {
-    return hf__part_cuda(ctx, piece, gpu);
+    struct hf_partition *c = ctx;
+    if (c->phase == HF_PP_TWOHOP || c->phase == HF_PP_PROJECT)
+        return partition_run_cpu(ctx, piece, 1);
+    return hf__part_cuda(c, piece, gpu);
 }
 #endif
 

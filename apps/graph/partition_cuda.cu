@@ -180,41 +180,6 @@ static __global__ void claims_kernel(const uint32_t *match, uint64_t begin, uint
     pairs[2 * at + 1] = (uint32_t)u;
 }
 
-/* partition_coarsen.c's two-hop pairing for the leftovers of [begin, end):
- * a leftover waits in the slot of its heaviest neighbour (the first of
- * equals; slot nv without one) and the next leftover of that slot takes
- * it. The slots are the piece's own (reset before it), so both ends of a
- * pair lie in the piece, whose copy-back of match carries them. */
-static __global__ void twohop_kernel(const uint64_t *off, const uint32_t *adj, const int64_t *ew,
-                                     const int64_t *vw, uint32_t *match, uint32_t *wait,
-                                     uint64_t nv, uint64_t begin, uint64_t end, int64_t maxv)
-{
-    uint64_t uu = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (uu >= end || vload(&match[uu]) != HF_PART_NONE)
-        return;
-    uint32_t u = (uint32_t)uu;
-    uint64_t key = nv;
-    int64_t best = -1;
-    for (uint64_t j = off[u]; j < off[u + 1]; j++)
-        if (adj[j] != u && weight_of(ew, j) > best) {
-            best = weight_of(ew, j);
-            key = adj[j];
-        }
-    for (;;) {
-        uint32_t w = vload(&wait[key]);
-        if (w == HF_PART_NONE) {
-            if (atomicCAS(&wait[key], HF_PART_NONE, u) == HF_PART_NONE)
-                return; /* parked: a later leftover may take it */
-        } else if (atomicCAS(&wait[key], w, HF_PART_NONE) == w) {
-            if (weight_of(vw, u) + weight_of(vw, w) <= maxv) {
-                vstore(&match[u], w);
-                vstore(&match[w], u);
-            }
-            return;
-        }
-    }
-}
-
 /* The lists of coarse vertices [begin, end): slots are counted from
  * ub[begin]; key/tw hold two table entries per slot. */
 template <int G>
@@ -310,8 +275,8 @@ static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t e
 
 static void free_level(struct part_gpu *g)
 {
-    void *p[] = {g->d_offsets, g->d_adj, g->d_ew,   g->d_vw, g->d_match, g->d_cmap,   g->d_leader,
-                 g->d_ub,      g->d_part, g->d_pw, g->d_wait, g->d_cpart, g->d_hubs};
+    void *p[] = {g->d_offsets, g->d_adj,    g->d_ew, g->d_vw,   g->d_match, g->d_cmap,
+                 g->d_leader,  g->d_ub,     g->d_part, g->d_pw, g->d_hubs};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++)
         if (p[i])
             (void)cudaFree(p[i]);
@@ -390,10 +355,6 @@ static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
     if (!rc)
         rc = dev_alloc(gpu, (void **)&g->d_pw, (size_t)c->k * sizeof(int64_t), "part weights");
     if (!rc)
-        rc = dev_alloc(gpu, (void **)&g->d_wait, (nv + 1) * sizeof(uint32_t), "two-hop slots");
-    if (!rc)
-        rc = dev_alloc(gpu, (void **)&g->d_cpart, nv * sizeof(uint32_t), "coarser parts");
-    if (!rc)
         rc = upload(gpu, g->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
     if (!rc)
         rc = upload(gpu, g->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
@@ -422,15 +383,6 @@ static int hold_round(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
         rc = upload(gpu, g->d_part, l->part, l->nv * sizeof(uint32_t), "parts");
         if (!rc && c->phase == HF_PP_REFINE)
             rc = upload(gpu, g->d_pw, c->pw, (size_t)c->k * sizeof(int64_t), "part weights");
-        if (!rc)
-            g->round_id = c->round_id;
-        return rc;
-    }
-    if (c->phase == HF_PP_PROJECT) {
-        const struct hf_plevel *cl = &c->lv[c->cur + 1];
-        rc = upload(gpu, g->d_cmap, l->cmap, l->nv * sizeof(uint32_t), "cmap");
-        if (!rc)
-            rc = upload(gpu, g->d_cpart, cl->part, cl->nv * sizeof(uint32_t), "coarser parts");
         if (!rc)
             g->round_id = c->round_id;
         return rc;
@@ -534,23 +486,6 @@ static int run_resolve(struct hf_partition *c, struct part_gpu *g, uint64_t b, u
                          "resolve count host function");
 }
 
-static int run_twohop(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
-                      struct hf_cuda *gpu)
-{
-    const struct hf_plevel *l = &c->lv[c->cur];
-    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
-    int rc = hf_cuda_check(
-        gpu, cudaMemsetAsync(g->d_wait, 0xff, (l->nv + 1) * sizeof(uint32_t), s), "two-hop slots");
-    if (rc)
-        return rc;
-    twohop_kernel<<<blocks_for(e - b), BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
-                                                      g->d_match, g->d_wait, l->nv, b, e,
-                                                      c->maxvwgt);
-    if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition two-hop kernel")))
-        return rc;
-    return copy_back(gpu, l->match + b, g->d_match + b, (e - b) * sizeof(uint32_t), "match");
-}
-
 static int run_contract(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
                         struct hf_cuda *gpu)
 {
@@ -617,18 +552,15 @@ extern "C" int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *p,
         return run_match(c, g, p->begin, p->end, gpu);
     case HF_PP_RESOLVE:
         return run_resolve(c, g, p->begin, p->end, gpu);
-    case HF_PP_TWOHOP:
-        return run_twohop(c, g, p->begin, p->end, gpu);
     case HF_PP_CONTRACT:
         return run_contract(c, g, p->begin, p->end, gpu);
-    case HF_PP_PROJECT:
-        return hf__part_project_cuda(c, g, p->begin, p->end, gpu);
     case HF_PP_REFINE:
         return hf__part_refine_cuda(c, g, p->begin, p->end, gpu);
     case HF_PP_MEASURE:
         return hf__part_measure_cuda(c, g, p->begin, p->end, gpu);
+    default:
+        return hf_fail(HF_EAPP, "partition: phase %d has no GPU kernel", (int)c->phase);
     }
-    return hf_fail(HF_EAPP, "partition: phase %d has no GPU kernel", (int)c->phase);
 }
 
 extern "C" void hf__part_cuda_release(struct hf_partition *c)

@@ -29,8 +29,6 @@ struct part_gpu {
     uint64_t *d_ub;           /* nv + 1 */
     uint32_t *d_part;         /* nv: REFINE's parts */
     int64_t *d_pw;            /* k: REFINE's part weights */
-    uint32_t *d_wait;         /* nv + 1: TWOHOP's slots (the last: isolated vertices) */
-    uint32_t *d_cpart;        /* nv: PROJECT's coarser parts (a coarser level is smaller) */
     uint32_t *hubs;           /* host: the level's vertices of more than HUB_DEGREE arcs,
                                  ascending (REFINE gives each a block) */
     uint64_t nhubs;
@@ -75,12 +73,10 @@ static inline int copy_back(struct hf_cuda *gpu, void *h, const void *d, size_t 
     return hf_cuda_check(gpu, cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s), what);
 }
 
-/* partition_refine_cuda.cu: one REFINE, PROJECT or MEASURE piece, vertices
- * [b, e) of level c->cur, on the GPU's copy g of the level. */
+/* partition_refine_cuda.cu: one REFINE or MEASURE piece, vertices [b, e)
+ * of level c->cur, on the GPU's copy g of the level. */
 int hf__part_refine_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
                          struct hf_cuda *gpu);
-int hf__part_project_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
-                          struct hf_cuda *gpu);
 int hf__part_measure_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
                           struct hf_cuda *gpu);
 

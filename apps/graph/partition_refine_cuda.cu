@@ -1,17 +1,14 @@
 /* partition_refine_cuda.cu - the partitioner's uncoarsening rounds on a GPU
- * (partition_refine.c's, spread over GPU threads): projection, boundary
- * refinement passes, and the final measure of cut and part weights.
+ * (partition_refine.c's, spread over GPU threads): the boundary refinement
+ * passes and the final measure of cut and part weights.
  *
- * Projection and measure are plain maps and sums: PROJECT uploads the
- * level's cmap and the coarser parts with the round's first piece and
- * copies its range of parts back; MEASURE sums its range's cut arcs and
- * part weights (in shared memory when the parts' counters fit) and a host
- * function adds them to the run's totals. Level 0 stays resident from its
- * last refinement pass to the measure. Before these two had kernels, a GPU
- * given their chunks ran the CPU code on its host thread's one core, and
- * HASS, whose rates for a GPU came from its kernels, gave it 60-90% of
- * them (road grid 2048^2: the measure round took 45 ms where the CPU team
- * needed 6).
+ * MEASURE sums its range's cut arcs and part weights (in shared memory when
+ * the parts' counters fit) and a host function adds them to the run's
+ * totals; level 0 stays resident from its last refinement pass to the
+ * measure. Without the kernel a GPU given the measure's chunks ran the CPU
+ * code on its host thread's one core, and HASS, whose rates for a GPU come
+ * from its kernels, gave it 60-90% of them (road grid 2048^2: 45 ms where
+ * the CPU team needed 6; with the kernel 4 ms, H100).
  *
  * DESIGN
  * ------
@@ -483,27 +480,7 @@ int hf__part_refine_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b,
                          "moves host function");
 }
 
-/* ---- projection and measure --------------------------------------------- */
-
-/* part[v] = cpart[cmap[v]] for v in [begin, end). */
-static __global__ void project_kernel(uint32_t *part, const uint32_t *cpart, const uint32_t *cmap,
-                                      uint64_t begin, uint64_t end)
-{
-    uint64_t v = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < end)
-        part[v] = cpart[cmap[v]];
-}
-
-int hf__part_project_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
-                          struct hf_cuda *gpu)
-{
-    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
-    project_kernel<<<blocks_for(e - b), BLOCK, 0, s>>>(g->d_part, g->d_cpart, g->d_cmap, b, e);
-    int rc = hf_cuda_check(gpu, cudaGetLastError(), "partition project kernel");
-    return rc ? rc
-              : copy_back(gpu, c->lv[c->cur].part + b, g->d_part + b, (e - b) * sizeof(uint32_t),
-                          "parts");
-}
+/* ---- measure ------------------------------------------------------------ */
 
 /* What a MEASURE piece's host function needs, at the head of the slot's
  * staging buffer: the partitioner, then what the device copies in from
