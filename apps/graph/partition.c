@@ -14,7 +14,8 @@
  *   per coarsening level   MATCH -> RESOLVE [-> TWOHOP] -> CONTRACT
  *   coarsest level         initial partition on the host (METIS), balance,
  *                          REFINE passes
- *   per finer level        PROJECT -> REFINE x up to HF_PART_REFINE_PASSES
+ *   per finer level        PROJECT -> REFINE x up to HF_PART_REFINE_PASSES,
+ *                          then localized FM on the host (partition_fm.c)
  *   finally                MEASURE (cut and part weights on the input graph)
  *
  * next_load is the enactor: it does the serial glue between rounds (the
@@ -27,7 +28,15 @@
  * in next_load on the host. Refinement on a level stops after two passes
  * (one each way) that together moved at most HF_PART_REFINE_QUIET of its
  * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
- * or after HF_PART_REFINE_PASSES passes.
+ * or after HF_PART_REFINE_PASSES passes; a level of more than
+ * HF_PART_FM_SMALL vertices may stop after its first pass by the same test.
+ * Then the host's localized FM (partition_fm.c, serial, in next_load) takes
+ * the level out of the greedy passes' local optimum with negative-gain moves
+ * and rollback: on road-like grids the greedy passes alone ended 1.02-1.12x
+ * METIS's cut, growing with the grid, because every level kept the
+ * coarsest partition's extra 5-10% (bench/NOTES.md); with FM 0.92-0.97x.
+ * On large levels the second greedy pass bought less than FM's pass, which
+ * costs about as much, so it goes.
  *
  * Data lives in host memory. GPUs run the coarsening rounds MATCH, RESOLVE
  * and CONTRACT (partition_cuda.cu), the REFINE passes and the MEASURE
@@ -425,7 +434,7 @@ static int advance(struct hf_partition *c)
         c->refine_rounds++;
         c->cut_est -= c->gain;
         if (c->pass + 1 < HF_PART_REFINE_PASSES &&
-            (c->pass == 0 ||
+            ((c->pass == 0 && l->nv <= HF_PART_FM_SMALL) ||
              ((double)(c->moves + c->last_moves) > HF_PART_REFINE_QUIET * (double)l->nv &&
               (c->pass < 3 ||
                (double)(c->gain + c->last_gain) > HF_PART_REFINE_GAIN * (double)c->cut_est)))) {
@@ -436,6 +445,9 @@ static int advance(struct hf_partition *c)
             c->pass++;
             return 1;
         }
+        /* The greedy passes are done: the host's FM climbs out of their
+         * local optimum (partition_fm.c), between rounds. */
+        c->cut_est -= hf__part_fm(c, c->cur);
         if (c->cur > 0) {
             release_gpu_levels(c); /* the level's refinement ended; level 0 stays to be measured */
             c->cur--;

@@ -21,13 +21,25 @@ extern "C" {
 #define HF_PART_MAX_LEVELS 48
 /* Refinement passes per level at most (alternating up and down moves). */
 #define HF_PART_REFINE_PASSES 16
-/* A level's refinement stops once two passes in a row (one each way) moved
+/* A level's refinement stops once two passes in a row (one each way; on a
+ * level of more than HF_PART_FM_SMALL vertices, also the first pass alone) moved
  * at most this fraction of its vertices: the zero-gain moves would otherwise
  * trickle on for every pass allowed, at a round's overhead each. */
 #define HF_PART_REFINE_QUIET 0.002
 /* ... or gained together less than this fraction of the estimated cut (a
  * Kronecker graph's passes go on shuffling hubs' neighbours at zero gain). */
 #define HF_PART_REFINE_GAIN 0.001
+/* The host's localized FM (partition_fm.c). A local search stops after
+ * HF_PART_FM_PATIENCE moves (HF_PART_FM_PATIENCE_SMALL on a level of at most
+ * HF_PART_FM_SMALL vertices) that did not beat its best cut. Small levels get
+ * up to HF_PART_FM_PASSES passes, larger ones one. No FM on a level whose
+ * boundary holds more than HF_PART_FM_BOUNDARY of its vertices (a Kronecker
+ * graph's: nearly all). */
+#define HF_PART_FM_PATIENCE 8
+#define HF_PART_FM_PATIENCE_SMALL 200
+#define HF_PART_FM_SMALL (1u << 14)
+#define HF_PART_FM_PASSES 6
+#define HF_PART_FM_BOUNDARY 0.25
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */
 #define HF_PART_STALL 0.95
@@ -223,6 +235,10 @@ void hf__part_weigh(struct hf_partition *c, int l);
  * by gain first, then any vertex to the lightest part that takes it).
  * Returns the number of parts still over the bound. */
 long hf__part_balance(struct hf_partition *c, int l);
+
+/* partition_fm.c: localized k-way FM on level l (host, serial), keeping
+ * c->pw exact and every part within maxpw. Returns the cut it saved. */
+int64_t hf__part_fm(struct hf_partition *c, int l);
 
 /* partition_initial.c: partitions level l (the coarsest) into c->k parts in
  * lv[l].part: METIS_PartGraphKway, or bin packing when it has no edge.

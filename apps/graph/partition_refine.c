@@ -18,7 +18,10 @@
  * moves only towards higher part ids and the next only towards lower ones
  * (mt-metis's rule): two adjacent vertices can then never trade places in one
  * pass. Gains are read from parts that may be changing under the pass, so the
- * cut is never tracked by summing gains; it is measured at the end.
+ * cut is never tracked by summing gains; it is measured at the end. These
+ * passes only ever take moves that gain (or hold) the cut, so they stop in a
+ * local optimum; partition_fm.c, on the host after a level's last pass,
+ * climbs out of it.
  *
  * The balance pass runs on the host, between rounds, only when a level's
  * parts exceed the bound after the initial partition or a projection (METIS
