@@ -224,6 +224,9 @@ int hf__part_pack(struct hf_partition *c);
 void hf__part_scratch_free(struct hf_partition *c);
 /* In-place exclusive prefix sum over a[0..n), a[n] = the total (serial: host glue). */
 uint64_t hf__part_scan(uint64_t *a, size_t n);
+/* Whether a loop of next_load's glue over `items` runs on the main thread's
+ * OpenMP team (large enough, and a team of at least 4). */
+int hf__part_glue_parallel(uint64_t items);
 
 /* partition_refine.c: the rounds of uncoarsening. */
 void hf__part_project(struct hf_partition *c, size_t begin, size_t end, int nthreads);

@@ -167,15 +167,15 @@ void hf__part_scratch_free(struct hf_partition *c)
     c->cvw = NULL;
 }
 
-/* Whether next_load's glue between coarsening rounds (the coarse map, the
- * packed coarse CSR) runs on the main thread's OpenMP team: for loops over
+/* Whether next_load's glue between rounds (the coarse map, the packed
+ * coarse CSR, FM's boundary scan) runs on the main thread's OpenMP team: for loops over
  * 2^16 items or more (vertices for the map; vertices and arcs for the
  * packing) and a team of at least 4. On the 2-core machine those loops ran
  * ~10x slower in parallel than serially, fighting the CPU device team's
  * spinning threads for the cores; on the 16-core GPU host, serially, they
  * were 2.6 s of a 24M-vertex road grid's 6.2 s of phases, and 15 ms of a
  * 574k-vertex level of rgg 2^20 (bench/NOTES.md). */
-static int glue_in_parallel(uint64_t items)
+int hf__part_glue_parallel(uint64_t items)
 {
     return items >= ((uint64_t)1 << 16) && omp_get_max_threads() >= 4;
 }
@@ -191,7 +191,7 @@ int hf__part_build_cmap(struct hf_partition *c)
     if (!flag)
         return hf_fail(HF_ENOMEM, "partition: out of memory for the coarse map of %llu vertices",
                        (unsigned long long)n);
-    int par = glue_in_parallel(n);
+    int par = hf__part_glue_parallel(n);
 #pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++) {
         if (l->match[u] == HF_PART_NONE)
@@ -373,13 +373,13 @@ int hf__part_pack(struct hf_partition *c)
     cl->offsets = malloc((nc + 1) * sizeof *cl->offsets);
     if (!cl->offsets)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level");
-#pragma omp parallel for schedule(static) if (glue_in_parallel(nc))
+#pragma omp parallel for schedule(static) if (hf__part_glue_parallel(nc))
     for (uint64_t v = 0; v < nc; v++)
         cl->offsets[v] = c->cdeg[v];
     cl->ne = hf__part_scan(cl->offsets, nc);
     /* The copy is of the arcs: a Kronecker graph's coarse levels keep
      * millions of them on a few thousand vertices. */
-    int par = glue_in_parallel(nc + cl->ne);
+    int par = hf__part_glue_parallel(nc + cl->ne);
     cl->adj = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->adj);
     cl->ew = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->ew);
     cl->match = malloc(nc * sizeof *cl->match);

@@ -24,11 +24,13 @@
  * a state the search passed through. The level's part weights c->pw stay
  * exact.
  *
- * It is serial and O(|E|) per pass to find the boundary, so it runs between
- * rounds (next_load), after a level's greedy passes, and only on levels
- * whose boundary is a small part of the vertices (meshes, not Kronecker
- * graphs, whose every vertex touches many parts and whose cut is already
- * within the issue's bound; the scan stops as soon as it sees that). Levels
+ * It runs between rounds (next_load), after a level's greedy passes,
+ * serially but for the O(|E|) scan for the boundary that starts each pass
+ * (on the main thread's team where next_load's glue runs in parallel: on the
+ * 16-core GPU host, FM serial took ~0.9 s of a 24M-vertex grid's 4.8 s), and
+ * only on levels whose boundary is a small part of the vertices (meshes, not
+ * Kronecker graphs, whose every vertex touches many parts and whose cut is
+ * already within the issue's bound; the listing stops once it sees that). Levels
  * of at most HF_PART_FM_SMALL vertices get patient searches and up to
  * HF_PART_FM_PASSES passes (while a pass gains); larger ones one pass of
  * short searches: on the 4M-vertex road grid that pass took 20-45 ms per
@@ -238,6 +240,33 @@ static int on_boundary(const struct hf_plevel *l, uint64_t u)
     return 0;
 }
 
+/* The level's boundary vertices, ascending, into bnd (grown as needed):
+ * their count, or most + 1 once there are more than `most`. The O(|E|) test
+ * runs on the main thread's team where the glue does (flag), the listing
+ * serially. Returns -1 when out of memory. */
+static int64_t find_boundary(const struct hf_plevel *l, uint64_t most, unsigned char *flag,
+                             uint32_t **bnd, size_t *capb)
+{
+    uint64_t n = l->nv, nb = 0;
+#pragma omp parallel for schedule(static, 4096) if (hf__part_glue_parallel(n + l->ne))
+    for (uint64_t u = 0; u < n; u++)
+        flag[u] = (unsigned char)on_boundary(l, u);
+    for (uint64_t u = 0; u < n && nb <= most; u++) {
+        if (!flag[u])
+            continue;
+        if (nb == *capb) {
+            size_t cap = *capb ? 2 * *capb : 4096;
+            uint32_t *b = realloc(*bnd, cap * sizeof *b);
+            if (!b)
+                return -1;
+            *bnd = b;
+            *capb = cap;
+        }
+        (*bnd)[nb++] = (uint32_t)u;
+    }
+    return (int64_t)nb;
+}
+
 int64_t hf__part_fm(struct hf_partition *c, int li)
 {
     const struct hf_plevel *l = &c->lv[li];
@@ -261,24 +290,15 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
         f.conn[p] = -1;
     uint64_t salt = hf__part_salt(c->seed ^ 0x464d, li);
     for (int pass = 0; pass < npass; pass++) {
-        uint64_t nb = 0, most = (uint64_t)(HF_PART_FM_BOUNDARY * (double)n);
-        for (uint64_t u = 0; u < n && nb <= most; u++) {
-            if (!on_boundary(l, u))
-                continue;
-            if (nb == capb) {
-                size_t cap = capb ? 2 * capb : 4096;
-                uint32_t *b = realloc(bnd, cap * sizeof *b);
-                if (!b)
-                    goto out;
-                bnd = b;
-                capb = cap;
-            }
-            bnd[nb++] = (uint32_t)u;
-        }
+        uint64_t most = (uint64_t)(HF_PART_FM_BOUNDARY * (double)n);
+        /* f.locked is the scan's flag array until the searches lock vertices. */
+        int64_t found = find_boundary(l, most, f.locked, &bnd, &capb);
+        if (found < 0)
+            goto out;
+        uint64_t nb = (uint64_t)found;
         if (nb == 0 || nb > most)
             break; /* nothing to do, or a Kronecker graph's boundary */
-        if (pass > 0)
-            memset(f.locked, 0, n);
+        memset(f.locked, 0, n);
         uint64_t step = hf__part_visit_step(salt + (uint64_t)pass, nb);
         int64_t gained = 0;
         for (uint64_t i = 0; i < nb; i++) {

@@ -214,10 +214,9 @@ static __device__ int64_t block_sum(int64_t x)
     return x;
 }
 
-/* The best of the block's candidates, in thread 0 (every thread calls it). */
-static __device__ struct pick block_best(struct pick x)
+/* The best of the warp's candidates, in its lane 0 (every lane calls it). */
+static __device__ struct pick warp_best(struct pick x)
 {
-    __shared__ struct pick bests[HUB_BLOCK / 32];
     for (int d = 16; d > 0; d /= 2) {
         struct pick o;
         o.conn = __shfl_down_sync(0xffffffffu, x.conn, d);
@@ -226,20 +225,20 @@ static __device__ struct pick block_best(struct pick x)
         if (better(o, x))
             x = o;
     }
+    return x;
+}
+
+/* The best of the block's candidates, in thread 0 (every thread calls it). */
+static __device__ struct pick block_best(struct pick x)
+{
+    __shared__ struct pick bests[HUB_BLOCK / 32];
+    x = warp_best(x);
     if ((threadIdx.x & 31u) == 0)
         bests[threadIdx.x / 32] = x;
     __syncthreads();
-    if (threadIdx.x < 32) {
-        x = threadIdx.x < HUB_BLOCK / 32 ? bests[threadIdx.x] : pick{-1, 0, HF_PART_NONE};
-        for (int d = 16; d > 0; d /= 2) {
-            struct pick o;
-            o.conn = __shfl_down_sync(0xffffffffu, x.conn, d);
-            o.pw = __shfl_down_sync(0xffffffffu, x.pw, d);
-            o.p = __shfl_down_sync(0xffffffffu, x.p, d);
-            if (better(o, x))
-                x = o;
-        }
-    }
+    if (threadIdx.x < 32)
+        x = warp_best(threadIdx.x < HUB_BLOCK / 32 ? bests[threadIdx.x]
+                                                   : pick{-1, 0, HF_PART_NONE});
     __syncthreads();
     return x;
 }
