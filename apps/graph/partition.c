@@ -570,12 +570,12 @@ static int partition_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
 }
 
 #ifdef HF_HAVE_CUDA
-/* The rounds with a GPU kernel run on the GPU; PROJECT runs the CPU code on
- * the GPU's host thread, on the one core it has (see DESIGN). */
+/* The rounds with a GPU kernel run on the GPU; TWOHOP and PROJECT run the
+ * CPU code on the GPU's host thread, on the one core it has (see DESIGN). */
 static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
 {
     struct hf_partition *c = ctx;
-    if (c->phase == HF_PP_PROJECT)
+    if (c->phase == HF_PP_TWOHOP || c->phase == HF_PP_PROJECT)
         return partition_run_cpu(ctx, piece, 1);
     return hf__part_cuda(c, piece, gpu);
 }

@@ -66,7 +66,6 @@
 #include <string.h>
 
 #include <cooperative_groups.h>
-#include <cub/device/device_radix_sort.cuh>
 
 #include "partition_cuda.cuh"
 
@@ -179,52 +178,6 @@ static __global__ void claims_kernel(const uint32_t *match, uint64_t begin, uint
     unsigned long long at = atomicAdd(count, 1ull);
     pairs[2 * at] = m;
     pairs[2 * at + 1] = (uint32_t)u;
-}
-
-/* TWOHOP's sort keys for [begin, end): a leftover u waits in the slot of its
- * heaviest neighbour (the first of equals; slot nv without one), key
- * slot << 32 | u; a matched vertex sorts last (UINT64_MAX). */
-static __global__ void twohop_keys_kernel(const uint64_t *off, const uint32_t *adj,
-                                          const int64_t *ew, const uint32_t *match, uint64_t nv,
-                                          uint64_t begin, uint64_t end, uint64_t *keys)
-{
-    uint64_t u = begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (u >= end)
-        return;
-    uint64_t slot = nv;
-    int64_t best = -1;
-    if (match[u] == HF_PART_NONE) {
-        for (uint64_t j = off[u]; j < off[u + 1]; j++)
-            if (adj[j] != u && weight_of(ew, j) > best) {
-                best = weight_of(ew, j);
-                slot = adj[j];
-            }
-    }
-    keys[u - begin] = match[u] == HF_PART_NONE ? slot << 32 | u : UINT64_MAX;
-}
-
-/* The first thread of each slot's run in the sorted keys walks the run as
- * partition_coarsen.c's slot sees its leftovers arrive: the first waits,
- * the next takes it (when the pair is not too heavy) and empties the slot. */
-static __global__ void twohop_pair_kernel(const int64_t *vw, const uint64_t *keys, uint64_t n,
-                                          uint32_t *match, int64_t maxv)
-{
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || keys[i] == UINT64_MAX || (i > 0 && keys[i - 1] >> 32 == keys[i] >> 32))
-        return;
-    uint32_t waiting = HF_PART_NONE;
-    for (uint64_t j = i; j < n && keys[j] != UINT64_MAX && keys[j] >> 32 == keys[i] >> 32; j++) {
-        uint32_t u = (uint32_t)keys[j];
-        if (waiting == HF_PART_NONE) {
-            waiting = u;
-            continue;
-        }
-        if (weight_of(vw, u) + weight_of(vw, waiting) <= maxv) {
-            match[u] = waiting;
-            match[waiting] = u;
-        }
-        waiting = HF_PART_NONE;
-    }
 }
 
 /* The lists of coarse vertices [begin, end): slots are counted from
@@ -533,42 +486,6 @@ static int run_resolve(struct hf_partition *c, struct part_gpu *g, uint64_t b, u
                          "resolve count host function");
 }
 
-/* TWOHOP for [b, e): the piece's leftovers sorted by slot, each slot's run
- * paired in vertex order (see partition_cuda.cu's DESIGN: no spinning on a
- * shared slot). Pairs form within the piece, whose copy-back of match
- * carries both ends. */
-static int run_twohop(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
-                      struct hf_cuda *gpu)
-{
-    const struct hf_plevel *l = &c->lv[c->cur];
-    uint64_t n = e - b;
-    size_t sort_bytes = 0;
-    if (cub::DeviceRadixSort::SortKeys(NULL, sort_bytes, (const uint64_t *)NULL,
-                                       (uint64_t *)NULL, (int)n) != cudaSuccess)
-        return hf_cuda_check(gpu, cudaGetLastError(), "two-hop sort size");
-    uint64_t *keys = (uint64_t *)hf_cuda_arena_alloc(gpu, n * sizeof(uint64_t));
-    uint64_t *sorted = (uint64_t *)hf_cuda_arena_alloc(gpu, n * sizeof(uint64_t));
-    void *tmp = hf_cuda_arena_alloc(gpu, sort_bytes);
-    if (!keys || !sorted || !tmp)
-        return hf_fail(HF_EDEVOOM, "partition: %s: no room to sort %llu two-hop keys",
-                       hf_cuda_name(gpu), (unsigned long long)n);
-    cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
-    twohop_keys_kernel<<<blocks_for(n), BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew,
-                                                       g->d_match, l->nv, b, e, keys);
-    int rc = hf_cuda_check(gpu, cudaGetLastError(), "partition two-hop keys");
-    if (!rc)
-        rc = hf_cuda_check(
-            gpu, cub::DeviceRadixSort::SortKeys(tmp, sort_bytes, keys, sorted, (int)n, 0, 64, s),
-            "partition two-hop sort");
-    if (rc)
-        return rc;
-    twohop_pair_kernel<<<blocks_for(n), BLOCK, 0, s>>>(g->d_vw, sorted, n, g->d_match,
-                                                       c->maxvwgt);
-    if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition two-hop pairs")))
-        return rc;
-    return copy_back(gpu, l->match + b, g->d_match + b, n * sizeof(uint32_t), "match");
-}
-
 static int run_contract(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
                         struct hf_cuda *gpu)
 {
@@ -635,8 +552,6 @@ extern "C" int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *p,
         return run_match(c, g, p->begin, p->end, gpu);
     case HF_PP_RESOLVE:
         return run_resolve(c, g, p->begin, p->end, gpu);
-    case HF_PP_TWOHOP:
-        return run_twohop(c, g, p->begin, p->end, gpu);
     case HF_PP_CONTRACT:
         return run_contract(c, g, p->begin, p->end, gpu);
     case HF_PP_REFINE:

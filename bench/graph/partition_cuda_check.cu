@@ -127,27 +127,6 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
     REQ(c->unmatched == l->nv - gm);
     printf("%s level %d: nv %llu ne %llu matched cpu %llu gpu %llu (unmatched %llu)\n", name, lev, (unsigned long long)l->nv, (unsigned long long)l->ne, (unsigned long long)cpu_matched, (unsigned long long)gm, (unsigned long long)c->unmatched);
     REQ(gm * 10 >= cpu_matched * 7);
-    /* GPU two-hop: new pairs only among leftovers, mutual, within maxvwgt, sharing a neighbour */
-    std::vector<uint32_t> before(l->match, l->match + l->nv);
-    c->phase = HF_PP_TWOHOP; gpu_round(c, l->nv, 3);
-    uint64_t paired = 0, left = 0;
-    for (uint64_t u = 0; u < l->nv; u++) {
-      if (before[u] != HF_PART_NONE) { REQ(l->match[u] == before[u]); continue; }
-      left++;
-      uint32_t v = l->match[u];
-      if (v == HF_PART_NONE) continue;
-      REQ(v < l->nv && v != u && before[v] == HF_PART_NONE && l->match[v] == u);
-      REQ(hf__pl_vw(l, u) + hf__pl_vw(l, v) <= c->maxvwgt);
-      bool common = false;
-      for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1] && !common; j++)
-        for (uint64_t i = l->offsets[v]; i < l->offsets[v + 1]; i++) common |= l->adj[i] == l->adj[j];
-      auto lonely = [&](uint64_t x) { /* no neighbour but itself: slot nv */
-        for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++) if (l->adj[j] != x) return false;
-        return true; };
-      REQ(common || (lonely(u) && lonely(v)));
-      paired++;
-    }
-    printf("%s level %d: two-hop on the GPU paired %llu of %llu leftovers\n", name, lev, (unsigned long long)paired, (unsigned long long)left);
     CK(hf__part_build_cmap(c));
     c->phase = HF_PP_CONTRACT; gpu_round(c, c->nc, 4);
     uint64_t slots = c->ub[c->nc];
