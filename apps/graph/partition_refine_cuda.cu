@@ -2,14 +2,6 @@
  * (partition_refine.c's, spread over GPU threads): the boundary refinement
  * passes and the final measure of cut and part weights.
  *
- * MEASURE sums its range's cut arcs and part weights (in shared memory when
- * the parts' counters fit) and a host function adds them to the run's
- * totals; level 0 stays resident from its last refinement pass to the
- * measure. Without the kernel a GPU given the measure's chunks ran the CPU
- * code on its host thread's one core, and HASS, whose rates for a GPU come
- * from its kernels, gave it 60-90% of them (road grid 2048^2: 45 ms where
- * the CPU team needed 6; with the kernel 4 ms, H100).
- *
  * DESIGN
  * ------
  * Each vertex of the piece takes partition_refine.c's decision (the
@@ -43,6 +35,14 @@
  * that of two parts equally connected and equally heavy the block takes
  * the lower id where the CPU takes the first it met. With more parts than
  * the counters hold (HUB_MAX_PARTS) hubs take the thread path.
+ *
+ * MEASURE sums its range's cut arcs and part weights (in shared memory when
+ * the parts' counters fit) and a host function adds them to the run's
+ * totals; level 0 stays resident from its last refinement pass to the
+ * measure. Without the kernel a GPU given the measure's chunks ran the CPU
+ * code on its host thread's one core, and HASS, whose rates for a GPU come
+ * from its kernels, gave it 60-90% of them (road grid 2048^2: 45 ms where
+ * the CPU team needed 6; with the kernel 4 ms, H100).
  */
 #include <stddef.h>
 #include <stdint.h>
