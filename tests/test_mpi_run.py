@@ -317,50 +317,70 @@ def ss_ini(tpath, ppath, mode, out):
             % (tpath, ppath, mode, out, SS_CHUNK, ALL))
 
 
+# Runs of the 3-rank strsearch comparison at most, until a node has run
+# several spans in one round (see check_strsearch).
+SS_ATTEMPTS = 3
+
+
 def check_strsearch(tmp):
     tpath, ppath, text, planted = ss_corpus(tmp)
     want_matches, want_counts = ss_expected(text)
     for mode, cmd, want in (("matches", "compare", want_matches), ("counts", "run", want_counts)):
-        outs = [os.path.join(tmp, "ss-%s-%d.out" % (mode, r)) for r in (1, 3)]
-        runs = []
-        for ranks, out in zip((0, 3), outs):
-            p, res = hetfarm(tmp, "ss-%s-%d" % (mode, ranks), ss_ini(tpath, ppath, mode, out),
-                             cmd=cmd, ranks=ranks, timeout=120)
-            if p.returncode != 0:
-                fail("strsearch %s with %d ranks: exit %d\n%s" % (mode, ranks or 1, p.returncode,
-                                                                  p.stderr[-3000:]))
-                return
-            runs.append(load_runs(res))
-        with open(outs[0], "rb") as a, open(outs[1], "rb") as b:
-            alone, across = a.read(), b.read()
-        if across != alone:
-            fail("strsearch %s: the output differs between 1 and 3 ranks" % mode)
-        if across != want:
-            fail("strsearch %s: the output across 3 ranks differs from the occurrences "
-                 "counted here" % mode)
-        if mode == "matches":
-            lines = across.decode().splitlines()
-            for at in planted:
-                if lines.count("%d\t0" % at) != 1:
-                    fail("strsearch: the needle across the chunk boundary at %d is listed "
-                         "%d times" % (at, lines.count("%d\t0" % at)))
-                    break
-        # Every scheduler gives the nodes work in some round (static in every
-        # round); greedy hands a node one request's chunks at a time.
-        several = 0
-        for run in runs[1]:
-            names = [d["name"] for d in run["devices"]]
-            if names != ["cpu", "node1", "node2"]:
-                fail("strsearch %s %s: devices %s" % (mode, run["scheduler"], names))
-                continue
-            node_chunks = [sum(d["chunks"] for d in r["devices"][1:]) for r in run["rounds"]]
-            if sum(node_chunks) == 0 or (run["scheduler"] == "static" and 0 in node_chunks):
-                fail("strsearch %s %s: chunks run by the nodes per round %s"
-                     % (mode, run["scheduler"], node_chunks))
-            several = max([several] + [d["bundles"] for r in run["rounds"]
-                                       for d in r["devices"][1:]])
-        if mode == "matches" and several < 2:
-            fail("strsearch: no node ran more than one span in a round")
+        # Whether a node runs a second span in a round is timing: greedy hands
+        # out one chunk per request, and on a busy machine rank 0's CPU may
+        # take a round's other chunks before a node asks again. The case must
+        # be run, so the 3-rank comparison is repeated (every check again)
+        # until it was, SS_ATTEMPTS times at most.
+        for _ in range(SS_ATTEMPTS if mode == "matches" else 1):
+            several = check_strsearch_mode(tmp, tpath, ppath, planted, mode, cmd, want)
+            if several is None or several >= 2:
+                break
+        if mode == "matches" and several is not None and several < 2:
+            fail("strsearch: no node ran more than one span in a round (%d runs)" % SS_ATTEMPTS)
+
+
+def check_strsearch_mode(tmp, tpath, ppath, planted, mode, cmd, want):
+    """One run alone and one across 3 ranks, checked; the most spans a node
+    ran in one round, or None when a run failed."""
+    outs = [os.path.join(tmp, "ss-%s-%d.out" % (mode, r)) for r in (1, 3)]
+    runs = []
+    for ranks, out in zip((0, 3), outs):
+        p, res = hetfarm(tmp, "ss-%s-%d" % (mode, ranks), ss_ini(tpath, ppath, mode, out),
+                         cmd=cmd, ranks=ranks, timeout=120)
+        if p.returncode != 0:
+            fail("strsearch %s with %d ranks: exit %d\n%s" % (mode, ranks or 1, p.returncode,
+                                                              p.stderr[-3000:]))
+            return None
+        runs.append(load_runs(res))
+    with open(outs[0], "rb") as a, open(outs[1], "rb") as b:
+        alone, across = a.read(), b.read()
+    if across != alone:
+        fail("strsearch %s: the output differs between 1 and 3 ranks" % mode)
+    if across != want:
+        fail("strsearch %s: the output across 3 ranks differs from the occurrences "
+             "counted here" % mode)
+    if mode == "matches":
+        lines = across.decode().splitlines()
+        for at in planted:
+            if lines.count("%d\t0" % at) != 1:
+                fail("strsearch: the needle across the chunk boundary at %d is listed "
+                     "%d times" % (at, lines.count("%d\t0" % at)))
+                break
+    # Every scheduler gives the nodes work in some round (static in every
+    # round); greedy hands a node one request's chunks at a time.
+    several = 0
+    for run in runs[1]:
+        names = [d["name"] for d in run["devices"]]
+        if names != ["cpu", "node1", "node2"]:
+            fail("strsearch %s %s: devices %s" % (mode, run["scheduler"], names))
+            continue
+        node_chunks = [sum(d["chunks"] for d in r["devices"][1:]) for r in run["rounds"]]
+        if sum(node_chunks) == 0 or (run["scheduler"] == "static" and 0 in node_chunks):
+            fail("strsearch %s %s: chunks run by the nodes per round %s"
+                 % (mode, run["scheduler"], node_chunks))
+        several = max([several] + [d["bundles"] for r in run["rounds"]
+                                   for d in r["devices"][1:]])
+    return several
 
 
 GRAPHS = {"grid": "generate = grid\nrows = 80\ncols = 80\n",
