@@ -103,7 +103,9 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
 /* The unit of work changed (a repeating load's chunk costs were re-estimated:
  * hf_round.cost_moved): the bundles in the window still fit a line, as they
  * always did, but no longer tell a per-byte term from the cost per unit of
- * work, so the term is dropped until bundles in the new unit show it again. */
+ * work, so the term is dropped until bundles in the new unit show it again.
+ * A model with `warm_fresh` also drops its repeats (bundles of a size run
+ * before), whose intercept is the old unit's. */
 void hf_cost_new_unit(struct hf_cost_model *m);
 /* What a bundle of a new size costs the device once, by the window: the median
  * of its first-of-size bundles' excess over the fit, whose intercept comes from

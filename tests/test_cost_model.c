@@ -9,7 +9,8 @@
  * where bytes per unit of work vary (a GPU's copy-bound cheap chunks next to
  * its compute-bound dear ones), exactly the old line where they do not (bytes
  * in proportion to work, or none), and the bound's split of work and bytes
- * against splits it must not exceed. HASS's use of it runs in
+ * against splits it must not exceed; and that a new unit of work drops the
+ * repeats of HASS's models (their intercept is the old unit's). HASS's use of it runs in
  * test_hass_robust.c (the hump on CPU + 2 GPUs).
  */
 #include <math.h>
@@ -164,6 +165,40 @@ static void test_unknown_latency_still_caps_time(void **unused)
     assert_int_equal(m.n, 2);
 }
 
+/* HASS's models (warm_fresh) on a load whose chunk costs are learned: round
+ * 0's profile spans, each first of its size with a 3 ms warm-up, and one
+ * repeat that gives the 20 us latency. When the unit of work moves
+ * (hf_cost_new_unit) the repeat goes - its intercept is the old unit's, and
+ * the first repeat in the new unit would be averaged with it - and the
+ * intercept comes from the first-of-size bundles again; the slope stays. A
+ * model without the flag (the engine's) keeps its window as it was. */
+static void test_new_unit_drops_old_repeats(void **unused)
+{
+    (void)unused;
+    for (int flag = 1; flag >= 0; flag--) {
+        struct hf_cost_model m;
+        hf_cost_init(&m);
+        m.warm_fresh = flag;
+        for (double w = 1e10; w <= 1.6e11; w *= 2.0) {
+            hf_cost_add(&m, w, 0.0, truth(w, 0.0) + 3e-3);
+            if (w == 2e10)
+                hf_cost_add(&m, w, 0.0, truth(w, 0.0)); /* the repeat */
+        }
+        hf_cost_refit(&m);
+        int n = m.n;
+        assert_true(!flag || (m.lat_known && fabs(m.lat - LAT) < 1e-9)); /* the repeat's */
+        hf_cost_new_unit(&m);
+        hf_cost_refit(&m);
+        if (flag) {
+            assert_int_equal(m.n, n - 1);
+            assert_true(fabs(m.lat - (LAT + 3e-3)) < 1e-6);
+            assert_true(fabs(m.inv / INV - 1.0) < 1e-6);
+        } else {
+            assert_int_equal(m.n, n); /* its window is untouched */
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_bytes_in_proportion_are_the_line),
         cmocka_unit_test(test_split_bound),
         cmocka_unit_test(test_unknown_latency_still_caps_time),
+        cmocka_unit_test(test_new_unit_drops_old_repeats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,7 +67,9 @@
  * outliers, surprises, drifts, warm-ups - judges a bundle against the
  * prediction in force. When HASS's chunk costs are re-estimated (a new unit
  * of work, hf_cost_new_unit), the per-byte term waits for bundles in the new
- * unit.
+ * unit, and a model that expects warm-ups (`warm_fresh`) drops its repeats:
+ * the intercept they give is the old unit's, and averaged with the first
+ * repeat in the new unit it fits neither (drop_repeats).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -288,10 +290,44 @@ static int new_shape(const struct hf_cost_model *m, double rho)
     return m->n > 0 && (rho > COST_SHAPE_GAP * hi || rho * COST_SHAPE_GAP < lo);
 }
 
+/* Drops the window's repeats (HASS's models, on a new unit of work). A repeat
+ * gives the intercept as its time less the slope's share, and a window that
+ * holds repeats takes the intercept from them alone; but HASS's round-0 repeat
+ * (hass.c: it tells a GPU's latency from its per-size warm-up before the
+ * first plans) ran in the declared unit, and once the learned estimates
+ * replace that unit the first repeat in the new one has the old one as its
+ * only fellow: the median of two is their mean, half a 20 us latency and
+ * half the new unit's excess (an H200 of the `hot` matrix cells: 0.02 and
+ * 15.6 ms made 7.8 ms, fitting neither, and the plan moved on it). Without
+ * them the intercept comes from the first-of-size bundles, as before the
+ * round-0 repeat existed, until repeats in the new unit take over. The
+ * first-of-size bundles stay: in pairs they give the slope. */
+static void drop_repeats(struct hf_cost_model *m)
+{
+    int k = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (!m->fresh[i])
+            continue;
+        m->w[k] = m->w[i];
+        m->b[k] = m->b[i];
+        m->t[k] = m->t[i];
+        m->fresh[k] = m->fresh[i];
+        m->age[k] = m->age[i];
+        k++;
+    }
+    if (k == m->n || k == 0) /* nothing to drop, or nothing left to fit */
+        return;
+    m->n = k;
+    m->stale++;
+    hf_cost_refit(m);
+}
+
 void hf_cost_new_unit(struct hf_cost_model *m)
 {
     m->unit_from = m->clock;
     m->has_cand = 0;
+    if (m->warm_fresh)
+        drop_repeats(m);
     if (m->inv_bw > 0.0) {
         m->inv_bw = 0.0;
         m->fitted = 0; /* refit the line now, on the times themselves */
