@@ -265,7 +265,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             h->prate[d] = 0.0;
             h->profiled[d] = 0;
             h->pdone[d] = 0;
-            h->prep[d] = 0;
+            h->prep[d] = REPEAT_NONE_FITTED;
         }
         if (h->warm_start && hf__hass_warm_models(h))
             h->have_ratio = 1;
@@ -476,20 +476,19 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         /* Round 0 before the split: everyone eats from the shared pool. */
         if (h->pool_next >= r->nchunks)
             return 0;
-        size_t k = h->dev[d].is_gpu ? h->pspan[d] : 1;
-        if (k > r->nchunks - h->pool_next)
-            k = r->nchunks - h->pool_next;
-        if (h->dev[d].is_gpu && h->prep[d] == 2 && !h->profiled[d]) {
+        size_t left = r->nchunks - h->pool_next, k = h->dev[d].is_gpu ? h->pspan[d] : 1;
+        if (h->dev[d].is_gpu && h->prep[d] == REPEAT_DUE && !h->profiled[d]) {
             /* The repeat of the first fitted span (hass_finished) - unless
              * its chunks' work differs: its model would take it for a new
              * size (chunks need not cost the same) and learn nothing. */
-            k = h->psize[d] < r->nchunks - h->pool_next ? h->psize[d] : r->nchunks - h->pool_next;
-            if (!same_work(h, h->pool_next, k, h->pwork[d])) {
-                h->prep[d] = 3;
-                k = h->pspan[d] < r->nchunks - h->pool_next ? h->pspan[d]
-                                                            : r->nchunks - h->pool_next;
-            }
+            size_t again = h->psize[d] < left ? h->psize[d] : left;
+            if (same_work(h, h->pool_next, again, h->pwork[d]))
+                k = again;
+            else
+                h->prep[d] = REPEAT_DONE;
         }
+        if (k > left)
+            k = left;
         out->first = h->pool_next;
         out->count = k;
         out->stolen = 0;
@@ -570,9 +569,9 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     if (h->split)
         return;
     double rate = work / seconds;
-    if (h->dev[d].is_gpu && !h->profiled[d] && fit && h->prep[d] == 2) {
+    if (h->dev[d].is_gpu && !h->profiled[d] && fit && h->prep[d] == REPEAT_DUE) {
         /* The repeat (below): it tells the intercept, not the growth. */
-        h->prep[d] = 3;
+        h->prep[d] = REPEAT_DONE;
     } else if (h->dev[d].is_gpu && !h->profiled[d]) {
         /* Profile spans are all new sizes, and each may carry a warm-up (3 ms
          * on an H200 against a 20 us latency): the spans give the slope
@@ -581,13 +580,13 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
          * (a fixed cost dominates: a latency or a warm-up, which only a repeat
          * tells apart), that span is run once more; the repeat gives the
          * intercept (cost_model.c takes it from repeats). */
-        if (fit && h->prep[d] == 0) {
-            h->prep[d] = 1;
+        if (fit && h->prep[d] == REPEAT_NONE_FITTED) {
+            h->prep[d] = REPEAT_ONE_FITTED;
             h->psize[d] = span->count;
             h->pwork[d] = work;
             h->ptime[d] = own;
-        } else if (fit && h->prep[d] == 1) {
-            h->prep[d] = own < 1.5 * h->ptime[d] ? 2 : 3;
+        } else if (fit && h->prep[d] == REPEAT_ONE_FITTED) {
+            h->prep[d] = own < 1.5 * h->ptime[d] ? REPEAT_DUE : REPEAT_DONE;
         }
         /* A span at the cap of an eighth of the load is saturated enough. */
         size_t cap = h->r->nchunks / 8 > 0 ? h->r->nchunks / 8 : 1;

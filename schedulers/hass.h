@@ -12,6 +12,15 @@
 #define HASS_SIZES 64   /* bundle sizes remembered per device */
 #define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
 
+/* Where a GPU stands with the repeat of its first fitted profile span
+ * (hass.c: it tells the GPU's latency from its per-size warm-up). */
+enum hass_repeat {
+    REPEAT_NONE_FITTED, /* no profile span fitted yet */
+    REPEAT_ONE_FITTED,  /* the first fitted: psize, pwork, ptime hold it */
+    REPEAT_DUE,         /* doubling it barely moved the time: run it again */
+    REPEAT_DONE,        /* run, or not needed */
+};
+
 struct hass {
     int ndev;
     const struct hf_device_info *dev;
@@ -60,8 +69,7 @@ struct hass {
     double *prate;      /* a GPU's best measured rate so far */
     int *profiled;      /* rate known */
     long *pdone;        /* a CPU's chunks measured */
-    int *prep;          /* a GPU's repeat of its first fitted profile span: 0 none fitted,
-                           1 one fitted, 2 the repeat is due, 3 done or not needed */
+    enum hass_repeat *prep; /* a GPU's repeat of its first fitted profile span */
     size_t *psize;      /* the first fitted span: its chunks, ... */
     double *pwork, *ptime; /* ... its work and seconds */
 };

@@ -111,17 +111,24 @@ static int fix_write(const char *path, const char *text)
     return fclose(f) != 0 || bad ? -1 : 0;
 }
 
-/* Writes the fixture results.json to `path`, naming `config_path`. */
-static int fix_write_results(const char *path, const char *config_path)
+/* Writes the results.json of a fixture format (its one %s: the config
+ * path) to `path`, naming `config_path`; 0 or -1. */
+static int fix_write_format(const char *path, const char *fmt, const char *config_path)
 {
-    size_t n = sizeof fixture_fmt + 4096;
+    size_t n = strlen(fmt) + strlen(config_path) + 1;
     char *buf = malloc(n);
     if (!buf)
         return -1;
-    snprintf(buf, n, fixture_fmt, config_path);
+    snprintf(buf, n, fmt, config_path);
     int rc = fix_write(path, buf);
     free(buf);
     return rc;
+}
+
+/* Writes the fixture results.json to `path`, naming `config_path`. */
+static int fix_write_results(const char *path, const char *config_path)
+{
+    return fix_write_format(path, fixture_fmt, config_path);
 }
 
 /* Counts the non-overlapping occurrences of `needle` in `hay`. */

@@ -76,14 +76,7 @@ static const char node_fixture_fmt[] =
 /* Writes the node fixture to `path`, naming `config_path`; 0 or -1. */
 static int node_fix_write_results(const char *path, const char *config_path)
 {
-    size_t n = sizeof node_fixture_fmt + 4096;
-    char *buf = malloc(n);
-    if (!buf)
-        return -1;
-    snprintf(buf, n, node_fixture_fmt, config_path);
-    int rc = fix_write(path, buf);
-    free(buf);
-    return rc;
+    return fix_write_format(path, node_fixture_fmt, config_path);
 }
 
 #endif

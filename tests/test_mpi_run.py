@@ -326,33 +326,43 @@ def check_strsearch(tmp):
     tpath, ppath, text, planted = ss_corpus(tmp)
     want_matches, want_counts = ss_expected(text)
     for mode, cmd, want in (("matches", "compare", want_matches), ("counts", "run", want_counts)):
+        alone = os.path.join(tmp, "ss-%s-1.out" % mode)
+        if ss_run(tmp, tpath, ppath, mode, cmd, 0, alone) is None:
+            return
         # Whether a node runs a second span in a round is timing: greedy hands
         # out one chunk per request, and on a busy machine rank 0's CPU may
         # take a round's other chunks before a node asks again. The case must
         # be run, so the 3-rank comparison is repeated (every check again)
         # until it was, SS_ATTEMPTS times at most.
         for _ in range(SS_ATTEMPTS if mode == "matches" else 1):
-            several = check_strsearch_mode(tmp, tpath, ppath, planted, mode, cmd, want)
+            several = check_strsearch_across(tmp, tpath, ppath, planted, mode, cmd, want, alone)
             if several is None or several >= 2:
                 break
         if mode == "matches" and several is not None and several < 2:
             fail("strsearch: no node ran more than one span in a round (%d runs)" % SS_ATTEMPTS)
 
 
-def check_strsearch_mode(tmp, tpath, ppath, planted, mode, cmd, want):
-    """One run alone and one across 3 ranks, checked; the most spans a node
-    ran in one round, or None when a run failed."""
-    outs = [os.path.join(tmp, "ss-%s-%d.out" % (mode, r)) for r in (1, 3)]
-    runs = []
-    for ranks, out in zip((0, 3), outs):
-        p, res = hetfarm(tmp, "ss-%s-%d" % (mode, ranks), ss_ini(tpath, ppath, mode, out),
-                         cmd=cmd, ranks=ranks, timeout=120)
-        if p.returncode != 0:
-            fail("strsearch %s with %d ranks: exit %d\n%s" % (mode, ranks or 1, p.returncode,
-                                                              p.stderr[-3000:]))
-            return None
-        runs.append(load_runs(res))
-    with open(outs[0], "rb") as a, open(outs[1], "rb") as b:
+def ss_run(tmp, tpath, ppath, mode, cmd, ranks, out):
+    """One strsearch run (ranks 0: without mpirun) writing `out`; its runs
+    from results.json, or None (a failure said) when it failed."""
+    p, res = hetfarm(tmp, "ss-%s-%d" % (mode, ranks), ss_ini(tpath, ppath, mode, out), cmd=cmd,
+                     ranks=ranks, timeout=120)
+    if p.returncode != 0:
+        fail("strsearch %s with %d ranks: exit %d\n%s" % (mode, ranks or 1, p.returncode,
+                                                          p.stderr[-3000:]))
+        return None
+    return load_runs(res)
+
+
+def check_strsearch_across(tmp, tpath, ppath, planted, mode, cmd, want, alone_out):
+    """One run across 3 ranks, checked against the run alone (alone_out) and
+    the occurrences counted here; the most spans a node ran in one round, or
+    None when the run failed."""
+    across_out = os.path.join(tmp, "ss-%s-3.out" % mode)
+    runs = ss_run(tmp, tpath, ppath, mode, cmd, 3, across_out)
+    if runs is None:
+        return None
+    with open(alone_out, "rb") as a, open(across_out, "rb") as b:
         alone, across = a.read(), b.read()
     if across != alone:
         fail("strsearch %s: the output differs between 1 and 3 ranks" % mode)
@@ -369,7 +379,7 @@ def check_strsearch_mode(tmp, tpath, ppath, planted, mode, cmd, want):
     # Every scheduler gives the nodes work in some round (static in every
     # round); greedy hands a node one request's chunks at a time.
     several = 0
-    for run in runs[1]:
+    for run in runs:
         names = [d["name"] for d in run["devices"]]
         if names != ["cpu", "node1", "node2"]:
             fail("strsearch %s %s: devices %s" % (mode, run["scheduler"], names))

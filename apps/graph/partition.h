@@ -132,6 +132,34 @@ static inline int64_t hf__pl_vw(const struct hf_plevel *l, uint64_t v)
     return l->vw ? l->vw[v] : 1;
 }
 
+/* Tallies the arcs of u (in part a) on level l: returns their weight inside
+ * a; adds the weight to every other part p to conn[p], which must be -1 for
+ * every part beforehand and is set to 0 the first time p is seen, when p is
+ * listed in seen[*ns]. The caller resets conn[seen[i]] to -1 afterwards.
+ * Parts are read relaxed: refinement passes move them concurrently. */
+static inline int64_t hf__part_tally(const struct hf_plevel *l, const uint32_t *part, uint64_t u,
+                                     uint32_t a, int64_t *conn, uint32_t *seen, size_t *ns)
+{
+    int64_t inside = 0;
+    for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++) {
+        uint32_t v = l->adj[j];
+        if (v == u)
+            continue;
+        uint32_t p = __atomic_load_n(&part[v], __ATOMIC_RELAXED);
+        int64_t w = hf__pl_ew(l, j);
+        if (p == a) {
+            inside += w;
+        } else {
+            if (conn[p] < 0) {
+                conn[p] = 0;
+                seen[(*ns)++] = p;
+            }
+            conn[p] += w;
+        }
+    }
+    return inside;
+}
+
 /* What a round does; the load's units are the vertices of the level named. */
 enum hf_pphase {
     HF_PP_MATCH,    /* heavy-edge matching proposals (level cur) */

@@ -69,24 +69,9 @@ static uint32_t best_move(struct fm *f, uint32_t u, int64_t *gain)
     const struct hf_plevel *l = f->l;
     const struct hf_partition *c = f->c;
     uint32_t a = l->part[u];
-    int64_t inside = 0, w = hf__pl_vw(l, u);
+    int64_t w = hf__pl_vw(l, u);
     size_t ns = 0;
-    for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++) {
-        uint32_t v = l->adj[j];
-        if (v == u)
-            continue;
-        uint32_t p = l->part[v];
-        int64_t ew = hf__pl_ew(l, j);
-        if (p == a) {
-            inside += ew;
-        } else {
-            if (f->conn[p] < 0) {
-                f->conn[p] = 0;
-                f->seen[ns++] = p;
-            }
-            f->conn[p] += ew;
-        }
-    }
+    int64_t inside = hf__part_tally(l, l->part, u, a, f->conn, f->seen, &ns);
     uint32_t best = HF_PART_NONE;
     for (size_t s = 0; s < ns; s++) {
         uint32_t p = f->seen[s];

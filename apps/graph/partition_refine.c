@@ -77,24 +77,8 @@ int hf__part_refine(struct hf_partition *c, size_t begin, size_t end, int nthrea
             if (!conn || !seen)
                 continue;
             uint32_t a = LOAD(&part[u]);
-            int64_t inside = 0;
             size_t ns = 0;
-            for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++) {
-                uint32_t v = l->adj[j];
-                if (v == u)
-                    continue;
-                uint32_t p = LOAD(&part[v]);
-                int64_t w = hf__pl_ew(l, j);
-                if (p == a) {
-                    inside += w;
-                } else {
-                    if (conn[p] < 0) {
-                        conn[p] = 0;
-                        seen[ns++] = p;
-                    }
-                    conn[p] += w;
-                }
-            }
+            int64_t inside = hf__part_tally(l, part, u, a, conn, seen, &ns);
             if (ns == 0)
                 continue; /* interior */
             uint32_t best = HF_PART_NONE;
