@@ -182,6 +182,11 @@ struct hf_load {
     struct hf__shared_set *shared; /* set by the engine: the run's shared data (hf_shared_changed) */
     unsigned long serial; /* set by the engine: loads drawn before this one in the run (the
                              standalone passes draw round 0 again; a node draws with it) */
+    int cpu_only;   /* set by next_load (0 by default): the load has no GPU kernel, so a
+                       GPU given its chunks could only run the CPU code on its one host
+                       thread; GPUs then sit this round out and the scheduler splits it
+                       over the other devices. Ignored when no other device is alive
+                       (a run of GPUs alone). */
 };
 
 /* An independent piece of a load: units [begin, end). */

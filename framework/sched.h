@@ -166,7 +166,9 @@ struct hf_round {
     size_t nchunks;
     const struct hf_chunk *chunks; /* nchunks chunks, in order */
     double total_work;             /* sum of chunks[i].work */
-    const int *alive;              /* alive[d] = 0 once device d was retired after a fault */
+    const int *alive;              /* alive[d] = 0: device d runs nothing this round (retired
+                                      after a fault, or a GPU sitting out a load marked
+                                      cpu_only); a device may come back in a later round */
     const double *standalone_rate; /* per device work/s running a whole load alone (the
                                       ideal's rates); NULL when unknown. Only schedulers that
                                       model a static mapping from a profile (minmin) read it. */

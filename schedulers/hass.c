@@ -118,6 +118,7 @@ static void hass_destroy(void *state)
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
+    free(h->was_alive);
     free(h->link_of);
     free(h->link_bw);
     free(h->wait_s);
@@ -179,6 +180,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
+    h->was_alive = calloc(n, sizeof *h->was_alive);
     h->link_of = calloc(n, sizeof *h->link_of);
     h->link_bw = calloc(n, sizeof *h->link_bw);
     h->wait_s = calloc(n, sizeof *h->wait_s);
@@ -200,7 +202,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->pwork = calloc(n, sizeof *h->pwork);
     h->psize = calloc(n, sizeof *h->psize);
     h->ptime = calloc(n, sizeof *h->ptime);
-    if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out || !h->buf ||
+    if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out ||
+        !h->was_alive || !h->buf ||
         !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
         !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
         !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone || !h->prep ||
@@ -272,9 +275,11 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     }
     if (!h->have_ratio)
         return 0; /* round 0 profiles from the shared pool */
+    /* A plan that feeds a device not alive now, or was made while a device
+     * alive now sat a round out (hf_load.cpu_only), is made afresh. */
     int fresh = h->plan_chunks != r->nchunks;
     for (int d = 0; d < h->ndev && !fresh; d++)
-        fresh = (h->plan_n[d] > 0 && !r->alive[d]);
+        fresh = (h->plan_n[d] > 0 && !r->alive[d]) || (r->alive[d] && !h->was_alive[d]);
     if (fresh) {
         hf__hass_split_rest(h, 0);
         return 0;
@@ -656,8 +661,10 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     const struct hf_round *r = h->r;
     if (r && r->round == 0 && h->warm_start)
         seed_standalone(h, r);
-    for (int d = 0; d < h->ndev; d++)
-        h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + 1;
+    for (int d = 0; d < h->ndev; d++) { /* a round sat out is not a round left out */
+        h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + (r && r->alive[d]);
+        h->was_alive[d] = !r || r->alive[d];
+    }
     hf__hass_refresh_rates(h);
     save_models(h);
     if (!r || r->nchunks == 0)

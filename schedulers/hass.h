@@ -43,6 +43,7 @@ struct hass {
     long *fed;          /* per device: spans seen by `finished` */
     size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
     long *left_out;     /* rounds in a row the device got nothing */
+    int *was_alive;     /* per device: alive in the last round (it may sit a round out) */
 
     /* Shared links (hass_link.c). */
     int nlinks;

@@ -8,7 +8,8 @@
  * reference) judge them. Each scheduler in hf_schedulers[] runs matmul with the
  * sim engine and `execute = 1` (every bundle really computed on this CPU) on a
  * modelled CPU + 2 GPU node, the noop app on the same node and on odd device
- * sets, and, when the machine allows, the real engine with two CPU teams. The
+ * sets, loads marked cpu_only (GPUs sit them out), and, when the machine
+ * allows, the real engine with two CPU teams. The
  * last test is HASS's performance contract on a smaller copy of the modelled
  * node of configs/sim-matmul.ini and configs/sim-search.ini: efficiency >= 0.95
  * from round 2 and shares that stop moving (< 1%) by round 3. The sim engine is
@@ -107,6 +108,39 @@ static void test_noop_sim(void **unused)
         }
 }
 
+/* Loads without a GPU kernel (noop's cpu_only = odd: hf_load.cpu_only in
+ * rounds 1, 3, 5): every scheduler runs them on the CPU alone and gives the
+ * GPUs work again in the rounds after; on GPUs alone they still run. */
+static void test_cpu_only_loads(void **unused)
+{
+    (void)unused;
+    static const char fmt[] = "[run]\napp = noop\n[load]\nchunks = 400\nwork_per_chunk = 1e6\n"
+                              "cpu_only = %s\n[devices]\nsim = %s\n"
+                              "[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n"
+                              "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\n";
+    for (int s = 0; hf_schedulers[s]; s++) {
+        char ini[1024];
+        snprintf(ini, sizeof ini, fmt, "odd", "host, gpu, gpu");
+        struct hf_run *run;
+        assert_int_equal(run_ini(hf_schedulers[s]->name, ini, HF_ENGINE_SIM, 6, 1, 1, &run), 0);
+        check_counts(run, 6, 400);
+        for (int r = 1; r < 6; r++) {
+            size_t gpu = run->rounds[r].dev[1].chunks + run->rounds[r].dev[2].chunks;
+            if (r % 2 && gpu != 0)
+                fail_msg("%s: GPUs ran %zu chunks of cpu_only round %d", hf_schedulers[s]->name,
+                         gpu, r);
+            if (!(r % 2) && gpu == 0)
+                fail_msg("%s: the GPUs got nothing in round %d, after a cpu_only round",
+                         hf_schedulers[s]->name, r);
+        }
+        hf_run_free(run);
+        snprintf(ini, sizeof ini, fmt, "all", "gpu, gpu");
+        assert_int_equal(run_ini(hf_schedulers[s]->name, ini, HF_ENGINE_SIM, 3, 1, 1, &run), 0);
+        check_counts(run, 3, 400);
+        hf_run_free(run);
+    }
+}
+
 /* The real engine with two CPU teams (threads, wall clock): matmul verified. */
 static void test_real_two_teams(void **unused)
 {
@@ -169,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matmul_sim_execute),
         cmocka_unit_test(test_noop_sim),
+        cmocka_unit_test(test_cpu_only_loads),
         cmocka_unit_test(test_real_two_teams),
         cmocka_unit_test(test_hass_performance),
     };

@@ -52,15 +52,18 @@
  * as an OWNED shared array would, so the host glue in next_load reads the
  * same arrays whoever ran the chunks. TWOHOP and PROJECT have no GPU
  * kernel: a GPU that takes their chunks runs the CPU code on its own host
- * thread (one core). Kernels for both were tried and were slower than that
- * core (road grid 2048^2 on an H100: PROJECT's uploads of the map and the
- * coarser parts 0.10 s against 0.02 s; TWOHOP 0.22 s against 0.08 s, its
+ * thread (one core); with a CPU team in the run the load is cpu_only, so
+ * the GPUs sit those rounds out and the team runs them. Kernels for both
+ * were tried and were slower than that core (road grid 2048^2 on an H100:
+ * PROJECT's uploads of the map and the coarser parts 0.10 s against
+ * 0.02 s; TWOHOP 0.22 s against 0.08 s, its
  * leftovers spinning on the slot they share, a quadratic contention on a
  * Kronecker graph's isolated vertices: 1.1 s). Without a real GPU in
  * the run (ngpu = 0) nothing of this is touched: the rounds, their chunks
- * and the figures are those of a CPU-only build. With one, the GPUs' share
- * of each coarsening level's work is kept (collect) and goes to
- * results.json: per round (level, phase, gpu_share) and per run (the share
+ * and the figures are those of a CPU-only build. Every round's level and
+ * phase go to results.json (bench/graph/partition_phases.py sums them); with
+ * a GPU, the GPUs' share of each coarsening level's work is kept (collect)
+ * and goes there too: per round (gpu_share) and per run (the share
  * of all coarsening, of the first and the last level, and the first level
  * the GPUs took less than half of: where the run switched to the CPU).
  *
@@ -226,6 +229,9 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     struct hf_plevel *l = &c->lv[0];
     c->executes = devs->executes;
     c->ndev = devs->count;
+    int rc = hf__gapp_setup(&c->ga, devs, 0);
+    if (rc)
+        return rc;
     c->ngpu = 0;
     if (!(c->dev_gpu = calloc((size_t)devs->count, 1)) ||
         !(c->gpu = calloc((size_t)devs->count, sizeof *c->gpu)))
@@ -520,14 +526,22 @@ static int partition_next_load(void *ctx, struct hf_load *load)
     load->units = units;
     load->work = (double)(c->cost_off[units] - c->cost_off[0]) + (double)units;
     load->bytes = 0;
+    /* No GPU kernel: the GPUs sit these rounds out (a GPU that took their
+     * chunks would run them on its host thread's one core). */
+    load->cpu_only = c->phase == HF_PP_TWOHOP || c->phase == HF_PP_PROJECT;
     return 1;
 }
 
-/* Chunks of `grain` vertices, each costing its edges plus its vertices. */
+/* Chunks of `grain` vertices, each costing its edges plus its vertices; grain
+ * 0 (the default) is the graph apps' automatic grain, sized by the CPU team
+ * (hf__gapp_grain): with a fixed 4096 vertices, the 16-core host ran each
+ * chunk's parallel region for ~100 us beyond its work, and road 2048^2's
+ * rounds took 0.64 s on the CPU alone against 0.24 s with 65536 (NOTES). */
 static size_t partition_partition(void *ctx, const struct hf_load *load, size_t grain,
                                   struct hf_chunk *out, size_t cap)
 {
     const struct hf_partition *c = ctx;
+    grain = hf__gapp_grain(&c->ga, load, grain);
     size_t n = (load->units + grain - 1) / grain;
     if (!out)
         return n;
@@ -570,8 +584,9 @@ static int partition_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
 }
 
 #ifdef HF_HAVE_CUDA
-/* The rounds with a GPU kernel run on the GPU; TWOHOP and PROJECT run the
- * CPU code on the GPU's host thread, on the one core it has (see DESIGN). */
+/* The rounds with a GPU kernel run on the GPU; TWOHOP and PROJECT, which the
+ * GPUs sit out when a CPU is in the run (cpu_only), run the CPU code on the
+ * GPU's host thread, on the one core it has, in a run of GPUs alone. */
 static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
 {
     struct hf_partition *c = ctx;
@@ -612,10 +627,12 @@ static int partition_round_figures(void *ctx, const struct hf_load *load, struct
 {
     (void)load;
     const struct hf_partition *c = ctx;
-    if (!c->ngpu || cap < 3)
+    if (cap < 3)
         return 0;
     out[0] = (struct hf_figure){"level", (double)c->cur, "0 = the input graph"};
     out[1] = (struct hf_figure){"phase", (double)c->phase, phase_names[c->phase]};
+    if (!c->ngpu)
+        return 2;
     out[2] = (struct hf_figure){
         "gpu_share", c->round_work ? (double)c->round_gpu_work / (double)c->round_work : 0.0,
         "of the round's work"};
@@ -811,5 +828,5 @@ const struct hf_app hf_app_partition = {
     .figures = partition_figures,
     .teardown = partition_teardown,
     .signature = partition_signature,
-    .default_grain = 4096,
+    .default_grain = 0,
 };

@@ -31,6 +31,8 @@
  * kernels still spin by cost and a bundle's work (what the sim engine times)
  * is its units' cost: an app that cannot tell what its units cost (an
  * escape-time fractal's rows), for the framework's estimates to cope with.
+ * [load] cpu_only marks loads as having no GPU kernel (hf_load.cpu_only), in
+ * the odd rounds or all, for the tests of GPUs sitting rounds out.
  */
 #include "hetfarm.h"
 
@@ -48,6 +50,7 @@ struct noop {
     long spin_ns;
     const char *shape;
     int cost_known;          /* chunks' work follows the cost (else: even over units) */
+    const char *cpu_only;    /* none | odd | all: loads marked cpu_only (GPUs sit them out) */
     double *cost;            /* per unit cost factor, mean 1; NULL = uniform */
     _Atomic unsigned *count; /* runs per chunk, when executing */
 };
@@ -115,6 +118,9 @@ static int noop_create(void **ctx, hf_config_t cfg)
         (rc = hf_config_str(cfg, "load", "shape", "uniform", &shape)) ||
         (rc = hf_config_long(cfg, "load", "shape_seed", 1, 0, 1L << 62, &seed)))
         return rc;
+    const char *cpu_only;
+    if ((rc = hf_config_str(cfg, "load", "cpu_only", "none", &cpu_only)))
+        return rc;
     int known;
     if ((rc = hf_config_bool(cfg, "load", "cost_known", 1, &known)))
         return rc;
@@ -127,6 +133,7 @@ static int noop_create(void **ctx, hf_config_t cfg)
     o->spin_ns = spin;
     o->shape = shape;
     o->cost_known = known;
+    o->cpu_only = cpu_only;
     if ((rc = make_shape(o, cfg, seed))) {
         free(o);
         return rc;
@@ -174,6 +181,7 @@ static int noop_next_load(void *ctx, struct hf_load *load)
     load->work = o->work_per_chunk * (double)o->chunks;
     load->bytes = o->bytes_per_chunk * (double)o->chunks;
     load->data = o;
+    load->cpu_only = !strcmp(o->cpu_only, "all") || (!strcmp(o->cpu_only, "odd") && load->round % 2);
     /* No bundle runs between rounds, so plain stores are safe here. */
     for (size_t i = 0; o->count && i < o->chunks; i++)
         atomic_store_explicit(&o->count[i], 0u, memory_order_relaxed);
@@ -271,6 +279,8 @@ static const struct hf_config_key noop_keys[] = {
      "the seed of tail and hot"},
     {NULL, "cost_known", HF_KEY_BOOL, 0, 0, 0, NULL, "yes",
      "chunks' work follows the shape (no: even over units, the kernels still spin by cost)"},
+    {NULL, "cpu_only", HF_KEY_STR, 0, 0, 0, "none|odd|all", "none",
+     "loads marked as having no GPU kernel (GPUs sit them out): none, odd rounds', all"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 

@@ -57,10 +57,35 @@ static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved
     return seen;
 }
 
+/* GPUs sit out a load without a GPU kernel (hf_load.cpu_only): for its round
+ * they are not alive, so every scheduler splits it over the other devices
+ * and the round's bound and ideal count those alone, with no scheduler
+ * knowing why. Not when no other device is alive: a run of GPUs alone still
+ * runs the load (each GPU's host thread runs the CPU code). */
+static void sit_out_gpus(struct hf__engine *e)
+{
+    int others = 0;
+    for (int d = 0; d < e->ndev; d++)
+        others |= e->alive[d] && !hf_devlist_get(e->devs, d)->info.is_gpu;
+    for (int d = 0; d < e->ndev && others && e->load.cpu_only; d++)
+        if (e->alive[d] && hf_devlist_get(e->devs, d)->info.is_gpu)
+            e->alive[d] = 0, e->sat_out[d] = 1;
+}
+
+/* The GPUs that sat the last round out are alive again (a GPU retired after
+ * a fault never sat out: it stays retired). */
+static void seat_gpus(struct hf__engine *e)
+{
+    for (int d = 0; d < e->ndev; d++)
+        if (e->sat_out[d])
+            e->alive[d] = 1, e->sat_out[d] = 0;
+}
+
 /* Draws round `round`'s load and cuts it into e->chunks. Returns 1, 0 (no
  * more loads) or an error. */
 int hf__engine_draw_round(struct hf__engine *e, int round)
 {
+    seat_gpus(e);
     memset(&e->load, 0, sizeof e->load);
     e->load.round = round;
     e->load.shared = e->shared;
@@ -79,6 +104,7 @@ int hf__engine_draw_round(struct hf__engine *e, int round)
                              round, *hf_last_error() ? hf_last_error() : hf_strerror(rc));
         return rc;
     }
+    sit_out_gpus(e);
     /* Round 0 starts from the shared state as next_load left it (it may have
      * reset it, e.g. after a standalone pass), on every device. */
     if (round == 0 && e->shared && (rc = hf__shared_sync_all(e))) {
@@ -441,6 +467,7 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
         if (rc == 0 && e->sched->plan)
             rs->has_plan = e->sched->plan(e->sched_state, rs->plan);
     }
+    seat_gpus(e);
     free(work);
     free(busy);
     free(chunks);

@@ -40,6 +40,7 @@ struct hf__engine {
     size_t round_target;           /* chunks that end the round (all, or a solo sample) */
     struct hf_round round;
     int *alive;
+    int *sat_out;                  /* per device: a GPU sitting out this round (cpu_only load) */
     double *standalone;            /* per device work/s, NULL while measuring */
     struct hf_cost_model *cost;    /* per device: affine model of its bundles (bound_s) */
     struct hf__chunk_cost chunk_cost; /* learned per-chunk cost (chunk_cost.c): round.chunks */
@@ -156,13 +157,21 @@ int hf__measure_standalone(struct hf__engine *e);
 /* engine_real.c */
 int hf__real_start(struct hf__engine *e);
 int hf__real_round(struct hf__engine *e);
-/* Runs fn(e, dev, arg) on the host thread of every alive device d with
- * want[d] set (want == NULL: every alive device), all side by side, and waits
- * for them; between rounds only (no bundle runs). Returns the first non-zero
- * result. Used for work that must run where a device's context lives, like
- * the shared-data merge. Costs nothing when no device is wanted. */
+/* Runs fn(e, dev, arg) on the host thread of every device d that keeps
+ * state (hf__engine_keeps_state) with want[d] set (want == NULL: every such
+ * device), all side by side, and waits for them; between rounds only (no
+ * bundle runs). Returns the first non-zero result. Used for work that must
+ * run where a device's context lives, like the shared-data merge. Costs
+ * nothing when no device is wanted. */
 int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, int dev, void *arg),
                          void *arg, const int *want);
+/* Whether device d keeps the run's state (shared data, its context): alive,
+ * or a GPU sitting one cpu_only round out, which must still receive the
+ * round's merged changes. */
+static inline int hf__engine_keeps_state(const struct hf__engine *e, int d)
+{
+    return e->alive[d] || e->sat_out[d];
+}
 void hf__real_stop(struct hf__engine *e);
 /* engine_sim.c */
 int hf__sim_round(struct hf__engine *e);

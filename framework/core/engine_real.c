@@ -129,7 +129,7 @@ static void run_task(struct hf__engine *e, int dev)
     struct hf__real *R = e->real;
     R->task_seen[dev] = R->task_gen;
     int rc = 0;
-    if (e->alive[dev] && (!R->task_want || R->task_want[dev])) {
+    if (hf__engine_keeps_state(e, dev) && (!R->task_want || R->task_want[dev])) {
         pthread_mutex_unlock(&R->lock);
         hf_clear_error();
         rc = R->task(e, dev, R->task_arg);
@@ -316,7 +316,7 @@ int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, i
     struct hf__real *R = e->real;
     int any = 0;
     for (int d = 0; d < e->ndev; d++)
-        any |= e->alive[d] && (!want || want[d]);
+        any |= hf__engine_keeps_state(e, d) && (!want || want[d]);
     if (!any)
         return 0;
     pthread_mutex_lock(&R->lock);

@@ -312,6 +312,8 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
         tasks[i] = (struct sp_task){.run = r, .chunk = i, .device = -1};
         struct starpu_task *t = starpu_task_create();
         t->cl = cl;
+        if (r->load.cpu_only && starpu_cpu_worker_get_count() > 0)
+            t->where = STARPU_CPU; /* no GPU kernel: the CUDA workers sit it out */
         t->cl_arg = &tasks[i];
         t->cl_arg_size = sizeof tasks[i];
         t->flops = r->chunks[i].work;

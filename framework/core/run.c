@@ -78,11 +78,12 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     e->sim_now = 0;
     e->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
     e->alive = calloc((size_t)e->ndev, sizeof *e->alive);
+    e->sat_out = calloc((size_t)e->ndev, sizeof *e->sat_out);
     e->stats = calloc((size_t)e->ndev, sizeof *e->stats);
     e->asked_gen = calloc((size_t)e->ndev, sizeof *e->asked_gen);
     e->last_event = calloc((size_t)e->ndev, sizeof *e->last_event);
     e->cost = calloc((size_t)e->ndev, sizeof *e->cost);
-    if (!e->alive || !e->stats || !e->asked_gen || !e->last_event || !e->cost)
+    if (!e->alive || !e->sat_out || !e->stats || !e->asked_gen || !e->last_event || !e->cost)
         return hf_fail(HF_ENOMEM, "engine: out of memory");
     /* A real GPU cannot run an app without a GPU kernel. */
     int any = 0;
@@ -146,6 +147,7 @@ void hf__run_teardown(struct hf__engine *e)
     if (e->devs)
         hf_devlist_destroy(e->devs);
     free(e->alive);
+    free(e->sat_out);
     free(e->stats);
     free(e->asked_gen);
     free(e->last_event);
