@@ -86,7 +86,13 @@
  * cost of a new size is learned from how far such bundles overshoot its
  * model, and read from the window's first-of-size bundles as soon as the
  * latency is known: hf_cost_warmup; a new size costs real GPUs a kernel
- * choice). So a settled split
+ * choice). A GPU's warm-up is also read without any latency, from the first
+ * bundle of a chunk count against its first repeat (learn_warm_cost): at a
+ * small load every GPU runs one size per round from its standalone pass on,
+ * its model never sees the sizes that tell its latency, and without this the
+ * split moved by a chunk or two (6 us of gain in a 0.1 ms round) for a 3 ms
+ * warm-up, twice in ten rounds. So the sizes a GPU has warmed are kept until
+ * a new split's gain pays for new ones. A settled split thus
  * stops moving - but it is never frozen for good: when a device's times drift
  * (its model restarts after two surprising bundles), the plan moves and is
  * taken.
@@ -129,6 +135,9 @@ static void hass_destroy(void *state)
     free(h->warm);
     free(h->fed);
     free(h->sizes);
+    free(h->nwarm);
+    free(h->first_t);
+    free(h->first_w);
     free(h->buf);
     free(h->committed);
     free(h->inflight);
@@ -191,6 +200,9 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->warm = calloc(n, sizeof *h->warm);
     h->fed = calloc(n, sizeof *h->fed);
     h->sizes = calloc(n * HASS_SIZES, sizeof *h->sizes);
+    h->nwarm = calloc(n, sizeof *h->nwarm);
+    h->first_t = calloc(n * HASS_SIZES, sizeof *h->first_t);
+    h->first_w = calloc(n * HASS_SIZES, sizeof *h->first_w);
     h->buf = calloc(n, sizeof *h->buf);
     h->committed = calloc(n, sizeof *h->committed);
     h->inflight = calloc(n, sizeof *h->inflight);
@@ -203,8 +215,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->psize = calloc(n, sizeof *h->psize);
     h->ptime = calloc(n, sizeof *h->ptime);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out ||
-        !h->was_alive || !h->buf ||
-        !h->warm || !h->fed || !h->sizes || !h->link_of || !h->link_bw || !h->wait_s ||
+        !h->was_alive || !h->buf || !h->warm || !h->fed || !h->sizes || !h->nwarm ||
+        !h->first_t || !h->first_w || !h->link_of || !h->link_bw || !h->wait_s ||
         !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
         !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone || !h->prep ||
         !h->pwork || !h->psize || !h->ptime) {
@@ -518,33 +530,67 @@ static int all_profiled(const struct hass *h)
     return 1;
 }
 
-/* Whether device d ran a bundle of `count` chunks before; remembers it. */
-static int size_seen(struct hass *h, int d, size_t count)
+/* Device d's slot for bundles of `count` chunks in its set of sizes; *seen
+ * says whether it ran one before (the slot then remembers it). -1 when the
+ * set is full: everything counts as seen. */
+static long size_slot(struct hass *h, int d, size_t count, int *seen)
 {
     size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
+    *seen = 1;
     for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
         if (set[k] == key)
-            return 1;
+            return (long)((size_t)d * HASS_SIZES + k);
         if (set[k] == 0) {
             set[k] = key;
-            return 0;
+            *seen = 0;
+            return (long)((size_t)d * HASS_SIZES + k);
         }
     }
-    return 1; /* full: everything counts as seen */
+    return -1;
+}
+
+/* One more measure of device d's warm-up: how much longer a first bundle
+ * took than `base`, its time without one. An excess within the noise the
+ * model tolerates (max(10%, 3x its spread), as for a surprise) is none. The
+ * first measure is taken whole, later ones averaged in (the latest counts
+ * half). */
+static void warm_learn(struct hass *h, int d, double seconds, double base)
+{
+    double excess = seconds - base;
+    if (!(excess > fmax(0.1, 3.0 * h->model[d].spread) * base))
+        excess = 0.0;
+    h->warm[d] = h->nwarm[d]++ ? 0.5 * h->warm[d] + 0.5 * excess : excess;
 }
 
 /* A bundle of a size the device never ran costs it extra once on real GPUs
- * (kernel choice and loading for a new GEMM shape): learn how much, from how
- * far such bundles overshoot the model, so that a changed split is weighed
- * against what it costs (hass_round_end). */
+ * (kernel choice and loading for a new GEMM shape): learn how much, so that
+ * a changed split is weighed against what it costs (hass_round_end). Two
+ * ways: how far a new size overshoots the model once its latency is known,
+ * and, on a GPU, how much slower a size's first bundle was than its first
+ * repeat (its time scaled to the first's work, when the two differ by less
+ * than 10%). The second needs no latency: a GPU that ran one bundle size per
+ * round since its standalone pass never learns its latency, and a split that
+ * moves by a chunk or two would pay the warm-up every round it moves.
+ * `first` marks a GPU's very first bundle: its size is warmed, but its time
+ * holds the first launch, not a size's warm-up. */
 static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double bytes,
-                            double seconds)
+                            double seconds, int first)
 {
     const struct hf_cost_model *m = &h->model[d];
-    if (size_seen(h, d, count) || !m->lat_known)
+    int seen;
+    long k = size_slot(h, d, count, &seen);
+    if (k < 0 || first)
         return;
-    double excess = fmax(0.0, seconds - hf_cost_time(m, work, bytes));
-    h->warm[d] = 0.5 * h->warm[d] + 0.5 * excess;
+    if (!seen) {
+        h->first_t[k] = h->dev[d].is_gpu ? seconds : 0.0;
+        h->first_w[k] = work;
+        if (m->lat_known)
+            warm_learn(h, d, seconds, hf_cost_time(m, work, bytes));
+        return;
+    }
+    if (h->first_t[k] > 0.0 && fabs(work / h->first_w[k] - 1.0) < 0.1)
+        warm_learn(h, d, h->first_t[k], seconds * h->first_w[k] / work);
+    h->first_t[k] = 0.0; /* one pair per size */
 }
 
 /* Every span feeds the device's cost model. In round 0 before the split,
@@ -566,9 +612,13 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     double own = hf__hass_link_own(h, d, bytes, seconds);
     /* A GPU's very first bundle is a warm-up on real hardware (first launch,
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
-    int fit = (!h->dev[d].is_gpu || h->fed[d]++ > 0) && hf__hass_link_fit(h, d);
-    if (fit) {
-        learn_warm_cost(h, d, span->count, work, bytes, own);
+    int first = h->dev[d].is_gpu && h->fed[d]++ == 0;
+    int fit = !first && hf__hass_link_fit(h, d);
+    if (first) {
+        /* Its size is warmed all the same (the kernel was chosen then). */
+        learn_warm_cost(h, d, span->count, work, bytes, own, 1);
+    } else if (fit) {
+        learn_warm_cost(h, d, span->count, work, bytes, own, 0);
         hf_cost_add(&h->model[d], work, bytes, own);
     }
     if (h->split)

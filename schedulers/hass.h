@@ -40,8 +40,11 @@ struct hass {
     double plan_reserve; /* the reserve fraction fixed with the plan */
     int have_ratio;
     double *warm;       /* per device: what a bundle of a new size costs it once (s) */
+    long *nwarm;        /* per device: measures of it so far */
     long *fed;          /* per device: spans seen by `finished` */
     size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
+    double *first_t, *first_w; /* per size slot: its first bundle's seconds and work, until
+                                  its first repeat (0 after it, or for a CPU) */
     long *left_out;     /* rounds in a row the device got nothing */
     int *was_alive;     /* per device: alive in the last round (it may sit a round out) */
 
