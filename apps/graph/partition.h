@@ -121,6 +121,8 @@ struct hf_plevel {
     uint32_t *match;   /* nv: partner, itself when single, HF_PART_NONE while unmatched */
     uint32_t *cmap;    /* nv: the vertex of the next coarser level holding this one */
     uint32_t *part;    /* nv: part ids, during uncoarsening */
+    unsigned long made; /* which level this is (c->levels_made when it was made): a GPU
+                           keeps a level's CSR from its coarsening to its refinement */
 };
 
 static inline int64_t hf__pl_ew(const struct hf_plevel *l, uint64_t j)
@@ -231,6 +233,7 @@ struct hf_partition {
     int ngpu;                 /* real GPUs in the run */
     void **gpu;               /* ndev: a GPU's copy of the level being coarsened, or NULL */
     unsigned long level_gen;  /* levels begun so far: which level a GPU's copy is of */
+    unsigned long levels_made; /* levels made so far, the input's included (hf_plevel.made) */
     unsigned long round_id;   /* loads drawn so far: which round a GPU's inputs are of */
     uint64_t round_work, round_gpu_work;     /* this round's work, and the GPUs' (collect) */
     uint64_t lvl_work[HF_PART_MAX_LEVELS];   /* coarsening work of each level ... */
@@ -289,12 +292,14 @@ struct hf_cuda;
 struct hf_bundle;
 /* partition_cuda.cu: runs one piece of a MATCH, RESOLVE, CONTRACT or REFINE
  * round on the GPU, with the level's graph resident there (uploaded by the
- * GPU's first piece of the level) and the piece's results copied back into
- * the host arrays the next round and next_load read. */
+ * GPU's first piece of the level's coarsening, kept until the measure
+ * ends) and the piece's results copied back into the host arrays the next
+ * round and next_load read. */
 int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
-/* Frees every GPU's copy of the level; between rounds (the level ended, round
- * 0 starts again, teardown), from the engine's thread. */
+/* Frees everything the GPUs hold; between rounds (round 0 starts again, the
+ * measure ended, teardown), from the engine's thread. */
 void hf__part_cuda_release(struct hf_partition *c);
+
 #endif
 
 /* partition_ref.c: the plain check. Counts every undirected edge of g once

@@ -7,12 +7,19 @@
  * ------
  * Residency. A level's CSR (offsets, adj, edge and vertex weights) is made
  * during the run, so it cannot be READONLY shared data. Each GPU keeps its
- * own copy in a `struct part_gpu` (c->gpu[device index]): the first piece
+ * own copies in a `struct part_gpu` (c->gpu[device index]): the first piece
  * of a level on a GPU (c->level_gen differs from the copy's) allocates the
  * level's arrays with cudaMalloc, outside the arena, and enqueues their
- * upload on the copy-in stream; every later piece of that level's rounds
- * moves only what changed. next_load frees every copy when the level ends
- * (hf__part_cuda_release, from the engine's thread between rounds).
+ * upload on the copy-in stream, unless the GPU kept that level's CSR since
+ * its coarsening (g->csr[level], matched by hf_plevel.made); every later
+ * piece of that level's rounds moves only what changed. Every level's CSR
+ * stays until the measure ends (hf__part_cuda_release, from the engine's
+ * thread between rounds), so a refinement round uploads only the parts;
+ * the peak is the coarsening's anyway, and cudaFree waits for the device
+ * (freeing each level after its refinement made a 24M-vertex grid's
+ * uncoarsening 0.15-0.2 s slower on an H100). A GPU without room for a
+ * level drops the other levels it keeps and tries once more. The rounds'
+ * scratch (match, cmap, ...) is made once, for the first level.
  *
  * Per round, the first piece on a GPU (c->round_id differs) uploads the
  * round's host inputs: match (MATCH, RESOLVE, CONTRACT) and, for CONTRACT,
@@ -273,17 +280,37 @@ static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t e
 
 /* ---- residency ---------------------------------------------------------- */
 
-static void free_level(struct part_gpu *g)
+/* Frees the scratch of the levels' rounds and forgets the level held (its
+ * CSR stays in g->csr). */
+static void free_scratch(struct part_gpu *g)
 {
-    void *p[] = {g->d_offsets, g->d_adj,    g->d_ew, g->d_vw,   g->d_match, g->d_cmap,
-                 g->d_leader,  g->d_ub,     g->d_part, g->d_pw, g->d_hubs};
+    void *p[] = {g->d_match, g->d_cmap, g->d_leader, g->d_ub, g->d_part, g->d_pw};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++)
         if (p[i])
             (void)cudaFree(p[i]);
-    free(g->hubs);
-    int ordinal = g->ordinal;
-    memset(g, 0, sizeof *g);
-    g->ordinal = ordinal;
+    g->d_match = g->d_cmap = g->d_leader = g->d_part = NULL;
+    g->d_ub = NULL;
+    g->d_pw = NULL;
+    g->scratch_nv = 0;
+    g->level_gen = 0;
+}
+
+static void free_csr(struct part_gpu_csr *k)
+{
+    void *p[] = {k->d_offsets, k->d_adj, k->d_ew, k->d_vw, k->d_hubs};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++)
+        if (p[i])
+            (void)cudaFree(p[i]);
+    free(k->hubs);
+    memset(k, 0, sizeof *k);
+}
+
+/* Everything this GPU holds. */
+static void free_level(struct part_gpu *g)
+{
+    free_scratch(g);
+    for (int l = 0; l < HF_PART_MAX_LEVELS; l++)
+        free_csr(&g->csr[l]);
 }
 
 /* cudaMalloc of at least one aligned block (a level may have no edge). */
@@ -310,40 +337,60 @@ static int upload(struct hf_cuda *gpu, void *d, const void *h, size_t bytes, con
 
 /* Lists the level's hubs (vertices of more than HUB_DEGREE arcs) on the
  * host and the GPU: one scan of the offsets a level. */
-static int hold_hubs(const struct hf_plevel *l, struct part_gpu *g, struct hf_cuda *gpu)
+static int hold_hubs(const struct hf_plevel *l, struct part_gpu_csr *k, struct hf_cuda *gpu)
 {
     uint64_t n = 0;
     for (uint64_t v = 0; v < l->nv; v++)
         n += l->offsets[v + 1] - l->offsets[v] > HUB_DEGREE;
     if (!n)
         return 0;
-    if (!(g->hubs = (uint32_t *)malloc(n * sizeof *g->hubs)))
+    if (!(k->hubs = (uint32_t *)malloc(n * sizeof *k->hubs)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu hubs",
                        (unsigned long long)n);
     for (uint64_t v = 0; v < l->nv; v++)
         if (l->offsets[v + 1] - l->offsets[v] > HUB_DEGREE)
-            g->hubs[g->nhubs++] = (uint32_t)v;
-    int rc = dev_alloc(gpu, (void **)&g->d_hubs, n * sizeof(uint32_t), "hubs");
-    return rc ? rc : upload(gpu, g->d_hubs, g->hubs, n * sizeof(uint32_t), "hubs");
+            k->hubs[k->nhubs++] = (uint32_t)v;
+    int rc = dev_alloc(gpu, (void **)&k->d_hubs, n * sizeof(uint32_t), "hubs");
+    return rc ? rc : upload(gpu, k->d_hubs, k->hubs, n * sizeof(uint32_t), "hubs");
 }
 
-/* Makes level c->cur resident on this GPU (copy-in stream), once a level. */
-static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda *gpu)
+/* Uploads level l's CSR into k (copy-in stream). */
+static int upload_csr(const struct hf_plevel *l, struct part_gpu_csr *k, struct hf_cuda *gpu)
 {
-    if (g->level_gen == c->level_gen)
-        return 0;
-    free_level(g);
-    const struct hf_plevel *l = &c->lv[c->cur];
     size_t nv = l->nv, ne = l->ne;
-    int rc = dev_alloc(gpu, (void **)&g->d_offsets, (nv + 1) * sizeof(uint64_t), "offsets");
+    int rc = dev_alloc(gpu, (void **)&k->d_offsets, (nv + 1) * sizeof(uint64_t), "offsets");
     if (!rc)
-        rc = dev_alloc(gpu, (void **)&g->d_adj, ne * sizeof(uint32_t), "adjacency");
+        rc = dev_alloc(gpu, (void **)&k->d_adj, ne * sizeof(uint32_t), "adjacency");
     if (!rc && l->ew)
-        rc = dev_alloc(gpu, (void **)&g->d_ew, ne * sizeof(int64_t), "edge weights");
+        rc = dev_alloc(gpu, (void **)&k->d_ew, ne * sizeof(int64_t), "edge weights");
     if (!rc && l->vw)
-        rc = dev_alloc(gpu, (void **)&g->d_vw, nv * sizeof(int64_t), "vertex weights");
+        rc = dev_alloc(gpu, (void **)&k->d_vw, nv * sizeof(int64_t), "vertex weights");
     if (!rc)
-        rc = dev_alloc(gpu, (void **)&g->d_match, nv * sizeof(uint32_t), "match");
+        rc = upload(gpu, k->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
+    if (!rc)
+        rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
+    if (!rc && l->ew)
+        rc = upload(gpu, k->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
+    if (!rc && l->vw)
+        rc = upload(gpu, k->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
+    if (!rc)
+        rc = hold_hubs(l, k, gpu);
+    if (rc)
+        free_csr(k);
+    else
+        k->made = l->made;
+    return rc;
+}
+
+/* The scratch of a level's rounds, for levels of up to nv vertices: made
+ * once, for the first (largest) level, as cudaFree waits for the device. */
+static int hold_scratch(struct hf_partition *c, struct part_gpu *g, struct hf_cuda *gpu,
+                        uint64_t nv)
+{
+    if (g->scratch_nv >= nv && g->d_match)
+        return 0;
+    free_scratch(g);
+    int rc = dev_alloc(gpu, (void **)&g->d_match, nv * sizeof(uint32_t), "match");
     if (!rc)
         rc = dev_alloc(gpu, (void **)&g->d_cmap, nv * sizeof(uint32_t), "cmap");
     if (!rc)
@@ -354,20 +401,46 @@ static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
         rc = dev_alloc(gpu, (void **)&g->d_part, nv * sizeof(uint32_t), "parts");
     if (!rc)
         rc = dev_alloc(gpu, (void **)&g->d_pw, (size_t)c->k * sizeof(int64_t), "part weights");
-    if (!rc)
-        rc = upload(gpu, g->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
-    if (!rc)
-        rc = upload(gpu, g->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
-    if (!rc && l->ew)
-        rc = upload(gpu, g->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
-    if (!rc && l->vw)
-        rc = upload(gpu, g->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
-    if (!rc)
-        rc = hold_hubs(l, g, gpu);
-    if (rc) {
-        free_level(g);
-        return rc;
+    if (rc)
+        free_scratch(g);
+    else
+        g->scratch_nv = nv;
+    return rc;
+}
+
+/* Makes level c->cur resident on this GPU (copy-in stream), once a level:
+ * its CSR from g->csr when this GPU kept it since the level's coarsening
+ * (uploaded otherwise; when the GPU has no room, after dropping the other
+ * levels it keeps), and the scratch of its rounds. */
+static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda *gpu)
+{
+    if (g->level_gen == c->level_gen)
+        return 0;
+    g->level_gen = 0;
+    const struct hf_plevel *l = &c->lv[c->cur];
+    struct part_gpu_csr *k = &g->csr[c->cur];
+    int rc = 0;
+    if (!l->made || k->made != l->made) { /* made 0: a level nobody numbered */
+        free_csr(k);
+        if ((rc = upload_csr(l, k, gpu)) == HF_EDEVICE) {
+            for (int o = 0; o < HF_PART_MAX_LEVELS; o++)
+                if (o != c->cur)
+                    free_csr(&g->csr[o]);
+            hf_clear_error();
+            rc = upload_csr(l, k, gpu);
+        }
+        if (rc)
+            return rc;
     }
+    if ((rc = hold_scratch(c, g, gpu, l->nv)))
+        return rc;
+    g->d_offsets = k->d_offsets;
+    g->d_adj = k->d_adj;
+    g->d_ew = k->d_ew;
+    g->d_vw = k->d_vw;
+    g->hubs = k->hubs;
+    g->nhubs = k->nhubs;
+    g->d_hubs = k->d_hubs;
     g->level_gen = c->level_gen;
     return 0;
 }

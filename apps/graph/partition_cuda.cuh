@@ -14,7 +14,22 @@
 
 #define BLOCK 256 /* a multiple of 32: whole warps, whole tiles */
 
-/* One GPU's copy of the level being coarsened or refined. */
+/* A level's CSR as a GPU keeps it from the level's coarsening to the end of
+ * its refinement (partition_cuda.cu, "Residency"). */
+struct part_gpu_csr {
+    unsigned long made;       /* the level's hf_plevel.made when uploaded; 0 = none */
+    uint64_t *d_offsets;      /* nv + 1 */
+    uint32_t *d_adj;          /* ne */
+    int64_t *d_ew;            /* ne, or NULL (unit weights) */
+    int64_t *d_vw;            /* nv, or NULL (unit weights) */
+    uint32_t *hubs;           /* host: the level's vertices of more than HUB_DEGREE arcs,
+                                 ascending (REFINE gives each a block) */
+    uint64_t nhubs;
+    uint32_t *d_hubs;         /* nhubs: the same on the GPU */
+};
+
+/* One GPU's copy of the level being coarsened or refined: the level's CSR
+ * (pointers into csr[c->cur]) and the scratch of its rounds. */
 struct part_gpu {
     int ordinal;              /* its CUDA device, for the release */
     unsigned long level_gen;  /* the level held (c->level_gen when uploaded) */
@@ -29,10 +44,11 @@ struct part_gpu {
     uint64_t *d_ub;           /* nv + 1 */
     uint32_t *d_part;         /* nv: REFINE's parts */
     int64_t *d_pw;            /* k: REFINE's part weights */
-    uint32_t *hubs;           /* host: the level's vertices of more than HUB_DEGREE arcs,
-                                 ascending (REFINE gives each a block) */
+    uint64_t scratch_nv;      /* the vertices the scratch above holds */
+    uint32_t *hubs;           /* the level's hubs (csr[c->cur].hubs) */
     uint64_t nhubs;
-    uint32_t *d_hubs;         /* nhubs: the same on the GPU */
+    uint32_t *d_hubs;
+    struct part_gpu_csr csr[HF_PART_MAX_LEVELS]; /* every level kept, by level */
 };
 
 /* Vertices of more arcs than this are refined a block each rather than a

@@ -42,6 +42,7 @@
 struct hf_cuda { cudaStream_t st[3]; cudaEvent_t ev[3]; int phase, slot; char *arena[2]; size_t used, cap; void *stage[2]; cudaEvent_t done[2][3]; };
 static char msg[1024];
 extern "C" int hf_fail(int err, const char *fmt, ...) { va_list a; va_start(a, fmt); vsnprintf(msg, sizeof msg, fmt, a); va_end(a); return err; }
+extern "C" void hf_clear_error(void) { msg[0] = 0; }
 extern "C" cudaStream_t hf_cuda_phase(struct hf_cuda *g, enum hf_cuda_phase p) {
   while (g->phase < (int)p) { cudaEventRecord(g->ev[g->phase], g->st[g->phase]); cudaStreamWaitEvent(g->st[g->phase + 1], g->ev[g->phase], 0); g->phase++; }
   return g->st[g->phase]; }
