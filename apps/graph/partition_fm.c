@@ -24,10 +24,15 @@
  * a state the search passed through. The level's part weights c->pw stay
  * exact.
  *
- * It runs between rounds (next_load), after a level's greedy passes,
- * serially but for the O(|E|) scan for the boundary that starts each pass
- * (on the main thread's team where next_load's glue runs in parallel: on the
- * 16-core GPU host, FM serial took ~0.9 s of a 24M-vertex grid's 4.8 s), and
+ * It runs between rounds (next_load), after a level's greedy passes, on
+ * the main thread's team where next_load's glue runs in parallel: the O(|E|)
+ * scan for the boundary that starts each pass (on the 16-core GPU host, FM
+ * all serial took ~0.9 s of a 24M-vertex grid's 4.8 s) and, on levels of
+ * more than HF_PART_FM_SMALL vertices, the searches themselves
+ * (parallel_pass: each thread searches from seeds it takes in turn, and
+ * claims every vertex it moves; a move's weight is reserved in its target
+ * and stays counted in its source until the search ends, so rollbacks
+ * never overfill a part). Small levels' long searches stay serial. FM runs
  * only on levels whose boundary is a small part of the vertices (meshes, not
  * Kronecker graphs, whose every vertex touches many parts and whose cut is
  * already within the issue's bound; the listing stops once it sees that). Levels
@@ -36,6 +41,7 @@
  * short searches: on the 4M-vertex road grid that pass took 20-45 ms per
  * level on the dev VM, about half of it the boundary scan.
  */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,10 +59,13 @@ struct fm {
     const struct hf_plevel *l;
     int64_t *conn;         /* k: edge weight to each part, -1 when unseen */
     uint32_t *seen;        /* k: the parts seen around the vertex */
-    unsigned char *locked; /* nv: moved in this pass (kept or rolled back) */
+    unsigned char *locked; /* nv, shared by a pass's searches: 0, or the mark of the
+                              search's thread that moved it (kept or rolled back) */
+    unsigned char me;      /* this thread's mark (1 in a serial pass) */
+    int shared;            /* other threads search the level at the same time */
     struct fm_entry *heap;
     size_t nheap, capheap;
-    uint32_t *log_u, *log_from; /* moves of the search, for the rollback */
+    uint32_t *log_u, *log_from, *log_to; /* moves of the search, for the rollback */
     size_t nlog, caplog;
     size_t patience; /* moves a search makes past its best before it stops */
 };
@@ -75,10 +84,11 @@ static uint32_t best_move(struct fm *f, uint32_t u, int64_t *gain)
     uint32_t best = HF_PART_NONE;
     for (size_t s = 0; s < ns; s++) {
         uint32_t p = f->seen[s];
-        if (c->pw[p] + w > c->maxpw)
+        int64_t pw = __atomic_load_n(&c->pw[p], __ATOMIC_RELAXED);
+        if (pw + w > c->maxpw)
             continue;
         if (best == HF_PART_NONE || f->conn[p] > f->conn[best] ||
-            (f->conn[p] == f->conn[best] && c->pw[p] < c->pw[best]))
+            (f->conn[p] == f->conn[best] && pw < __atomic_load_n(&c->pw[best], __ATOMIC_RELAXED)))
             best = p;
     }
     if (best != HF_PART_NONE)
@@ -132,14 +142,53 @@ static struct fm_entry heap_pop(struct fm *f)
     return top;
 }
 
-/* Moves u to part `to`, keeping the part weights exact. */
-static void move_vertex(struct fm *f, uint32_t u, uint32_t to)
+/* Takes u for this search and moves it to part `to`; 0 when another
+ * search holds u or `to` has no room left. Alone, the part weights stay
+ * exact. Beside other searches, u is claimed in `locked` first, its weight
+ * reserved in `to` (hf__part_reserve) and left counted in its old part too
+ * until the search ends (commit_move or undo_move): a part then never looks
+ * lighter than it is, so no move and no rollback takes it over the bound. */
+static int take_move(struct fm *f, uint32_t u, uint32_t to)
 {
     int64_t w = hf__pl_vw(f->l, u);
-    uint32_t from = f->l->part[u];
-    f->c->pw[from] -= w;
-    f->c->pw[to] += w;
-    f->l->part[u] = to;
+    uint32_t *part = f->l->part;
+    if (!f->shared) {
+        f->c->pw[part[u]] -= w;
+        f->c->pw[to] += w;
+        part[u] = to;
+        f->locked[u] = f->me;
+        return 1;
+    }
+    unsigned char free_mark = 0;
+    if (!__atomic_compare_exchange_n(&f->locked[u], &free_mark, f->me, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED))
+        return 0;
+    if (!hf__part_reserve(&f->c->pw[to], w, f->c->maxpw))
+        return 0; /* locked, not moved: as if moved and rolled back */
+    __atomic_store_n(&part[u], to, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Takes back the search's move of u from `from` to `to`. */
+static void undo_move(struct fm *f, uint32_t u, uint32_t from, uint32_t to)
+{
+    int64_t w = hf__pl_vw(f->l, u);
+    if (!f->shared) {
+        f->c->pw[to] -= w;
+        f->c->pw[from] += w;
+        f->l->part[u] = from;
+        return;
+    }
+    __atomic_store_n(&f->l->part[u], from, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&f->c->pw[to], w, __ATOMIC_RELAXED);
+}
+
+/* Keeps the search's move of u out of `from`: beside other searches, its
+ * weight leaves `from` only now. */
+static void commit_move(struct fm *f, uint32_t u, uint32_t from)
+{
+    if (f->shared)
+        __atomic_fetch_sub(&f->c->pw[from], hf__pl_vw(f->l, u), __ATOMIC_RELAXED);
 }
 
 /* Doubles the move log's room; -1 when out of memory. */
@@ -150,9 +199,12 @@ static int grow_log(struct fm *f)
     if (u)
         f->log_u = u;
     uint32_t *from = u ? realloc(f->log_from, cap * sizeof *from) : NULL;
-    if (!from)
+    if (from)
+        f->log_from = from;
+    uint32_t *to = from ? realloc(f->log_to, cap * sizeof *to) : NULL;
+    if (!to)
         return -1;
-    f->log_from = from;
+    f->log_to = to;
     f->caplog = cap;
     return 0;
 }
@@ -174,7 +226,7 @@ static int64_t local_search(struct fm *f, uint32_t s)
     int oom = 0;
     while (f->nheap && since < f->patience && !oom) {
         struct fm_entry e = heap_pop(f);
-        if (f->locked[e.u])
+        if (__atomic_load_n(&f->locked[e.u], __ATOMIC_RELAXED))
             continue;
         uint32_t to = best_move(f, e.u, &g);
         if (to == HF_PART_NONE)
@@ -187,10 +239,12 @@ static int64_t local_search(struct fm *f, uint32_t s)
             oom = 1;
             break;
         }
+        uint32_t from = __atomic_load_n(&l->part[e.u], __ATOMIC_RELAXED);
+        if (!take_move(f, e.u, to))
+            continue;
         f->log_u[f->nlog] = e.u;
-        f->log_from[f->nlog++] = l->part[e.u];
-        move_vertex(f, e.u, to);
-        f->locked[e.u] = 1;
+        f->log_from[f->nlog] = from;
+        f->log_to[f->nlog++] = to;
         delta += g;
         if (delta > best_delta) {
             best_delta = delta;
@@ -201,7 +255,7 @@ static int64_t local_search(struct fm *f, uint32_t s)
         }
         for (uint64_t j = l->offsets[e.u]; j < l->offsets[e.u + 1] && !oom; j++) {
             uint32_t v = l->adj[j];
-            if (v == e.u || f->locked[v])
+            if (v == e.u || __atomic_load_n(&f->locked[v], __ATOMIC_RELAXED))
                 continue;
             if (best_move(f, v, &g) != HF_PART_NONE)
                 oom = heap_push(f, v, g);
@@ -211,8 +265,10 @@ static int64_t local_search(struct fm *f, uint32_t s)
         best_len = 0, best_delta = -1;
     while (f->nlog > best_len) {
         f->nlog--;
-        move_vertex(f, f->log_u[f->nlog], f->log_from[f->nlog]);
+        undo_move(f, f->log_u[f->nlog], f->log_from[f->nlog], f->log_to[f->nlog]);
     }
+    for (size_t i = 0; i < best_len; i++)
+        commit_move(f, f->log_u[i], f->log_from[i]);
     return best_delta;
 }
 
@@ -252,6 +308,58 @@ static int64_t find_boundary(const struct hf_plevel *l, uint64_t most, unsigned 
     return (int64_t)nb;
 }
 
+/* Frees a search's scratch (not the shared locked array). */
+static void fm_free(struct fm *f)
+{
+    free(f->conn);
+    free(f->seen);
+    free(f->heap);
+    free(f->log_u);
+    free(f->log_from);
+    free(f->log_to);
+}
+
+/* The scratch of one search thread: conn all -1. 0, or -1 when out of memory. */
+static int fm_init(struct fm *f, size_t k)
+{
+    f->conn = malloc(k * sizeof *f->conn);
+    f->seen = malloc(k * sizeof *f->seen);
+    if (!f->conn || !f->seen)
+        return -1;
+    for (size_t p = 0; p < k; p++)
+        f->conn[p] = -1;
+    return 0;
+}
+
+/* One pass's searches from the boundary bnd[nb], in the scrambled order of
+ * `step`, on the main thread's team: each thread takes seeds in turn and
+ * searches as a serial pass would, claiming every vertex it moves
+ * (take_move). A search reads parts other searches are moving, so the gains
+ * it adds up are estimates, as in the parallel greedy passes; every move
+ * still goes only to a part with room. Returns the estimated cut saved. */
+static int64_t parallel_pass(struct hf_partition *c, const struct hf_plevel *l,
+                             unsigned char *locked, size_t patience, const uint32_t *bnd,
+                             uint64_t nb, uint64_t step)
+{
+    int64_t gained = 0;
+#pragma omp parallel reduction(+ : gained)
+    {
+        struct fm t = {.c = c, .l = l, .locked = locked, .shared = 1, .patience = patience,
+                       .me = (unsigned char)(omp_get_thread_num() + 1)};
+        int ok = fm_init(&t, (size_t)c->k) == 0;
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t i = 0; i < nb; i++) {
+            uint32_t s = bnd[(i * step) % nb];
+            if (!ok || __atomic_load_n(&locked[s], __ATOMIC_RELAXED))
+                continue;
+            int64_t d = local_search(&t, s);
+            gained += d > 0 ? d : 0; /* -1: out of memory, that search undone */
+        }
+        fm_free(&t);
+    }
+    return gained;
+}
+
 int64_t hf__part_fm(struct hf_partition *c, int li)
 {
     const struct hf_plevel *l = &c->lv[li];
@@ -265,14 +373,16 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
     f.patience = small ? HF_PART_FM_PATIENCE_SMALL : HF_PART_FM_PATIENCE;
     uint32_t *bnd = NULL;
     size_t capb = 0;
-    f.conn = malloc(k * sizeof *f.conn);
-    f.seen = malloc(k * sizeof *f.seen);
+    f.me = 1;
     f.locked = calloc(n ? n : 1, 1);
     int64_t total = 0;
-    if (!f.conn || !f.seen || !f.locked)
+    if (fm_init(&f, k) || !f.locked)
         goto out; /* refinement is optional: the greedy passes' partition stands */
-    for (size_t p = 0; p < k; p++)
-        f.conn[p] = -1;
+    /* Large levels' searches run on the main thread's team where the glue
+     * does (short searches from a boundary of thousands of vertices: on the
+     * 16-core GPU host, serial FM was 0.11-0.13 s of rgg 2^20's 0.30 s);
+     * small levels' long searches stay serial. A thread's mark is a byte. */
+    int team = !small && hf__part_glue_parallel(n + l->ne) && omp_get_max_threads() < 255;
     uint64_t salt = hf__part_salt(c->seed ^ 0x464d, li);
     for (int pass = 0; pass < npass; pass++) {
         uint64_t most = (uint64_t)(HF_PART_FM_BOUNDARY * (double)n);
@@ -286,6 +396,10 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
         memset(f.locked, 0, n);
         uint64_t step = hf__part_visit_step(salt + (uint64_t)pass, nb);
         int64_t gained = 0;
+        if (team) {
+            total += parallel_pass(c, l, f.locked, f.patience, bnd, nb, step);
+            break; /* one pass (large levels have one) */
+        }
         for (uint64_t i = 0; i < nb; i++) {
             uint32_t s = bnd[(i * step) % nb];
             if (f.locked[s])
@@ -303,11 +417,7 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
     }
 out:
     free(bnd);
-    free(f.conn);
-    free(f.seen);
     free(f.locked);
-    free(f.heap);
-    free(f.log_u);
-    free(f.log_from);
+    fm_free(&f);
     return total;
 }
