@@ -21,8 +21,8 @@
  *
  * Balance: a move goes only to a part with room for the vertex (pw + w <=
  * maxpw), so no move takes a part over the bound, and a rollback returns to
- * a state the search passed through. The level's part weights c->pw stay
- * exact.
+ * a state the search passed through. The level's part weights c->pw are
+ * exact again once the pass ends.
  *
  * It runs between rounds (next_load), after a level's greedy passes, on
  * the main thread's team where next_load's glue runs in parallel: the O(|E|)
