@@ -92,7 +92,10 @@
  * its model never sees the sizes that tell its latency, and without this the
  * split moved by a chunk or two (6 us of gain in a 0.1 ms round) for a 3 ms
  * warm-up, twice in ten rounds. So the sizes a GPU has warmed are kept until
- * a new split's gain pays for new ones. A settled split thus
+ * a new split's gain pays for new ones. Behind a shared link neither read is
+ * taken by HASS itself: a bundle's time there holds whatever the estimate of
+ * its wait for the link missed (up to a round's transfers), which read as a
+ * warm-up of 0.1 s and held a plan that fed every node. A settled split thus
  * stops moving - but it is never frozen for good: when a device's times drift
  * (its model restarts after two surprising bundles), the plan moves and is
  * taken.
@@ -571,15 +574,16 @@ static void warm_learn(struct hass *h, int d, double seconds, double base)
  * than 10%). The second needs no latency: a GPU that ran one bundle size per
  * round since its standalone pass never learns its latency, and a split that
  * moves by a chunk or two would pay the warm-up every round it moves.
- * `first` marks a GPU's very first bundle: its size is warmed, but its time
- * holds the first launch, not a size's warm-up. */
+ * `mark_only`: the bundle's size is warmed, but its time tells no warm-up (a
+ * GPU's very first bundle, which holds the first launch; a bundle behind a
+ * shared link, which holds an unknown part of its wait). */
 static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double bytes,
-                            double seconds, int first)
+                            double seconds, int mark_only)
 {
     const struct hf_cost_model *m = &h->model[d];
     int seen;
     long k = size_slot(h, d, count, &seen);
-    if (k < 0 || first)
+    if (k < 0 || mark_only)
         return;
     if (!seen) {
         h->first_t[k] = h->dev[d].is_gpu ? seconds : 0.0;
@@ -618,7 +622,13 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         /* Its size is warmed all the same (the kernel was chosen then). */
         learn_warm_cost(h, d, span->count, work, bytes, own, 1);
     } else if (fit) {
-        learn_warm_cost(h, d, span->count, work, bytes, own, 0);
+        /* Behind a shared link, own still holds whatever the wait estimate
+         * missed (the link's queue is known only for spans handed out
+         * together), as much as a round's transfers: a first-of-size bundle
+         * that waited longer than estimated read as a warm-up of 0.1 s, and
+         * that kept a plan feeding every node. Its size is marked warmed, but
+         * no warm-up is measured there. */
+        learn_warm_cost(h, d, span->count, work, bytes, own, h->link_of[d] >= 0);
         hf_cost_add(&h->model[d], work, bytes, own);
     }
     if (h->split)
