@@ -106,16 +106,16 @@ static void test_node_formula(void **unused)
     hf_config_destroy(cfg);
 }
 
-/* Runs `sched` on INI text with the sim engine; returns the run. */
-static struct hf_run *run_ini(const struct hf_sched_ops *sched, const char *ini, int rounds,
-                              size_t grain, int execute)
+/* Runs `sched` on INI text with the sim engine at `seed`; returns the run. */
+static struct hf_run *run_seed(const struct hf_sched_ops *sched, const char *ini, int rounds,
+                               size_t grain, int execute, uint64_t seed)
 {
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "nodes.ini", ini), 0);
     const char *app = NULL;
     assert_int_equal(hf_config_str(cfg, "run", "app", "noop", &app), 0);
     struct hf_run_options o = {.app = hf_app_find(app), .sched = sched, .cfg = cfg,
-                               .engine = HF_ENGINE_SIM, .rounds = rounds, .seed = 1,
+                               .engine = HF_ENGINE_SIM, .rounds = rounds, .seed = seed,
                                .grain = grain, .execute = execute, .verify = 1};
     struct hf_run *run = NULL;
     hf_clear_error();
@@ -125,6 +125,13 @@ static struct hf_run *run_ini(const struct hf_sched_ops *sched, const char *ini,
     assert_int_equal(rc, 0);
     hf_config_destroy(cfg);
     return run;
+}
+
+/* The same at seed 1. */
+static struct hf_run *run_ini(const struct hf_sched_ops *sched, const char *ini, int rounds,
+                              size_t grain, int execute)
+{
+    return run_seed(sched, ini, rounds, grain, execute, 1);
 }
 
 /* Every chunk once per round, and efficiency <= 1 in every round. */
@@ -182,7 +189,7 @@ static void test_nodes_conformance(void **unused)
  * sent from rank 0: a node's chunk costs the link 10 ms against 1 ms of
  * compute, so the link is the whole story) or 1e6 (1 ms on the link per 1 ms
  * of compute: the nodes help, as many as the link can feed). */
-static struct hf_run *link_cell(double bytes, int nodes, int rounds)
+static struct hf_run *link_cell(double bytes, int nodes, int rounds, uint64_t seed)
 {
     char ini[1024];
     snprintf(ini, sizeof ini,
@@ -191,7 +198,7 @@ static struct hf_run *link_cell(double bytes, int nodes, int rounds)
              "[sim.net]\nlatency_us = 2\nbandwidth_gbs = 1\nbytes_share = 1\n"
              "[sim.gpu]\nkind = gpu\nrate = 1e10\nlatency_us = 10\njitter = 0.003\n",
              bytes, nodes);
-    struct hf_run *run = run_ini(hf_sched_find("hass"), ini, rounds, 1, 0);
+    struct hf_run *run = run_seed(hf_sched_find("hass"), ini, rounds, 1, 0, seed);
     check_run(run, rounds, 1000);
     return run;
 }
@@ -206,14 +213,18 @@ static struct hf_run *link_cell(double bytes, int nodes, int rounds)
  * them work they can only get one at a time. Where the link feeds several
  * nodes, the first served takes the most (its transfer goes first). The
  * round's bound counts the declared link (engine.c), and HASS's rounds from
- * round 2 are within 10% of it (check_run: never above it). */
+ * round 2 are within 10% of it (check_run: never above it). At seeds 1-8:
+ * until HASS stopped reading warm-ups behind a link, a link wait that its
+ * estimate missed passed for a warm-up at about a third of the seeds, and
+ * the plan that fed every node was kept. */
 static void test_nodes_shared_link(void **unused)
 {
     (void)unused;
     const int rounds = 8;
-    for (int cell = 0; cell < 2; cell++) {
-        int nodes = cell == 0 ? 9 : 5;
-        struct hf_run *run = link_cell(cell == 0 ? 1e7 : 1e6, nodes, rounds);
+    for (int k = 0; k < 16; k++) { /* seeds 1-8, both cells */
+        uint64_t seed = 1 + (uint64_t)k / 2;
+        int cell = k % 2, nodes = cell == 0 ? 9 : 5;
+        struct hf_run *run = link_cell(cell == 0 ? 1e7 : 1e6, nodes, rounds, seed);
         assert_int_equal(run->ndevices, nodes);
         assert_int_equal(run->devs[1].link, 1);
         assert_true(fabs(run->devs[1].link_bandwidth - 1e9) < 1.0);
@@ -224,7 +235,8 @@ static void test_nodes_shared_link(void **unused)
         for (int r = 2; r < rounds; r++) {
             const struct hf_round_stats *st = &run->rounds[r];
             int out = 0;
-            print_message("link cell %d round %d: %.4f s, chunks", cell, r, st->makespan_s);
+            print_message("seed %d link cell %d round %d: %.4f s, chunks", (int)seed, cell, r,
+                          st->makespan_s);
             for (int d = 0; d < nodes; d++) {
                 print_message(" %zu", st->dev[d].chunks);
                 out += d > 0 && st->dev[d].chunks == 0;
