@@ -79,7 +79,13 @@
  * back by rate at the end.
  *
  * Adapt (round_end). The models are refitted and the next round's split is
- * planned from them. The plan in force keeps its exact chunk counts unless
+ * planned from them. At the end of round 1 the plan is made afresh (when the
+ * new sizes' warm-up costs less than stable_tol of the round): round 0's was
+ * made from the profile spans alone, whose noise on two equal GPUs is as
+ * large as their difference (2.4% apart at 2% jitter), and the noise test
+ * below, whose spread is measured on those few small bundles (4-9%), then
+ * held it until a later round moved it. From round 2 on, the plan in force
+ * keeps its exact chunk counts unless
  * the new one finishes sooner, under the models, by more than `stable_tol`
  * and more than twice the largest spread measured (noise), and pays back the
  * warm-up its new bundle sizes cost within 4 rounds (each device's one-off
@@ -709,6 +715,11 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
             warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
     }
     double gain = old_ms - new_ms;
+    /* Round 1's plan is made again whatever the noise says: round 0's came
+     * from profile spans alone, so keeping it is no evidence; unless the new
+     * sizes' warm-up is more than stable_tol of the round. */
+    if (h->r->round == 1 && warm <= h->stable_tol * old_ms)
+        return 0;
     return !(gain > noise * old_ms && gain * HASS_AMORTISE > warm);
 }
 
