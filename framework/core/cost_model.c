@@ -30,9 +30,10 @@
  * process on the GPU, a recovered fault), and the window restarts from those two
  * bundles. That is the whole "never freeze" rule: one stall is ignored, a
  * persistent change is believed after two bundles. Which part of the fit the
- * restart corrects: the latency when the two came in faster, or slower but
- * both under a quarter of the window's largest bundle (mostly latency: an
- * intercept fitted low makes every small steal slow); the slope otherwise. The first bundle of a size
+ * restart corrects: the latency when the two came in faster, or (models with
+ * `warm_fresh`, below) slower but both under a quarter of the window's
+ * largest bundle (mostly latency: an intercept fitted low makes every small
+ * steal slow); the slope otherwise. The first bundle of a size
  * not seen lately (the last 64 sizes) that comes in slow is a warm-up once the
  * latency is known: not fitted and not a surprise, so a split that moves does
  * not teach the model that the device got slower (on a real H200 the first
@@ -458,16 +459,20 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
             ibw = m->inv_bw = 0.0; /* the bytes' term explains more than the time */
         double t0 = m->pt[0] - ibw * m->pb[0], t1 = seconds - ibw * bytes;
         double lat = 0.5 * (t0 - m->inv * m->pw[0] + t1 - m->inv * work);
-        /* Two slow bundles both under a quarter of the window's largest are
-         * mostly latency: a fit whose intercept came out low (a GPU's profile
-         * spans, 2% jitter on 20 us) makes every small steal a slow surprise,
-         * and charging the excess to the slope made an equal GPU 30-45%
-         * slower for the plan. The latency is corrected then, as for fast
-         * surprises; a slowed device shows on its next large bundle. */
+        /* In a model whose owner expects warm-ups (HASS, whose intercept
+         * comes from profile spans that are all new sizes), two slow bundles
+         * both under a quarter of the window's largest are mostly latency: an
+         * intercept fitted low (2% jitter on a 20 us latency) makes every
+         * small steal a slow surprise, and charging the excess to the slope
+         * made an equal GPU 30-45% slower for the plan. The latency is
+         * corrected then, as for fast surprises; a slowed device shows on its
+         * next large bundle. The engine's models (bound_s) keep the slope
+         * correction: with this rule the bound of the 2x-slowdown cells came
+         * out weaker. */
         double big = 0.0;
         for (int i = 0; i < m->n; i++)
             big = fmax(big, m->w[i]);
-        int small = m->lat_known && COST_SMALL_PAIR * fmax(m->pw[0], work) < big;
+        int small = m->warm_fresh && m->lat_known && COST_SMALL_PAIR * fmax(m->pw[0], work) < big;
         if ((sign < 0 || small) && lat >= 0.0) {
             m->lat = lat;
         } else {
