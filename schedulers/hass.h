@@ -87,6 +87,8 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
 void hf__hass_split_rest(struct hass *h, size_t base);
 int hf__hass_warm_models(struct hass *h);
+/* Device d's finish under its model alone (no allowance for its spread). */
+double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
 
 /* hass_link.c: shared links in the split. */

@@ -70,6 +70,15 @@ double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
 
 /* hf__hass_finish for device d's count in `counts`, after its wait for its
  * shared link, if any (hass_link.c). */
+double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w)
+{
+    if (!counts[d])
+        return 0.0;
+    double lat, inv;
+    split_model(h, d, w, &lat, &inv);
+    return lat + (double)counts[d] * w * inv + hf__hass_link_wait(h, d, counts);
+}
+
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w)
 {
     return counts[d] ? hf__hass_finish(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts)

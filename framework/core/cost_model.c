@@ -29,7 +29,11 @@
  * in the same direction are taken as a real change (thermal throttling, another
  * process on the GPU, a recovered fault), and the window restarts from those two
  * bundles. That is the whole "never freeze" rule: one stall is ignored, a
- * persistent change is believed after two bundles. The first bundle of a size
+ * persistent change is believed after two bundles. Which part of the fit the
+ * restart corrects: the latency when the two came in faster, or (models with
+ * `warm_fresh`, below) slower but both under a quarter of the window's
+ * largest bundle (mostly latency: an intercept fitted low makes every small
+ * steal slow); the slope otherwise. The first bundle of a size
  * not seen lately (the last 64 sizes) that comes in slow is a warm-up once the
  * latency is known: not fitted and not a surprise, so a split that moves does
  * not teach the model that the device got slower (on a real H200 the first
@@ -82,6 +86,8 @@
 #define COST_SURPRISE 0.1 /* least relative deviation that counts toward a drift */
 #define COST_PAIR_GAP 2.0 /* pairs of bundles used for a slope differ this much in size */
 #define COST_CLASS_GAP 1.2 /* bundles within this size ratio are one size class */
+#define COST_SMALL_PAIR 4.0 /* slow surprises this much smaller than the window's largest
+                               bundle correct the latency, not the slope */
 #define COST_LAZY 32      /* accepted bundles between automatic refits */
 #define COST_BYTES_MIN 0.01  /* a line off by less (median) leaves nothing for bytes to explain */
 #define COST_BYTES_GAIN 0.5  /* a first per-byte term must halve the line's median residual */
@@ -443,7 +449,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * inflated it; the slope, from pairs of bundles, is the better known
          * part), and the slope only as far as the latency cannot explain it;
          * slower corrects the slope (a device slowed down by throttling or
-         * another process is slower per unit of work). The fit holds until a
+         * another process is slower per unit of work), except when both
+         * bundles are small against the window (below: the latency then). The fit holds until a
          * third bundle allows one of its own. The per-byte term scales with
          * the slope (a slowed device copies slower too); the corrections work
          * on the times less their bytes' cost. */
@@ -452,7 +459,21 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
             ibw = m->inv_bw = 0.0; /* the bytes' term explains more than the time */
         double t0 = m->pt[0] - ibw * m->pb[0], t1 = seconds - ibw * bytes;
         double lat = 0.5 * (t0 - m->inv * m->pw[0] + t1 - m->inv * work);
-        if (sign < 0 && lat >= 0.0) {
+        /* In a model whose owner expects warm-ups (HASS, whose intercept
+         * comes from profile spans that are all new sizes), two slow bundles
+         * both under a quarter of the window's largest are mostly latency: an
+         * intercept fitted low (2% jitter on a 20 us latency) makes every
+         * small steal a slow surprise, and charging the excess to the slope
+         * made an equal GPU 30-45% slower for the plan. The latency is
+         * corrected then, as for fast surprises; a slowed device shows on its
+         * next large bundle. The engine's models (bound_s) keep the slope
+         * correction: with this rule the bound of the 2x-slowdown cells came
+         * out weaker. */
+        double big = 0.0;
+        for (int i = 0; i < m->n; i++)
+            big = fmax(big, m->w[i]);
+        int small = m->warm_fresh && m->lat_known && COST_SMALL_PAIR * fmax(m->pw[0], work) < big;
+        if ((sign < 0 || small) && lat >= 0.0) {
             m->lat = lat;
         } else {
             m->lat = sign < 0 ? 0.0 : fmin(m->lat, 0.5 * fmin(t0, t1));

@@ -175,6 +175,9 @@ static inline int hf__engine_keeps_state(const struct hf__engine *e, int d)
 void hf__real_stop(struct hf__engine *e);
 /* engine_sim.c */
 int hf__sim_round(struct hf__engine *e);
+/* The sim generator's starting state for a [run] seed: the one way a seed
+ * becomes a random stream, so that seeds give unrelated streams (see there). */
+uint64_t hf__sim_rng_state(uint64_t seed);
 double hf__sim_bundle_seconds(const struct hf_device *d, const struct hf_bundle *b);
 
 /* Monotonic seconds. */

@@ -7,13 +7,15 @@
  * device order (the same `take` the real engine uses, so schedulers see the
  * same calls); a span taken becomes a completion event at now + its modelled
  * time: latency + bytes / bandwidth (GPUs) + work / rate, scaled by
- * (1 + jitter * g) with g a normal draw from the run's seeded generator. The
- * run is therefore deterministic for a seed, and fast enough to model nodes of
- * 8 GPUs over thousands of chunks. With `execute = yes` each bundle's CPU
- * kernel also runs when its event fires, so tests can check real results
- * against the reference under any policy. A node device ([devices] nodes)
- * is timed by sim_node.c instead: the network's part plus its own devices'
- * split, each of them jittered and troubled like a device of its own.
+ * (1 + jitter * g) with g a normal draw from the run's seeded generator
+ * (splitmix64, its state mixed from [run] seed so that seeds are independent
+ * streams: hf__sim_rng_state). The run is therefore deterministic for a seed,
+ * and fast enough to model nodes of 8 GPUs over thousands of chunks. With
+ * `execute = yes` each bundle's CPU kernel also runs when its event fires, so
+ * tests can check real results against the reference under any policy. A
+ * node device ([devices] nodes) is timed by sim_node.c instead: the network's
+ * part plus its own devices' split, each of them jittered and troubled like a
+ * device of its own.
  *
  * The trouble real GPUs gave HASS is modelled in the scheduled rounds (not the
  * standalone passes, which a real run mostly reads from the profile): a first
@@ -38,13 +40,34 @@ struct pending {
     int fault;
 };
 
-/* splitmix64: a small, good, seedable generator. */
-static uint64_t next_random(uint64_t *s)
+/* splitmix64's increment (2^64 / golden ratio) and its finaliser, a bijective
+ * mix of 64 bits in which every input bit moves about half the output bits. */
+#define SPLITMIX_GAMMA 0x9E3779B97F4A7C15ull
+static uint64_t splitmix_mix(uint64_t z)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* splitmix64: a small, good, seedable generator. Its state walks by
+ * SPLITMIX_GAMMA a draw, so it must start from hf__sim_rng_state(seed). */
+static uint64_t next_random(uint64_t *s)
+{
+    return splitmix_mix(*s += SPLITMIX_GAMMA);
+}
+
+/* The state was once seed * SPLITMIX_GAMMA + 1: a multiple of the very step
+ * the state takes per draw, so seed s + 1's stream was seed s's shifted by one
+ * draw, and the seeds of a comparison were one stream, not independent
+ * samples (a stall at some bundle of seed 1 hit the next bundle of seed 2;
+ * bench/NOTES.md, issue 12). Through the finaliser, nearby seeds start at
+ * unrelated points of the 2^64 cycle (splitmix64's first output for state
+ * `seed`, the usual way to seed a generator from a small integer); the run
+ * stays deterministic for a seed. */
+uint64_t hf__sim_rng_state(uint64_t seed)
+{
+    return splitmix_mix(seed + SPLITMIX_GAMMA);
 }
 
 /* A standard normal draw (Box-Muller). */
@@ -82,7 +105,7 @@ static int size_seen(struct hf__engine *e, int d, size_t count)
     if (!e->sim_sizes && !(e->sim_sizes = calloc((size_t)e->ndev * SIM_SIZES, sizeof(size_t))))
         return 1;
     size_t *set = e->sim_sizes + (size_t)d * SIM_SIZES, key = count + 1;
-    for (size_t i = 0, h = (key * 0x9E3779B97F4A7C15ull) % SIM_SIZES; i < SIM_SIZES;
+    for (size_t i = 0, h = (key * SPLITMIX_GAMMA) % SIM_SIZES; i < SIM_SIZES;
          i++, h = (h + 1) % SIM_SIZES) {
         if (set[h] == key)
             return 1;

@@ -76,7 +76,7 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     e->ndev = hf_devlist_count(e->devs);
     e->executes = !simulated || o->execute;
     e->sim_now = 0;
-    e->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
+    e->rng = hf__sim_rng_state(o->seed);
     e->alive = calloc((size_t)e->ndev, sizeof *e->alive);
     e->sat_out = calloc((size_t)e->ndev, sizeof *e->sat_out);
     e->stats = calloc((size_t)e->ndev, sizeof *e->stats);
