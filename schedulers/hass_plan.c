@@ -68,8 +68,9 @@ double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
     return t + 2.0 * h->model[d].spread * one;
 }
 
-/* hf__hass_finish for device d's count in `counts`, after its wait for its
- * shared link, if any (hass_link.c). */
+/* Device d's finish for its count in `counts` by its model alone, without
+ * hf__hass_finish's allowance for spread, after its wait for its shared link
+ * (keep_plan's round-1 judgement). */
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w)
 {
     if (!counts[d])
@@ -79,6 +80,8 @@ double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, 
     return lat + (double)counts[d] * w * inv + hf__hass_link_wait(h, d, counts);
 }
 
+/* hf__hass_finish for device d's count in `counts`, after its wait for its
+ * shared link, if any (hass_link.c). */
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w)
 {
     return counts[d] ? hf__hass_finish(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts)

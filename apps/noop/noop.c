@@ -181,7 +181,8 @@ static int noop_next_load(void *ctx, struct hf_load *load)
     load->work = o->work_per_chunk * (double)o->chunks;
     load->bytes = o->bytes_per_chunk * (double)o->chunks;
     load->data = o;
-    load->cpu_only = !strcmp(o->cpu_only, "all") || (!strcmp(o->cpu_only, "odd") && load->round % 2);
+    load->cpu_only =
+        !strcmp(o->cpu_only, "all") || (!strcmp(o->cpu_only, "odd") && load->round % 2);
     /* No bundle runs between rounds, so plain stores are safe here. */
     for (size_t i = 0; o->count && i < o->chunks; i++)
         atomic_store_explicit(&o->count[i], 0u, memory_order_relaxed);
