@@ -505,6 +505,13 @@ static int start(struct hf_partition *c)
     return 0;
 }
 
+/* Whether phase p has a GPU kernel (partition_cuda.cu): TWOHOP and PROJECT
+ * do not (see DESIGN). */
+static int has_gpu_kernel(enum hf_pphase p)
+{
+    return p != HF_PP_TWOHOP && p != HF_PP_PROJECT;
+}
+
 static int partition_next_load(void *ctx, struct hf_load *load)
 {
     struct hf_partition *c = ctx;
@@ -530,7 +537,7 @@ static int partition_next_load(void *ctx, struct hf_load *load)
     load->bytes = 0;
     /* No GPU kernel: the GPUs sit these rounds out (a GPU that took their
      * chunks would run them on its host thread's one core). */
-    load->cpu_only = c->phase == HF_PP_TWOHOP || c->phase == HF_PP_PROJECT;
+    load->cpu_only = !has_gpu_kernel(c->phase);
     return 1;
 }
 
@@ -592,7 +599,7 @@ static int partition_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
 static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
 {
     struct hf_partition *c = ctx;
-    if (c->phase == HF_PP_TWOHOP || c->phase == HF_PP_PROJECT)
+    if (!has_gpu_kernel(c->phase))
         return partition_run_cpu(ctx, piece, 1);
     return hf__part_cuda(c, piece, gpu);
 }

@@ -29,7 +29,7 @@
  * scan for the boundary that starts each pass (on the 16-core GPU host, FM
  * all serial took ~0.9 s of a 24M-vertex grid's 4.8 s) and, on levels of
  * more than HF_PART_FM_SMALL vertices, the searches themselves
- * (parallel_pass: each thread searches from seeds it takes in turn, and
+ * (search_pass: each thread searches from seeds it takes in turn, and
  * claims every vertex it moves; a move's weight is reserved in its target
  * and stays counted in its source until the search ends, so rollbacks
  * never overfill a part). Small levels' long searches stay serial. FM runs
@@ -53,7 +53,13 @@ struct fm_entry {
     uint32_t u;
 };
 
-/* One FM run on one level: its scratch, reused by every local search. */
+/* A move a search made: u from part `from` to part `to`. */
+struct fm_move {
+    uint32_t u, from, to;
+};
+
+/* One FM search thread on one level: its scratch, reused by every local
+ * search it makes. */
 struct fm {
     struct hf_partition *c;
     const struct hf_plevel *l;
@@ -65,7 +71,7 @@ struct fm {
     int shared;            /* other threads search the level at the same time */
     struct fm_entry *heap;
     size_t nheap, capheap;
-    uint32_t *log_u, *log_from, *log_to; /* moves of the search, for the rollback */
+    struct fm_move *log;   /* moves of the search, for the rollback */
     size_t nlog, caplog;
     size_t patience; /* moves a search makes past its best before it stops */
 };
@@ -98,17 +104,26 @@ static uint32_t best_move(struct fm *f, uint32_t u, int64_t *gain)
     return best;
 }
 
+/* Makes room for one more element in the array *p of *cap elements of
+ * `size` bytes holding n (doubling, from `first`); -1 when out of memory. */
+static int room_for_one(void **p, size_t *cap, size_t n, size_t size, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : first;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
 /* Pushes u with gain g on the max-heap; -1 when out of memory. */
 static int heap_push(struct fm *f, uint32_t u, int64_t g)
 {
-    if (f->nheap == f->capheap) {
-        size_t cap = f->capheap ? 2 * f->capheap : 1024;
-        struct fm_entry *h = realloc(f->heap, cap * sizeof *h);
-        if (!h)
-            return -1;
-        f->heap = h;
-        f->capheap = cap;
-    }
+    if (room_for_one((void **)&f->heap, &f->capheap, f->nheap, sizeof *f->heap, 1024))
+        return -1;
     size_t i = f->nheap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -191,24 +206,6 @@ static void commit_move(struct fm *f, uint32_t u, uint32_t from)
         __atomic_fetch_sub(&f->c->pw[from], hf__pl_vw(f->l, u), __ATOMIC_RELAXED);
 }
 
-/* Doubles the move log's room; -1 when out of memory. */
-static int grow_log(struct fm *f)
-{
-    size_t cap = f->caplog ? 2 * f->caplog : 256;
-    uint32_t *u = realloc(f->log_u, cap * sizeof *u);
-    if (u)
-        f->log_u = u;
-    uint32_t *from = u ? realloc(f->log_from, cap * sizeof *from) : NULL;
-    if (from)
-        f->log_from = from;
-    uint32_t *to = from ? realloc(f->log_to, cap * sizeof *to) : NULL;
-    if (!to)
-        return -1;
-    f->log_to = to;
-    f->caplog = cap;
-    return 0;
-}
-
 /* One local search from `s`; returns the cut it saved (>= 0), or -1 when
  * out of memory (the partition is then as before the search). */
 static int64_t local_search(struct fm *f, uint32_t s)
@@ -235,16 +232,14 @@ static int64_t local_search(struct fm *f, uint32_t s)
             oom = heap_push(f, e.u, g);
             continue;
         }
-        if (f->nlog == f->caplog && grow_log(f)) {
+        if (room_for_one((void **)&f->log, &f->caplog, f->nlog, sizeof *f->log, 256)) {
             oom = 1;
             break;
         }
         uint32_t from = __atomic_load_n(&l->part[e.u], __ATOMIC_RELAXED);
         if (!take_move(f, e.u, to))
             continue;
-        f->log_u[f->nlog] = e.u;
-        f->log_from[f->nlog] = from;
-        f->log_to[f->nlog++] = to;
+        f->log[f->nlog++] = (struct fm_move){e.u, from, to};
         delta += g;
         if (delta > best_delta) {
             best_delta = delta;
@@ -264,11 +259,11 @@ static int64_t local_search(struct fm *f, uint32_t s)
     if (oom)
         best_len = 0, best_delta = -1;
     while (f->nlog > best_len) {
-        f->nlog--;
-        undo_move(f, f->log_u[f->nlog], f->log_from[f->nlog], f->log_to[f->nlog]);
+        const struct fm_move *m = &f->log[--f->nlog];
+        undo_move(f, m->u, m->from, m->to);
     }
     for (size_t i = 0; i < best_len; i++)
-        commit_move(f, f->log_u[i], f->log_from[i]);
+        commit_move(f, f->log[i].u, f->log[i].from);
     return best_delta;
 }
 
@@ -295,14 +290,8 @@ static int64_t find_boundary(const struct hf_plevel *l, uint64_t most, unsigned 
     for (uint64_t u = 0; u < n && nb <= most; u++) {
         if (!flag[u])
             continue;
-        if (nb == *capb) {
-            size_t cap = *capb ? 2 * *capb : 4096;
-            uint32_t *b = realloc(*bnd, cap * sizeof *b);
-            if (!b)
-                return -1;
-            *bnd = b;
-            *capb = cap;
-        }
+        if (room_for_one((void **)bnd, capb, nb, sizeof **bnd, 4096))
+            return -1;
         (*bnd)[nb++] = (uint32_t)u;
     }
     return (int64_t)nb;
@@ -314,9 +303,7 @@ static void fm_free(struct fm *f)
     free(f->conn);
     free(f->seen);
     free(f->heap);
-    free(f->log_u);
-    free(f->log_from);
-    free(f->log_to);
+    free(f->log);
 }
 
 /* The scratch of one search thread: conn all -1. 0, or -1 when out of memory. */
@@ -332,92 +319,83 @@ static int fm_init(struct fm *f, size_t k)
 }
 
 /* One pass's searches from the boundary bnd[nb], in the scrambled order of
- * `step`, on the main thread's team: each thread takes seeds in turn and
- * searches as a serial pass would, claiming every vertex it moves
- * (take_move). A search reads parts other searches are moving, so the gains
- * it adds up are estimates, as in the parallel greedy passes; every move
- * still goes only to a part with room. Returns the estimated cut saved. */
-static int64_t parallel_pass(struct hf_partition *c, const struct hf_plevel *l,
-                             unsigned char *locked, size_t patience, const uint32_t *bnd,
-                             uint64_t nb, uint64_t step)
+ * `step`: on this thread alone, or on the main thread's team when `team`.
+ * There each thread takes seeds in turn and searches as a serial pass
+ * would, claiming every vertex it moves (take_move); a search then reads
+ * parts other searches are moving, so the gains it adds up are estimates,
+ * as in the parallel greedy passes, and every move still goes only to a
+ * part with room. Returns the estimated cut saved; sets *oom when a thread
+ * ran out of memory (its last search undone, the searches before it kept,
+ * its later seeds skipped). */
+static int64_t search_pass(struct hf_partition *c, const struct hf_plevel *l,
+                           unsigned char *locked, size_t patience, int team, const uint32_t *bnd,
+                           uint64_t nb, uint64_t step, int *oom)
 {
     int64_t gained = 0;
-#pragma omp parallel reduction(+ : gained)
+    int failed = 0;
+#pragma omp parallel if (team) reduction(+ : gained) reduction(| : failed)
     {
-        struct fm t = {.c = c, .l = l, .locked = locked, .shared = 1, .patience = patience,
+        struct fm t = {.c = c, .l = l, .locked = locked, .shared = team, .patience = patience,
                        .me = (unsigned char)(omp_get_thread_num() + 1)};
-        int ok = fm_init(&t, (size_t)c->k) == 0;
+        int stop = fm_init(&t, (size_t)c->k) != 0;
+        failed |= stop;
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t i = 0; i < nb; i++) {
             uint32_t s = bnd[(i * step) % nb];
-            if (!ok || __atomic_load_n(&locked[s], __ATOMIC_RELAXED))
+            if (stop || __atomic_load_n(&locked[s], __ATOMIC_RELAXED))
                 continue;
             int64_t d = local_search(&t, s);
-            gained += d > 0 ? d : 0; /* -1: out of memory, that search undone */
+            if (d < 0)
+                stop = failed = 1;
+            else
+                gained += d;
         }
         fm_free(&t);
     }
+    *oom = failed;
     return gained;
 }
 
 int64_t hf__part_fm(struct hf_partition *c, int li)
 {
     const struct hf_plevel *l = &c->lv[li];
-    size_t k = (size_t)c->k;
     uint64_t n = l->nv;
-    struct fm f = {.c = c, .l = l};
     /* Small levels get patient searches and repeated passes (cheap there,
      * and the gains carry down every finer level); large ones one short
      * pass (see DESIGN). */
     int small = n <= HF_PART_FM_SMALL, npass = small ? HF_PART_FM_PASSES : 1;
-    f.patience = small ? HF_PART_FM_PATIENCE_SMALL : HF_PART_FM_PATIENCE;
-    uint32_t *bnd = NULL;
-    size_t capb = 0;
-    f.me = 1;
-    f.locked = calloc(n ? n : 1, 1);
-    int64_t total = 0;
-    if (fm_init(&f, k) || !f.locked)
-        goto out; /* refinement is optional: the greedy passes' partition stands */
+    size_t patience = small ? HF_PART_FM_PATIENCE_SMALL : HF_PART_FM_PATIENCE;
     /* Large levels' searches run on the main thread's team where the glue
      * does (short searches from a boundary of thousands of vertices: on the
      * 16-core GPU host, serial FM was 0.11-0.13 s of rgg 2^20's 0.30 s);
      * small levels' long searches stay serial. A thread's mark is a byte. */
     int team = !small && hf__part_glue_parallel(n + l->ne) && omp_get_max_threads() < 255;
+    uint32_t *bnd = NULL;
+    size_t capb = 0;
+    unsigned char *locked = calloc(n ? n : 1, 1);
+    int64_t total = 0;
+    if (!locked)
+        goto out; /* refinement is optional: the greedy passes' partition stands */
     uint64_t salt = hf__part_salt(c->seed ^ 0x464d, li);
     for (int pass = 0; pass < npass; pass++) {
         uint64_t most = (uint64_t)(HF_PART_FM_BOUNDARY * (double)n);
-        /* f.locked is the scan's flag array until the searches lock vertices. */
-        int64_t found = find_boundary(l, most, f.locked, &bnd, &capb);
+        /* locked is the scan's flag array until the searches lock vertices. */
+        int64_t found = find_boundary(l, most, locked, &bnd, &capb);
         if (found < 0)
             goto out;
         uint64_t nb = (uint64_t)found;
         if (nb == 0 || nb > most)
             break; /* nothing to do, or a Kronecker graph's boundary */
-        memset(f.locked, 0, n);
+        memset(locked, 0, n);
         uint64_t step = hf__part_visit_step(salt + (uint64_t)pass, nb);
-        int64_t gained = 0;
-        if (team) {
-            total += parallel_pass(c, l, f.locked, f.patience, bnd, nb, step);
-            break; /* one pass (large levels have one) */
-        }
-        for (uint64_t i = 0; i < nb; i++) {
-            uint32_t s = bnd[(i * step) % nb];
-            if (f.locked[s])
-                continue;
-            int64_t d = local_search(&f, s);
-            if (d < 0) {
-                total += gained; /* the searches before it stand */
-                goto out;
-            }
-            gained += d;
-        }
+        int oom;
+        int64_t gained = search_pass(c, l, locked, patience, team, bnd, nb, step, &oom);
         total += gained;
-        if (gained == 0)
+        if (oom || gained == 0)
             break;
     }
 out:
     free(bnd);
-    free(f.locked);
-    fm_free(&f);
+    free(locked);
     return total;
 }
