@@ -265,6 +265,11 @@ void *hf_host_alloc(const struct hf_devices *devs, size_t bytes);
 void hf_host_free(void *p);
 /* 1 when p lies inside memory from hf_host_alloc that is pinned, else 0. */
 int hf_host_pinned(const void *p);
+/* Fills `bytes` at p with all-one bytes - NaN as float and as double - so that
+ * output no device writes fails verify (poison it in next_load). Streaming
+ * stores on the calling thread's OpenMP team keep the lines out of the CPU's
+ * caches, where they would slow a GPU's copy of its results into them. */
+void hf_host_poison(void *p, size_t bytes);
 
 struct hf__shared_set; /* the engine's view of an app's shared data (core/shared.c) */
 struct hf_cuda; /* a GPU's streams, staging buffers and arena: framework/hf_cuda.h */

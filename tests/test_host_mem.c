@@ -1,4 +1,4 @@
-/* test_host_mem.c - hf_host_alloc / hf_host_free (framework/drivers/host_mem*.c).
+/* test_host_mem.c - hf_host_alloc / hf_host_free / hf_host_poison (framework/drivers/host_mem*.c).
  *
  * Without a real GPU in the device list (always so here: a GPU test case is in
  * test_cuda.c) the memory is plain: page-aligned, writable end to end, not
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,39 @@ static void test_reuse(void **state)
 }
 
 /* An impossible size fails with HF_ENOMEM and says why. */
+/* hf_host_poison fills exactly [p, p + bytes) with all-one bytes, which read
+ * as NaN in float and in double, from any alignment and for any length
+ * (streaming stores for the aligned body, plain ones for the edges). */
+static void test_poison(void **state)
+{
+    (void)state;
+    enum { CAP = 3 * 65536 + 64 };
+    unsigned char *buf = malloc(CAP);
+    assert_non_null(buf);
+    const size_t offsets[] = {0, 1, 7, 16};
+    const size_t lengths[] = {0, 1, 15, 16, 17, 4096, 65536, 2 * 65536 + 33};
+    for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++)
+        for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+            memset(buf, 0x5a, CAP);
+            hf_host_poison(buf + offsets[o], lengths[l]);
+            for (size_t i = 0; i < CAP; i++) {
+                int inside = i >= offsets[o] && i < offsets[o] + lengths[l];
+                if (buf[i] != (inside ? 0xff : 0x5a))
+                    fail_msg("offset %zu length %zu: byte %zu is 0x%02x", offsets[o], lengths[l],
+                             i, buf[i]);
+            }
+        }
+    float f;
+    double d;
+    hf_host_poison(buf, 64);
+    memcpy(&f, buf, sizeof f);
+    memcpy(&d, buf + 8, sizeof d);
+    assert_true(isnan(f));
+    assert_true(isnan(d));
+    hf_host_poison(NULL, 0); /* nothing to do */
+    free(buf);
+}
+
 static void test_too_big(void **state)
 {
     (void)state;
@@ -74,6 +108,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_without_gpu),
         cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_poison),
         cmocka_unit_test(test_too_big),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,16 +152,8 @@ static int matmul_next_load(void *ctx, struct hf_load *load)
     load->work = 2.0 * n * n * n;
     load->bytes = 2.0 * n * n * (double)m->elem; /* rows of A in, rows of C out */
     load->data = m;
-    if (a->have_data) {
-        size_t nn = m->n * m->n;
-        #pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < nn; k++) {
-            if (m->elem == 4)
-                ((float *)m->C)[k] = NAN;
-            else
-                ((double *)m->C)[k] = NAN;
-        }
-    }
+    if (a->have_data)
+        hf_host_poison(m->C, m->n * m->n * m->elem);
     return 1;
 }
 
