@@ -27,12 +27,17 @@
  * pairs cancel in the slope but which stays in the intercept: when doubling
  * the first fitted span barely moved the time (a fixed cost dominates), that
  * span size is run once more, and the repeat gives the latency (the models
- * are told to expect warm-ups: hf_cost_model.warm_fresh). Then the rest of
- * the pool is split as below. A device that round 0 leaves unmeasured (a GPU
- * whose first bundle ran while the CPU drained the pool) starts its model from the engine's
- * standalone pass on the load, a bundle it really ran (seed_standalone), so
- * it is planned rather than left out. With `warm_start`, the models saved in the profile
- * (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
+ * are told to expect warm-ups: hf_cost_model.warm_fresh). A whole profile
+ * span slower per unit of work than the one half its size (a stall: an
+ * affine device's rate only rises with the span) is not fitted and is run
+ * once more; a GPU whose profile the round cut off before that rerun takes
+ * the model of the GPU most like it by the standalone pass
+ * (restart_cut_profile). Then the rest of the pool is split as below. A
+ * device that round 0 leaves unmeasured (a GPU whose first bundle ran while
+ * the CPU drained the pool) starts its model from the engine's standalone
+ * pass on the load, a bundle it really ran (seed_standalone), so it is
+ * planned rather than left out. With `warm_start`, the models saved in the
+ * profile (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
  * profiling.
  *
  * Split (every round). The split makes all devices finish together under the
@@ -160,6 +165,7 @@ static void hass_destroy(void *state)
     free(h->inflight);
     free(h->pspan);
     free(h->prate);
+    free(h->pslow);
     free(h->profiled);
     free(h->pdone);
     free(h->prep);
@@ -225,6 +231,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->inflight = calloc(n, sizeof *h->inflight);
     h->pspan = calloc(n, sizeof *h->pspan);
     h->prate = calloc(n, sizeof *h->prate);
+    h->pslow = calloc(n, sizeof *h->pslow);
     h->profiled = calloc(n, sizeof *h->profiled);
     h->pdone = calloc(n, sizeof *h->pdone);
     h->prep = calloc(n, sizeof *h->prep);
@@ -235,8 +242,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
         !h->was_alive || !h->buf || !h->warm || !h->fed || !h->sizes || !h->nwarm ||
         !h->first_t || !h->first_w || !h->link_of || !h->link_bw || !h->wait_s ||
         !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
-        !h->inflight || !h->pspan || !h->prate || !h->profiled || !h->pdone || !h->prep ||
-        !h->pwork || !h->psize || !h->ptime) {
+        !h->inflight || !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone ||
+        !h->prep || !h->pwork || !h->psize || !h->ptime) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
@@ -275,6 +282,37 @@ static void seed_standalone(struct hass *h, const struct hf_round *r)
     }
 }
 
+/* GPU d's profiling ended with the round while it was to rerun a slow span
+ * (a stall, not fitted: hass_finished), so its model holds too few spans to
+ * tell its latency from its rate. It takes the model of the GPU whose
+ * standalone rate is nearest its own, within 10%, among those whose profile
+ * had no slow span (the standalone pass says which devices are alike; that
+ * model knows its latency, so the one-off cost of d's next new bundle size
+ * is not taken for its rate), else it starts over from its standalone pass like a GPU never
+ * measured. Planned from its one 2-chunk span, a GPU of 8 came out 50x
+ * slower than its equals and was left out for good (issue 12's matrix,
+ * n4096-g8-j0-gpu, seeds 2 and 3). */
+static void restart_cut_profile(struct hass *h, const struct hf_round *r, int d)
+{
+    double own = r->standalone_rate ? r->standalone_rate[d] : 0.0, best = 0.1;
+    int like = -1;
+    for (int k = 0; k < h->ndev && own > 0.0; k++) {
+        double off = fabs(r->standalone_rate[k] / own - 1.0);
+        if (k != d && h->dev[k].is_gpu && r->alive[k] && !h->pslow[k] && h->model[k].fitted &&
+            off <= best) {
+            best = off;
+            like = k;
+        }
+    }
+    if (like >= 0) {
+        h->model[d] = h->model[like];
+        h->warm[d] = h->warm[like];
+        return;
+    }
+    hf_cost_init(&h->model[d]);
+    h->model[d].warm_fresh = 1; /* seed_standalone fills it */
+}
+
 static int hass_round_begin(void *state, const struct hf_round *r)
 {
     struct hass *h = state;
@@ -295,6 +333,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
         for (int d = 0; d < h->ndev; d++) {
             h->pspan[d] = (size_t)h->profile_chunks;
             h->prate[d] = 0.0;
+            h->pslow[d] = 0;
             h->profiled[d] = 0;
             h->pdone[d] = 0;
             h->prep[d] = REPEAT_NONE_FITTED;
@@ -302,7 +341,8 @@ static int hass_round_begin(void *state, const struct hf_round *r)
         if (h->warm_start && hf__hass_warm_models(h))
             h->have_ratio = 1;
     }
-    if (!h->have_ratio)
+    h->profiling = !h->have_ratio;
+    if (h->profiling)
         return 0; /* round 0 profiles from the shared pool */
     /* A plan that feeds a device not alive now, or was made while a device
      * alive now sat a round out (hf_load.cpu_only), is made afresh. */
@@ -632,6 +672,20 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
      * lazy kernel loading: 40 ms on an H200): profiling starts from the next. */
     int first = h->dev[d].is_gpu && h->fed[d]++ == 0;
     int fit = !first && hf__hass_link_fit(h, d);
+    /* A whole profile span (not the pool's remainder) slower per unit of work
+     * than the one before it, half its size, is not the device's (an affine
+     * device's rate only rises with the span): a stall or a warm-up. It is not
+     * fitted, and its size is run once more. Fitted, one 5 ms stall in a
+     * GPU's 4-chunk span (0.1 ms without) made that GPU 50x slower for the
+     * plan (issue 12's matrix, n4096-g8-j0-gpu, seeds 2 and 3). */
+    int slow = fit && h->dev[d].is_gpu && !h->profiled[d] && !h->split && !h->pslow[d] &&
+               span->count >= h->pspan[d] && h->prate[d] > 0.0 &&
+               work / seconds < (1.0 - h->growth_stop) * h->prate[d];
+    if (slow) {
+        h->pslow[d] = 1;
+        learn_warm_cost(h, d, span->count, work, bytes, own, 1);
+        return;
+    }
     if (first) {
         /* Its size is warmed all the same (the kernel was chosen then). */
         learn_warm_cost(h, d, span->count, work, bytes, own, 1);
@@ -746,6 +800,9 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
 {
     struct hass *h = state;
     const struct hf_round *r = h->r;
+    for (int d = 0; r && r->round == 0 && h->profiling && d < h->ndev; d++)
+        if (h->dev[d].is_gpu && r->alive[d] && !h->profiled[d] && h->pslow[d])
+            restart_cut_profile(h, r, d);
     if (r && r->round == 0 && h->warm_start)
         seed_standalone(h, r);
     for (int d = 0; d < h->ndev; d++) { /* a round sat out is not a round left out */

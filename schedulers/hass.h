@@ -69,8 +69,10 @@ struct hass {
     int *inflight;      /* a span of the device is running */
 
     /* Round 0 profiling, per device. */
+    int profiling;      /* this round began with no plan: it profiles from the shared pool */
     size_t *pspan;      /* a GPU's current profile span */
     double *prate;      /* a GPU's best measured rate so far */
+    int *pslow;         /* a GPU's profile span came in slower per unit than the last: rerun */
     int *profiled;      /* rate known */
     long *pdone;        /* a CPU's chunks measured */
     enum hass_repeat *prep; /* a GPU's repeat of its first fitted profile span */
