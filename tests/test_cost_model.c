@@ -165,6 +165,35 @@ static void test_unknown_latency_still_caps_time(void **unused)
     assert_int_equal(m.n, 2);
 }
 
+/* A GPU that HASS's model knows only from its standalone pass (one bundle of
+ * the whole load, latency unknown), as in issue 12's matrix cell
+ * n1024-g1-j0.02-gpu at seed 8: its first full bundle of a new size carries a
+ * 3 ms warm-up (15x the 0.2 ms bundle), and the next one, a repeat, a 5 ms
+ * stall. Neither is the device: the warm-up is not a surprise, the stall is
+ * an outlier, so the two do not restart the window, and the model stays the
+ * standalone pass's (before: the stall was fitted as the first repeat,
+ * 20x slower per unit, or restarted the window with the warm-up at 26x).
+ * The next ordinary repeat is fitted. */
+static void test_warm_up_then_stall_leave_the_model(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    m.warm_fresh = 1;
+    double whole = 256e9, w = 238e9;
+    assert_int_equal(hf_cost_add(&m, whole, 0.0, truth(whole, 0.0)), 0);
+    hf_cost_refit(&m);
+    double inv = m.inv;
+    hf_cost_add(&m, w, 0.0, truth(w, 0.0) + 3e-3);                       /* the warm-up */
+    assert_int_equal(hf_cost_add(&m, w, 0.0, truth(w, 0.0) + 5e-3), 1); /* the stall */
+    hf_cost_refit(&m);
+    assert_false(m.restarted);
+    assert_int_equal(m.n, 1);
+    assert_true(fabs(m.inv / inv - 1.0) < 1e-9);
+    assert_int_equal(hf_cost_add(&m, w, 0.0, truth(w, 0.0)), 0);
+    assert_int_equal(m.n, 2);
+}
+
 /* HASS's models (warm_fresh) on a load whose chunk costs are learned: round
  * 0's profile spans, each first of its size with a 3 ms warm-up, and one
  * repeat that gives the 20 us latency. When the unit of work moves
@@ -207,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_split_bound),
         cmocka_unit_test(test_unknown_latency_still_caps_time),
         cmocka_unit_test(test_new_unit_drops_old_repeats),
+        cmocka_unit_test(test_warm_up_then_stall_leave_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,10 @@
  * such. A model whose owner expects warm-ups (`warm_fresh`: HASS, whose
  * profile spans are all new sizes) goes further before the latency is known:
  * the first repeat in a window of new sizes is fitted unjudged (the first
- * time without a warm-up: news about the intercept, not a surprise), and a
+ * time without a warm-up: news about the intercept, not a surprise) unless
+ * it too took longer than any latency allows (a stall: taken for the
+ * intercept, one 5 ms stall on a 0.2 ms bundle made a GPU 26x slower and
+ * moved the split every round after), and a
  * new size slower than 1.5x what any latency allows, once the window holds a
  * repeat, is a warm-up kept for the slope only (fresh pairs cancel it).
  * hf_cost_warmup reads the one-off cost of a new size from the window. The
@@ -275,6 +278,13 @@ static double time_cap(const struct hf_cost_model *m, double work, double bytes)
     return cap;
 }
 
+/* Slower than 1.5x the most any latency allows (time_cap): a warm-up or a
+ * stall, whatever the latency is. */
+static int over_cap(const struct hf_cost_model *m, double work, double bytes, double seconds)
+{
+    return seconds > (1.0 + COST_OUTLIER) * time_cap(m, work, bytes);
+}
+
 /* Whether the window holds a bundle of a size run before (a repeat). */
 static int has_repeat(const struct hf_cost_model *m)
 {
@@ -403,12 +413,12 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
     if (m->has_cand && m->fitted)
         try_candidate(m, work, bytes, seconds);
     if (m->warm_fresh && m->n > 0 && !m->lat_known &&
-        (fresh ? has_repeat(m) && seconds > (1.0 + COST_OUTLIER) * time_cap(m, work, bytes)
-               : !has_repeat(m))) {
+        (fresh ? has_repeat(m) && over_cap(m, work, bytes, seconds)
+               : !has_repeat(m) && !over_cap(m, work, bytes, seconds))) {
         /* Before the latency is known, with warm-ups to expect (the owner
          * says so): the first repeat in a window of new sizes is the first
          * time without a warm-up, news about the intercept rather than a
-         * surprise; a new size that took more than any latency allows, once
+         * surprise (unless it is a stall); a new size that took more than any latency allows, once
          * the window holds a repeat, is a warm-up. Both are fitted unjudged,
          * the warm-up marked fresh: it gives the slope in pairs with other
          * fresh bundles (their warm-ups cancel), never the intercept. */
@@ -418,7 +428,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         return 0;
     }
     int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0 &&
-                         !(seconds > (1.0 + COST_OUTLIER) * time_cap(m, work, bytes));
+                         !over_cap(m, work, bytes, seconds);
     if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
         int shape = m->fitted && !unknown;
         m->run = 0;
@@ -431,8 +441,13 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
     int outlier = dev > COST_OUTLIER;
     double tol = fmax(COST_SURPRISE, 3.0 * m->spread);
     int sign = dev > tol ? 1 : dev < -tol ? -1 : 0;
-    if (fresh && sign > 0 && m->lat_known) {
-        /* A new size's first bundle, slow: a warm-up, not news about the device. */
+    if (fresh && sign > 0 &&
+        (m->lat_known || (m->warm_fresh && over_cap(m, work, bytes, seconds)))) {
+        /* A new size's first bundle, slow: a warm-up, not news about the
+         * device - before the latency is known too, in a model told to expect
+         * warm-ups, when no latency could explain it (taken for a surprise,
+         * it and a stall right after restarted the window at 26x the GPU's
+         * time per unit). */
         m->warmups++;
         m->outliers += outlier;
         return outlier;
