@@ -20,8 +20,9 @@
  *
  * next_load is the enactor: it does the serial glue between rounds (the
  * prefix sums of the coarse map and list slots, packing a coarse CSR, the
- * balance pass) and picks the next round. Coarsening stops, as in METIS's
- * k-way, at coarsen_to = max(n / (20 log2 k), 30 k) vertices, or when a
+ * balance pass) and picks the next round. Coarsening stops at coarsen_to
+ * = min(max(n / (20 log2 k), 30 k), HF_PART_COARSEST k) vertices (METIS's
+ * k-way target, capped: see partition.h), or when a
  * level keeps more than HF_PART_STALL of its vertices (a stalled matching),
  * or after HF_PART_MAX_LEVELS levels. That level is where the run switches
  * to the CPU only: the coarsest graph's partition (partition_initial.c) runs
@@ -171,7 +172,8 @@ static int check_weights(struct hf_partition *c, const char *where)
                        "imbalance)",
                        where, c->k, c->imbalance, (long long)c->maxpw, (long long)total);
     double lg = c->k > 1 ? log2((double)c->k) : 1.0;
-    double to = fmax((double)g->nv / (20.0 * lg), 30.0 * (double)c->k);
+    double to = fmin(fmax((double)g->nv / (20.0 * lg), 30.0 * (double)c->k),
+                     HF_PART_COARSEST * (double)c->k);
     c->coarsen_to = (uint64_t)to;
     c->maxvwgt = (int64_t)(1.5 * (double)total / to);
     if (c->maxvwgt < 1)

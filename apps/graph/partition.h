@@ -40,6 +40,13 @@ extern "C" {
 #define HF_PART_FM_SMALL (1u << 14)
 #define HF_PART_FM_PASSES 6
 #define HF_PART_FM_BOUNDARY 0.25
+/* Coarsening stops at METIS's k-way target, max(n / (20 log2 k), 30 k)
+ * vertices, or at this many per part if fewer: the coarsest graph's
+ * partition is serial (METIS, partition_initial.c) and costs about its
+ * size, while a level of rounds costs a few of them. On rgg 2^20 (64 parts)
+ * 8.5k vertices took METIS 20 ms; 3.5k took 7 ms by recursive bisection,
+ * the same final cut (bench/NOTES.md). */
+#define HF_PART_COARSEST 60
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */
 #define HF_PART_STALL 0.95
