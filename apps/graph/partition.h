@@ -34,14 +34,11 @@ extern "C" {
  * HF_PART_FM_SMALL vertices) that did not beat its best cut. Small levels get
  * up to HF_PART_FM_PASSES passes, larger ones one. No FM on a level whose
  * boundary holds more than HF_PART_FM_BOUNDARY of its vertices (a Kronecker
- * graph's: nearly all). Small levels' searches are serial: with 200 and 6
- * passes they cost rgg 2^20 9.5 ms of host time, with 50 and 2 passes 4 ms,
- * the cut the same within run-to-run noise there and +1% on road 2048^2
- * (bench/NOTES.md). */
+ * graph's: nearly all). */
 #define HF_PART_FM_PATIENCE 8
-#define HF_PART_FM_PATIENCE_SMALL 50
+#define HF_PART_FM_PATIENCE_SMALL 200
 #define HF_PART_FM_SMALL (1u << 14)
-#define HF_PART_FM_PASSES 2
+#define HF_PART_FM_PASSES 6
 #define HF_PART_FM_BOUNDARY 0.25
 /* Coarsening stops at METIS's k-way target, max(n / (20 log2 k), 30 k)
  * vertices, or at this many per part if fewer: the coarsest graph's
