@@ -215,6 +215,8 @@ struct hf_partition {
     uint64_t tcap;    /* slots tadj and tew hold: the input's arcs, the most a level has
                          (setup allocates them once, pinned when a GPU is in the run) */
     int64_t *cvw;     /* nc coarse vertex weights */
+    uint64_t scratch_cap; /* coarse vertices leader, ub and cdeg have room for (kept from
+                             level to level: the first level needs the most) */
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     int64_t *pw;              /* k part weights of the level being refined (atomic) */
@@ -260,7 +262,8 @@ int hf__part_build_cmap(struct hf_partition *c);
 int hf__part_pack(struct hf_partition *c);
 /* Frees the contraction's scratch arrays. */
 void hf__part_scratch_free(struct hf_partition *c);
-/* In-place exclusive prefix sum over a[0..n), a[n] = the total (serial: host glue). */
+/* In-place exclusive prefix sum over a[0..n), a[n] = the total (host glue: on
+ * the main thread's team where hf__part_glue_parallel says so). */
 uint64_t hf__part_scan(uint64_t *a, size_t n);
 /* Whether a loop of next_load's glue over `items` runs on the main thread's
  * OpenMP team (large enough, and a team of at least 4). */
