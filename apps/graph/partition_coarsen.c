@@ -24,11 +24,15 @@
  * for the balance bound (METIS's rule, 1.5 total / coarsen_to).
  *
  * The coarse map is a prefix sum over "leader" flags (the smaller end of each
- * pair), done between rounds in next_load, as are the slots of every coarse
- * list (the sum of its members' degrees). That host glue is serial on
- * purpose: the devices' OpenMP teams are still spinning for a while after a
- * round, and a second team on the host thread fought them for the cores (on
- * 2 cores, rgg 2^18's glue took 0.35 s in parallel against ~0.02 s serial). The
+ * pair, flagged in cmap itself), done between rounds in next_load, as are
+ * the slots of every coarse list (the sum of its members' degrees). That
+ * host glue runs on the main thread's OpenMP team only for large levels and
+ * a team of 4 or more (hf__part_glue_parallel), serially otherwise: the
+ * devices' OpenMP teams are still spinning for a while after a round, and
+ * on 2 cores a second team on the host thread fought them for the cores
+ * (rgg 2^18's glue took 0.35 s in parallel against ~0.02 s serial). The
+ * contraction's scratch (leader, ub, cdeg) is made for the first level and
+ * kept for the coarser ones, whose pages are then not fresh. The
  * contract round then fills each coarse vertex's slots from its members'
  * lists mapped through cmap, drops the pair's internal edge and merges
  * repeated neighbours by adding their weights (a small hash table on the
