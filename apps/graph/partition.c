@@ -18,7 +18,7 @@
  *                          then localized FM on the host (partition_fm.c)
  *   finally                MEASURE (cut and part weights on the input graph)
  *
- * next_load is the enactor: it does the serial glue between rounds (the
+ * next_load is the enactor: it does the glue between rounds (the
  * prefix sums of the coarse map and list slots, packing a coarse CSR, the
  * balance pass) and picks the next round. Coarsening stops at coarsen_to
  * = min(max(n / (20 log2 k), 30 k), HF_PART_COARSEST k) vertices (METIS's
@@ -351,9 +351,12 @@ static int start_initial(struct hf_partition *c)
     return 0;
 }
 
+/* A level's matching starts with every vertex unmatched (on the main
+ * thread's team where the glue runs there: a new level's first touch). */
 static void begin_match(struct hf_partition *c)
 {
     struct hf_plevel *l = &c->lv[c->cur];
+#pragma omp parallel for schedule(static) if (hf__part_glue_parallel(l->nv))
     for (uint64_t v = 0; v < l->nv; v++)
         l->match[v] = HF_PART_NONE;
     c->phase = HF_PP_MATCH;
