@@ -215,8 +215,9 @@ struct hf_partition {
     uint64_t tcap;    /* slots tadj and tew hold: the input's arcs, the most a level has
                          (setup allocates them once, pinned when a GPU is in the run) */
     int64_t *cvw;     /* nc coarse vertex weights */
-    uint64_t scratch_cap; /* coarse vertices leader, ub and cdeg have room for (kept from
-                             level to level: the first level needs the most) */
+    /* The coarse vertices leader, ub and cdeg have room for: they are kept
+     * from level to level (the first level needs the most). */
+    uint64_t scratch_cap;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     int64_t *pw;              /* k part weights of the level being refined (atomic) */

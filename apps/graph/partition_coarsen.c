@@ -168,34 +168,34 @@ enum { HF_PART_SCAN_TEAM = 256 };
  * there (each thread sums its block, the block totals are summed in order,
  * then each thread rewrites its block from its block's start), serially
  * otherwise. */
-#define HF_PART_DEFINE_SCAN(name, T)                                                              \
-    static uint64_t name(T *a, size_t n)                                                         \
-    {                                                                                             \
-        uint64_t start[HF_PART_SCAN_TEAM + 1] = {0};                                              \
-        int team = omp_get_max_threads(), used = 1;                                              \
-        team = team < HF_PART_SCAN_TEAM ? team : HF_PART_SCAN_TEAM;                               \
+#define HF_PART_DEFINE_SCAN(name, T)                                                               \
+    static uint64_t name(T *a, size_t n)                                                           \
+    {                                                                                              \
+        uint64_t start[HF_PART_SCAN_TEAM + 1] = {0};                                               \
+        int team = omp_get_max_threads(), used = 1;                                                \
+        team = team < HF_PART_SCAN_TEAM ? team : HF_PART_SCAN_TEAM;                                \
         _Pragma("omp parallel num_threads(team) if (hf__part_glue_parallel(n))")                   \
-        {                                                                                         \
-            int t = omp_get_thread_num(), nt = omp_get_num_threads();                            \
-            size_t b = n * (size_t)t / (size_t)nt, e = n * (size_t)(t + 1) / (size_t)nt;         \
-            uint64_t sum = 0;                                                                     \
-            for (size_t i = b; i < e; i++)                                                        \
-                sum += a[i];                                                                      \
-            start[t + 1] = sum;                                                                   \
-            _Pragma("omp barrier") _Pragma("omp single")                                          \
-            {                                                                                     \
-                used = nt;                                                                        \
-                for (int i = 1; i <= nt; i++)                                                     \
-                    start[i] += start[i - 1];                                                     \
-            }                                                                                     \
-            sum = start[t];                                                                       \
-            for (size_t i = b; i < e; i++) {                                                      \
-                uint64_t x = a[i];                                                                \
-                a[i] = (T)sum;                                                                    \
-                sum += x;                                                                         \
-            }                                                                                     \
-        }                                                                                         \
-        return start[used];                                                                       \
+        {                                                                                          \
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();                              \
+            size_t b = n * (size_t)t / (size_t)nt, e = n * (size_t)(t + 1) / (size_t)nt;           \
+            uint64_t sum = 0;                                                                      \
+            for (size_t i = b; i < e; i++)                                                         \
+                sum += a[i];                                                                       \
+            start[t + 1] = sum;                                                                    \
+            _Pragma("omp barrier") _Pragma("omp single")                                           \
+            {                                                                                      \
+                used = nt;                                                                         \
+                for (int i = 1; i <= nt; i++)                                                      \
+                    start[i] += start[i - 1];                                                      \
+            }                                                                                      \
+            sum = start[t];                                                                        \
+            for (size_t i = b; i < e; i++) {                                                       \
+                uint64_t x = a[i];                                                                 \
+                a[i] = (T)sum;                                                                     \
+                sum += x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        return start[used];                                                                        \
     }
 HF_PART_DEFINE_SCAN(scan_u64, uint64_t)
 HF_PART_DEFINE_SCAN(scan_u32, uint32_t)
@@ -269,8 +269,8 @@ int hf__part_build_cmap(struct hf_partition *c)
         }
         uint32_t cv = cmap[u];
         c->leader[cv] = (uint32_t)u;
-        c->ub[cv] = (l->offsets[u + 1] - l->offsets[u]) +
-                    (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
+        c->ub[cv] =
+            (l->offsets[u + 1] - l->offsets[u]) + (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
     }
     uint64_t slots = hf__part_scan(c->ub, nc);
     /* A level's slots are its arcs (every fine vertex is in one coarse
