@@ -30,7 +30,10 @@
  * (one each way) that together moved at most HF_PART_REFINE_QUIET of its
  * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
  * or after HF_PART_REFINE_PASSES passes; a level of more than
- * HF_PART_FM_SMALL vertices may stop after its first pass by the same test.
+ * HF_PART_FM_SMALL vertices may stop after its first pass by the same test,
+ * and a level of at most HF_PART_FM_SMALL vertices stops after two: the
+ * patient FM that follows does the rest (their 3rd-6th passes were 9-14
+ * rounds of rgg 2^20 or road 2048^2 for no cut; bench/NOTES.md).
  * Then the host's localized FM (partition_fm.c, serial, in next_load) takes
  * the level out of the greedy passes' local optimum with negative-gain moves
  * and rollback: on road-like grids the greedy passes alone ended 1.02-1.12x
@@ -398,6 +401,19 @@ static int write_parts(const struct hf_partition *c)
     return 0;
 }
 
+/* Whether level l's refinement takes another greedy pass (see DESIGN). */
+static int another_pass(const struct hf_partition *c, const struct hf_plevel *l)
+{
+    if (c->pass + 1 >= HF_PART_REFINE_PASSES)
+        return 0;
+    if (l->nv <= HF_PART_FM_SMALL)
+        return c->pass == 0; /* two passes, then the patient FM */
+    if ((double)(c->moves + c->last_moves) <= HF_PART_REFINE_QUIET * (double)l->nv)
+        return 0;
+    return c->pass < 3 ||
+           (double)(c->gain + c->last_gain) > HF_PART_REFINE_GAIN * (double)c->cut_est;
+}
+
 /* Picks the round after the one that just ran, doing the host work between
  * them. Returns 1 when there is another round, 0 when the partition is done. */
 static int advance(struct hf_partition *c)
@@ -447,11 +463,7 @@ static int advance(struct hf_partition *c)
         c->total_moves += c->moves;
         c->refine_rounds++;
         c->cut_est -= c->gain;
-        if (c->pass + 1 < HF_PART_REFINE_PASSES &&
-            ((c->pass == 0 && l->nv <= HF_PART_FM_SMALL) ||
-             ((double)(c->moves + c->last_moves) > HF_PART_REFINE_QUIET * (double)l->nv &&
-              (c->pass < 3 ||
-               (double)(c->gain + c->last_gain) > HF_PART_REFINE_GAIN * (double)c->cut_est)))) {
+        if (another_pass(c, l)) {
             c->last_moves = c->moves;
             c->last_gain = c->gain;
             c->moves = 0;

@@ -24,7 +24,8 @@ extern "C" {
 /* A level's refinement stops once two passes in a row (one each way; on a
  * level of more than HF_PART_FM_SMALL vertices, also the first pass alone) moved
  * at most this fraction of its vertices: the zero-gain moves would otherwise
- * trickle on for every pass allowed, at a round's overhead each. */
+ * trickle on for every pass allowed, at a round's overhead each. A level of
+ * at most HF_PART_FM_SMALL vertices always stops after two (partition.c). */
 #define HF_PART_REFINE_QUIET 0.002
 /* ... or gained together less than this fraction of the estimated cut (a
  * Kronecker graph's passes go on shuffling hubs' neighbours at zero gain). */
