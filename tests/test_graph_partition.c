@@ -19,8 +19,9 @@
  * all-zero and heavy vertex weights, a chain, a star, self-loops and
  * multi-edges, zero edge weights) and bad keys, which must be refused
  * naming the key; the sim engine, refused unless it executes the bundles;
- * and the coarsest graph's partition alone on a graph METIS cannot take as
- * it is (every edge of weight 0).
+ * the coarsest graph's partition alone on a graph METIS cannot take as it
+ * is (every edge of weight 0); and next_load's prefix sums, serially and on
+ * a team of 4 threads.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +35,7 @@
 
 #include <cmocka.h>
 #include <metis.h>
+#include <omp.h>
 
 #include "../apps/graph/partition.h"
 #include "core/engine.h"
@@ -766,6 +768,34 @@ static void initial_partition_of_zero_weights(void **state)
     free(l->part);
 }
 
+/* next_load's prefix sums (hf__part_scan): the same sums serially and on
+ * the main thread's team (4 threads: the parallel path even on 2 cores), at
+ * lengths around the parallel threshold and not divisible by the team. */
+static void prefix_sums(void **state)
+{
+    (void)state;
+    const size_t lengths[] = {0, 1, 1000, (1u << 16) - 1, (1u << 16) + 7, 300001};
+    int threads_before = omp_get_max_threads();
+    uint64_t *a = malloc((300001 + 1) * sizeof *a);
+    assert_non_null(a);
+    for (int team = 1; team <= 4; team += 3) {
+        omp_set_num_threads(team);
+        for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+            size_t n = lengths[t];
+            for (size_t i = 0; i < n; i++)
+                a[i] = (i * 2654435761u) % 97;
+            uint64_t total = hf__part_scan(a, n), sum = 0;
+            for (size_t i = 0; i < n; i++) {
+                assert_true(a[i] == sum);
+                sum += (i * 2654435761u) % 97;
+            }
+            assert_true(total == sum && a[n] == sum);
+        }
+    }
+    omp_set_num_threads(threads_before);
+    free(a);
+}
+
 /* The sim engine: refused unless it executes the bundles; then the same
  * checks as a real run (a modelled GPU gets no chunks: no run_cuda). */
 static void simulated_runs(void **state)
@@ -818,6 +848,7 @@ int main(void)
         cmocka_unit_test(bad_input_is_refused),
         cmocka_unit_test(simulated_runs),
         cmocka_unit_test(initial_partition_of_zero_weights),
+        cmocka_unit_test(prefix_sums),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -18,10 +18,11 @@
  *                          then localized FM on the host (partition_fm.c)
  *   finally                MEASURE (cut and part weights on the input graph)
  *
- * next_load is the enactor: it does the serial glue between rounds (the
+ * next_load is the enactor: it does the glue between rounds (the
  * prefix sums of the coarse map and list slots, packing a coarse CSR, the
- * balance pass) and picks the next round. Coarsening stops, as in METIS's
- * k-way, at coarsen_to = max(n / (20 log2 k), 30 k) vertices, or when a
+ * balance pass) and picks the next round. Coarsening stops at coarsen_to
+ * = min(max(n / (20 log2 k), 30 k), HF_PART_COARSEST k) vertices (METIS's
+ * k-way target, capped: see partition.h), or when a
  * level keeps more than HF_PART_STALL of its vertices (a stalled matching),
  * or after HF_PART_MAX_LEVELS levels. That level is where the run switches
  * to the CPU only: the coarsest graph's partition (partition_initial.c) runs
@@ -29,7 +30,10 @@
  * (one each way) that together moved at most HF_PART_REFINE_QUIET of its
  * vertices or gained less than HF_PART_REFINE_GAIN of the estimated cut,
  * or after HF_PART_REFINE_PASSES passes; a level of more than
- * HF_PART_FM_SMALL vertices may stop after its first pass by the same test.
+ * HF_PART_FM_SMALL vertices may stop after its first pass by the same test,
+ * and a level of at most HF_PART_FM_SMALL vertices stops after two: the
+ * patient FM that follows does the rest (their 3rd-6th passes were 9-14
+ * rounds of rgg 2^20 or road 2048^2 for no cut; bench/NOTES.md).
  * Then the host's localized FM (partition_fm.c, serial, in next_load) takes
  * the level out of the greedy passes' local optimum with negative-gain moves
  * and rollback: on road-like grids the greedy passes alone ended 1.02-1.12x
@@ -171,7 +175,8 @@ static int check_weights(struct hf_partition *c, const char *where)
                        "imbalance)",
                        where, c->k, c->imbalance, (long long)c->maxpw, (long long)total);
     double lg = c->k > 1 ? log2((double)c->k) : 1.0;
-    double to = fmax((double)g->nv / (20.0 * lg), 30.0 * (double)c->k);
+    double to = fmin(fmax((double)g->nv / (20.0 * lg), 30.0 * (double)c->k),
+                     HF_PART_COARSEST * (double)c->k);
     c->coarsen_to = (uint64_t)to;
     c->maxvwgt = (int64_t)(1.5 * (double)total / to);
     if (c->maxvwgt < 1)
@@ -349,9 +354,12 @@ static int start_initial(struct hf_partition *c)
     return 0;
 }
 
+/* A level's matching starts with every vertex unmatched (on the main
+ * thread's team where the glue runs there: a new level's first touch). */
 static void begin_match(struct hf_partition *c)
 {
     struct hf_plevel *l = &c->lv[c->cur];
+#pragma omp parallel for schedule(static) if (hf__part_glue_parallel(l->nv))
     for (uint64_t v = 0; v < l->nv; v++)
         l->match[v] = HF_PART_NONE;
     c->phase = HF_PP_MATCH;
@@ -391,6 +399,19 @@ static int write_parts(const struct hf_partition *c)
     }
     free(tmp);
     return 0;
+}
+
+/* Whether level l's refinement takes another greedy pass (see DESIGN). */
+static int another_pass(const struct hf_partition *c, const struct hf_plevel *l)
+{
+    if (c->pass + 1 >= HF_PART_REFINE_PASSES)
+        return 0;
+    if (l->nv <= HF_PART_FM_SMALL)
+        return c->pass == 0; /* two passes, then the patient FM */
+    if ((double)(c->moves + c->last_moves) <= HF_PART_REFINE_QUIET * (double)l->nv)
+        return 0;
+    return c->pass < 3 ||
+           (double)(c->gain + c->last_gain) > HF_PART_REFINE_GAIN * (double)c->cut_est;
 }
 
 /* Picks the round after the one that just ran, doing the host work between
@@ -442,11 +463,7 @@ static int advance(struct hf_partition *c)
         c->total_moves += c->moves;
         c->refine_rounds++;
         c->cut_est -= c->gain;
-        if (c->pass + 1 < HF_PART_REFINE_PASSES &&
-            ((c->pass == 0 && l->nv <= HF_PART_FM_SMALL) ||
-             ((double)(c->moves + c->last_moves) > HF_PART_REFINE_QUIET * (double)l->nv &&
-              (c->pass < 3 ||
-               (double)(c->gain + c->last_gain) > HF_PART_REFINE_GAIN * (double)c->cut_est)))) {
+        if (another_pass(c, l)) {
             c->last_moves = c->moves;
             c->last_gain = c->gain;
             c->moves = 0;

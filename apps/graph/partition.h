@@ -24,7 +24,8 @@ extern "C" {
 /* A level's refinement stops once two passes in a row (one each way; on a
  * level of more than HF_PART_FM_SMALL vertices, also the first pass alone) moved
  * at most this fraction of its vertices: the zero-gain moves would otherwise
- * trickle on for every pass allowed, at a round's overhead each. */
+ * trickle on for every pass allowed, at a round's overhead each. A level of
+ * at most HF_PART_FM_SMALL vertices always stops after two (partition.c). */
 #define HF_PART_REFINE_QUIET 0.002
 /* ... or gained together less than this fraction of the estimated cut (a
  * Kronecker graph's passes go on shuffling hubs' neighbours at zero gain). */
@@ -40,6 +41,13 @@ extern "C" {
 #define HF_PART_FM_SMALL (1u << 14)
 #define HF_PART_FM_PASSES 6
 #define HF_PART_FM_BOUNDARY 0.25
+/* Coarsening stops at METIS's k-way target, max(n / (20 log2 k), 30 k)
+ * vertices, or at this many per part if fewer: the coarsest graph's
+ * partition is serial (METIS, partition_initial.c) and costs about its
+ * size, while a level of rounds costs a few of them. On rgg 2^20 (64 parts)
+ * 8.5k vertices took METIS 20 ms; 3.5k took 7 ms by recursive bisection,
+ * the same final cut (bench/NOTES.md). */
+#define HF_PART_COARSEST 60
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */
 #define HF_PART_STALL 0.95
@@ -208,6 +216,9 @@ struct hf_partition {
     uint64_t tcap;    /* slots tadj and tew hold: the input's arcs, the most a level has
                          (setup allocates them once, pinned when a GPU is in the run) */
     int64_t *cvw;     /* nc coarse vertex weights */
+    /* The coarse vertices leader, ub and cdeg have room for: they are kept
+     * from level to level (the first level needs the most). */
+    uint64_t scratch_cap;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     int64_t *pw;              /* k part weights of the level being refined (atomic) */
@@ -253,7 +264,8 @@ int hf__part_build_cmap(struct hf_partition *c);
 int hf__part_pack(struct hf_partition *c);
 /* Frees the contraction's scratch arrays. */
 void hf__part_scratch_free(struct hf_partition *c);
-/* In-place exclusive prefix sum over a[0..n), a[n] = the total (serial: host glue). */
+/* In-place exclusive prefix sum over a[0..n), a[n] = the total (host glue: on
+ * the main thread's team where hf__part_glue_parallel says so). */
 uint64_t hf__part_scan(uint64_t *a, size_t n);
 /* Whether a loop of next_load's glue over `items` runs on the main thread's
  * OpenMP team (large enough, and a team of at least 4). */

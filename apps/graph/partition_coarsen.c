@@ -24,11 +24,15 @@
  * for the balance bound (METIS's rule, 1.5 total / coarsen_to).
  *
  * The coarse map is a prefix sum over "leader" flags (the smaller end of each
- * pair), done between rounds in next_load, as are the slots of every coarse
- * list (the sum of its members' degrees). That host glue is serial on
- * purpose: the devices' OpenMP teams are still spinning for a while after a
- * round, and a second team on the host thread fought them for the cores (on
- * 2 cores, rgg 2^18's glue took 0.35 s in parallel against ~0.02 s serial). The
+ * pair, flagged in cmap itself), done between rounds in next_load, as are
+ * the slots of every coarse list (the sum of its members' degrees). That
+ * host glue runs on the main thread's OpenMP team only for large levels and
+ * a team of 4 or more (hf__part_glue_parallel), serially otherwise: the
+ * devices' OpenMP teams are still spinning for a while after a round, and
+ * on 2 cores a second team on the host thread fought them for the cores
+ * (rgg 2^18's glue took 0.35 s in parallel against ~0.02 s serial). The
+ * contraction's scratch (leader, ub, cdeg) is made for the first level and
+ * kept for the coarser ones, whose pages are then not fresh. The
  * contract round then fills each coarse vertex's slots from its members'
  * lists mapped through cmap, drops the pair's internal edge and merges
  * repeated neighbours by adding their weights (a small hash table on the
@@ -143,30 +147,6 @@ void hf__part_twohop(struct hf_partition *c, size_t begin, size_t end, int nthre
     }
 }
 
-uint64_t hf__part_scan(uint64_t *a, size_t n)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x = a[i];
-        a[i] = sum;
-        sum += x;
-    }
-    a[n] = sum;
-    return sum;
-}
-
-void hf__part_scratch_free(struct hf_partition *c)
-{
-    free(c->leader);
-    free(c->ub);
-    free(c->cdeg);
-    free(c->cvw);
-    c->leader = NULL;
-    c->ub = NULL;
-    c->cdeg = NULL;
-    c->cvw = NULL;
-}
-
 /* Whether next_load's glue between rounds (the coarse map, the packed
  * coarse CSR, FM's boundary scan) runs on the main thread's OpenMP team: for loops over
  * 2^16 items or more (vertices for the map; vertices and arcs for the
@@ -180,51 +160,118 @@ int hf__part_glue_parallel(uint64_t items)
     return items >= ((uint64_t)1 << 16) && omp_get_max_threads() >= 4;
 }
 
+/* The most threads a prefix sum splits its array between. */
+enum { HF_PART_SCAN_TEAM = 256 };
+
+/* Defines `name`, the exclusive prefix sum of a[0..n) of type T in place,
+ * returning the total: on the main thread's team where the glue runs
+ * there (each thread sums its block, the block totals are summed in order,
+ * then each thread rewrites its block from its block's start), serially
+ * otherwise. */
+#define HF_PART_DEFINE_SCAN(name, T)                                                               \
+    static uint64_t name(T *a, size_t n)                                                           \
+    {                                                                                              \
+        uint64_t start[HF_PART_SCAN_TEAM + 1] = {0};                                               \
+        int team = omp_get_max_threads(), used = 1;                                                \
+        team = team < HF_PART_SCAN_TEAM ? team : HF_PART_SCAN_TEAM;                                \
+        _Pragma("omp parallel num_threads(team) if (hf__part_glue_parallel(n))")                   \
+        {                                                                                          \
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();                              \
+            size_t b = n * (size_t)t / (size_t)nt, e = n * (size_t)(t + 1) / (size_t)nt;           \
+            uint64_t sum = 0;                                                                      \
+            for (size_t i = b; i < e; i++)                                                         \
+                sum += a[i];                                                                       \
+            start[t + 1] = sum;                                                                    \
+            _Pragma("omp barrier") _Pragma("omp single")                                           \
+            {                                                                                      \
+                used = nt;                                                                         \
+                for (int i = 1; i <= nt; i++)                                                      \
+                    start[i] += start[i - 1];                                                      \
+            }                                                                                      \
+            sum = start[t];                                                                        \
+            for (size_t i = b; i < e; i++) {                                                       \
+                uint64_t x = a[i];                                                                 \
+                a[i] = (T)sum;                                                                     \
+                sum += x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        return start[used];                                                                        \
+    }
+HF_PART_DEFINE_SCAN(scan_u64, uint64_t)
+HF_PART_DEFINE_SCAN(scan_u32, uint32_t)
+
+uint64_t hf__part_scan(uint64_t *a, size_t n)
+{
+    return a[n] = scan_u64(a, n);
+}
+
+void hf__part_scratch_free(struct hf_partition *c)
+{
+    free(c->leader);
+    free(c->ub);
+    free(c->cdeg);
+    free(c->cvw);
+    c->leader = NULL;
+    c->ub = NULL;
+    c->cdeg = NULL;
+    c->cvw = NULL;
+    c->scratch_cap = 0;
+}
+
+/* Room in the contraction's scratch for nc coarse vertices. leader, ub and
+ * cdeg are kept from level to level (the first level needs the most), so
+ * only the first level's pages are fresh; cvw becomes the coarse level's
+ * weights (pack), so each level gets its own. */
+static int hold_scratch(struct hf_partition *c, uint64_t nc)
+{
+    if (nc > c->scratch_cap || !c->leader) {
+        hf__part_scratch_free(c);
+        c->leader = malloc((nc ? nc : 1) * sizeof *c->leader);
+        c->ub = malloc((nc + 1) * sizeof *c->ub);
+        c->cdeg = malloc((nc ? nc : 1) * sizeof *c->cdeg);
+        c->scratch_cap = nc;
+    }
+    free(c->cvw);
+    c->cvw = malloc((nc ? nc : 1) * sizeof *c->cvw);
+    if (!c->leader || !c->ub || !c->cdeg || !c->cvw)
+        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices",
+                       (unsigned long long)nc);
+    return 0;
+}
+
 /* Leftovers become single vertices; the leaders (u <= match[u]) are numbered
- * by a prefix sum, their partners take the same number; each coarse vertex
- * gets slots for its members' degrees. */
+ * by a prefix sum over their flags, held in cmap itself; a partner then
+ * takes its leader's number, which that loop never rewrites. Each coarse
+ * vertex gets slots for its members' degrees. */
 int hf__part_build_cmap(struct hf_partition *c)
 {
     struct hf_plevel *l = &c->lv[c->cur];
     uint64_t n = l->nv;
-    uint64_t *flag = malloc((n + 1) * sizeof *flag);
-    if (!flag)
-        return hf_fail(HF_ENOMEM, "partition: out of memory for the coarse map of %llu vertices",
-                       (unsigned long long)n);
+    uint32_t *match = l->match, *cmap = l->cmap;
     int par = hf__part_glue_parallel(n);
 #pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++) {
-        if (l->match[u] == HF_PART_NONE)
-            l->match[u] = (uint32_t)u;
-        flag[u] = l->match[u] >= u;
+        if (match[u] == HF_PART_NONE)
+            match[u] = (uint32_t)u;
+        cmap[u] = match[u] >= u;
     }
-    uint64_t nc = hf__part_scan(flag, n);
-    hf__part_scratch_free(c);
+    uint64_t nc = scan_u32(cmap, n);
+    int rc = hold_scratch(c, nc);
+    if (rc)
+        return rc;
     c->nc = nc;
-    c->leader = malloc(nc * sizeof *c->leader);
-    c->ub = malloc((nc + 1) * sizeof *c->ub);
-    c->cdeg = malloc(nc * sizeof *c->cdeg);
-    c->cvw = malloc(nc * sizeof *c->cvw);
-    if (!c->leader || !c->ub || !c->cdeg || !c->cvw) {
-        free(flag);
-        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices",
-                       (unsigned long long)nc);
-    }
 #pragma omp parallel for schedule(static) if (par)
-    for (uint64_t u = 0; u < n; u++)
-        if (l->match[u] >= u) {
-            uint64_t cv = flag[u];
-            l->cmap[u] = (uint32_t)cv;
-            c->leader[cv] = (uint32_t)u;
-            uint32_t m = l->match[u];
-            c->ub[cv] = (l->offsets[u + 1] - l->offsets[u]) +
-                        (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
+    for (uint64_t u = 0; u < n; u++) {
+        uint32_t m = match[u];
+        if (m < u) {
+            cmap[u] = cmap[m];
+            continue;
         }
-#pragma omp parallel for schedule(static) if (par)
-    for (uint64_t u = 0; u < n; u++)
-        if (l->match[u] < u)
-            l->cmap[u] = (uint32_t)flag[l->match[u]];
-    free(flag);
+        uint32_t cv = cmap[u];
+        c->leader[cv] = (uint32_t)u;
+        c->ub[cv] =
+            (l->offsets[u + 1] - l->offsets[u]) + (m != u ? l->offsets[m + 1] - l->offsets[m] : 0);
+    }
     uint64_t slots = hf__part_scan(c->ub, nc);
     /* A level's slots are its arcs (every fine vertex is in one coarse
      * vertex), never more than the input's, for which setup made room. */
@@ -392,9 +439,8 @@ int hf__part_pack(struct hf_partition *c)
         memcpy(cl->adj + cl->offsets[v], c->tadj + c->ub[v], c->cdeg[v] * sizeof *cl->adj);
         memcpy(cl->ew + cl->offsets[v], c->tew + c->ub[v], c->cdeg[v] * sizeof *cl->ew);
     }
-    cl->vw = c->cvw; /* the coarse weights move to the level */
+    cl->vw = c->cvw; /* the coarse weights move to the level; leader, ub and cdeg stay */
     c->cvw = NULL;
-    hf__part_scratch_free(c);
     if (c->cur > 0) { /* a coarse level keeps cmap only; level 0's match is reused by round 0 */
         free(l->match);
         l->match = NULL;

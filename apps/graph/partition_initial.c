@@ -2,17 +2,30 @@
  *
  * DESIGN
  * ------
- * The coarsest graph is small (about max(n / (20 log2 k), 30 k) vertices,
- * METIS's own coarsening target), so its partition is a serial job on the
- * host, the point where the run stops being a task farm: that is the
- * CPU-only switch, by rule, whatever devices the run has. We call METIS 5
- * (METIS_PartGraphKway, objective cut, the same imbalance and seed) rather
- * than writing our own recursive bisection: it is installed wherever the
- * build is (Debian's libmetis-dev), it is the reference the issue measures
- * us against, and its multilevel k-way on a graph of a few thousand vertices
+ * The coarsest graph is small (about coarsen_to vertices: METIS's own
+ * k-way target, max(n / (20 log2 k), 30 k), capped at HF_PART_COARSEST k),
+ * so its partition is a serial job on the host, the point where the run
+ * stops being a task farm: that is the CPU-only switch, by rule, whatever
+ * devices the run has. We call METIS 5 (objective cut, the same seed)
+ * rather than writing our own recursive bisection: it is installed
+ * wherever the build is (Debian's libmetis-dev), it is the reference the
+ * issue measures us against, and on a graph of a few thousand vertices it
  * takes milliseconds, so the quality of the whole partition is decided by
  * our coarsening and refinement on the levels above it, which is what this
  * app is about.
+ *
+ * Which METIS call: on a graph that coarsening brought down to coarsen_to,
+ * the one gpmetis's k-way makes on its own coarsest graph
+ * (InitKWayPartitioning): recursive bisection, METIS_PartGraphRecursive,
+ * each bisection within (1 + imbalance)^(1 / ln k) so that the k parts end
+ * near the bound (the balance pass and the refinement do the rest).
+ * METIS_PartGraphKway there would coarsen once more, bisect recursively
+ * several times over and refine its k-way result: on rgg 2^20's coarsest
+ * graph (8.5k vertices) 20 ms against 15 ms for the bisection alone, and on
+ * 3.5k vertices 17-18 ms against 7 ms, for the same final cut (our levels'
+ * refinement gives back what METIS's would have; bench/NOTES.md). A
+ * coarsest graph that coarsening left above coarsen_to (a stalled
+ * matching) goes to METIS_PartGraphKway, which coarsens it further itself.
  *
  * METIS indices are 32-bit (IDXTYPEWIDTH in Debian's build), so the coarsest
  * graph's total vertex and edge weight must fit; a graph whose weights do
@@ -25,6 +38,7 @@
  * lightest part), since METIS has no edges to work with.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,12 +143,18 @@ int hf__part_initial(struct hf_partition *c, int li)
     options[METIS_OPTION_NUMBERING] = 0;
     options[METIS_OPTION_SEED] = (idx_t)(c->seed & 0x7fffffff);
     options[METIS_OPTION_UFACTOR] = (idx_t)(c->imbalance * 1000.0 + 0.5);
-    int mr = METIS_PartGraphKway(&n, &ncon, xadj, adjncy, vwgt, NULL, adjwgt, &nparts, NULL, NULL,
-                                 options, &objval, part);
+    int bisect = l->nv <= c->coarsen_to && c->k > 1; /* see DESIGN */
+    /* gpmetis's tolerance per bisection (InitKWayPartitioning). */
+    real_t ub = (real_t)pow(1.0 + c->imbalance, 1.0 / log((double)(c->k > 1 ? c->k : 2)));
+    int mr = bisect ? METIS_PartGraphRecursive(&n, &ncon, xadj, adjncy, vwgt, NULL, adjwgt, &nparts,
+                                               NULL, &ub, options, &objval, part)
+                    : METIS_PartGraphKway(&n, &ncon, xadj, adjncy, vwgt, NULL, adjwgt, &nparts,
+                                          NULL, NULL, options, &objval, part);
     if (mr != METIS_OK) {
         rc = hf_fail(HF_EAPP,
-                     "partition: METIS_PartGraphKway failed (%s) on the coarsest graph "
+                     "partition: %s failed (%s) on the coarsest graph "
                      "(%llu vertices, %lld arcs, %ld parts)",
+                     bisect ? "METIS_PartGraphRecursive" : "METIS_PartGraphKway",
                      mr == METIS_ERROR_MEMORY  ? "out of memory"
                      : mr == METIS_ERROR_INPUT ? "input error"
                                                : "error",
