@@ -147,7 +147,7 @@ struct hf_cuda *hf_cuda_of(struct hf_device *dev);
 
 /* Pipelining knobs of an opened GPU: split bundles into about `pieces` pieces
  * (1 = no pipelining), but no piece smaller than `min_piece_bytes` of host<->GPU
- * traffic. Defaults: HF_CUDA_PIECES (8) and HF_CUDA_MIN_PIECE_MB (32) from the
+ * traffic. Defaults: HF_CUDA_PIECES (8) and HF_CUDA_MIN_PIECE_MB (8) from the
  * environment. Sizes of the arena and the staging buffers are read when the GPU
  * is opened: HF_CUDA_ARENA_MB (default: free memory minus a quarter of the
  * total, so that apps can still replicate inputs and cuBLAS has its workspace)
