@@ -376,8 +376,11 @@ def check_strsearch_across(tmp, tpath, ppath, planted, mode, cmd, want, alone_ou
                 fail("strsearch: the needle across the chunk boundary at %d is listed "
                      "%d times" % (at, lines.count("%d\t0" % at)))
                 break
-    # Every scheduler gives the nodes work in some round (static in every
-    # round); greedy hands a node one request's chunks at a time.
+    # Static gives the nodes work in every round and greedy in some (it hands
+    # a node one request's chunks at a time). The model-based schedulers may
+    # rightly keep a round on rank 0 when the nodes' latency looks too dear:
+    # HASS alone (the `run` of counts) did so for every round on a loaded
+    # machine, so only the output says whether they ran right.
     several = 0
     for run in runs:
         names = [d["name"] for d in run["devices"]]
@@ -385,7 +388,8 @@ def check_strsearch_across(tmp, tpath, ppath, planted, mode, cmd, want, alone_ou
             fail("strsearch %s %s: devices %s" % (mode, run["scheduler"], names))
             continue
         node_chunks = [sum(d["chunks"] for d in r["devices"][1:]) for r in run["rounds"]]
-        if sum(node_chunks) == 0 or (run["scheduler"] == "static" and 0 in node_chunks):
+        if ((run["scheduler"] == "greedy" and sum(node_chunks) == 0) or
+                (run["scheduler"] == "static" and 0 in node_chunks)):
             fail("strsearch %s %s: chunks run by the nodes per round %s"
                  % (mode, run["scheduler"], node_chunks))
         several = max([several] + [d["bundles"] for r in run["rounds"]
@@ -432,13 +436,15 @@ def check_graph_apps(tmp):
     # only (to keep the test short). HASS alone may rightly keep a small
     # round on rank 0's CPU when the nodes' latency looks too dear (on a busy
     # machine it did so for every round of cc on kron), while greedy hands an
-    # idle node chunks whenever a round has more chunks than devices, so the
-    # pair always sends the nodes work.
+    # idle node chunks whenever it asks before rank 0's CPU took them all, so
+    # the pair sends the nodes work on one graph or the other (checked per
+    # app, below).
     cases = [("bfs", "grid", ALL), ("bfs", "kron", ALL),
              ("pagerank", "grid", ALL), ("pagerank", "kron", ALL),
              ("sssp", "grid", PAIR), ("sssp", "kron", PAIR), ("cc", "grid", PAIR),
              ("cc", "kron", PAIR), ("mst", "grid", PAIR), ("mst", "kron", PAIR)]
     several = 0  # the most spans one node ran in one round
+    node_chunks_of = {}  # per app: chunks the nodes ran over its graphs and runs
     for app, graph, schedulers in cases:
         what = "%s on %s (%s)" % (app, graph, schedulers)
         outs = [os.path.join(tmp, "%s-%s-%d.out" % (app, graph, r)) for r in (1, 3)]
@@ -480,8 +486,13 @@ def check_graph_apps(tmp):
                 if la != lb:
                     fail("%s %s: loads alone %s, across nodes %s" % (what, b["scheduler"], la,
                                                                      lb))
+        node_chunks_of[app] = node_chunks_of.get(app, 0) + total
+    # Per app, not per graph: on a loaded machine rank 0's CPU took every
+    # chunk of cc on kron's few short rounds before a node asked, under greedy
+    # too; that the nodes ran right is what the outputs above check.
+    for app, total in node_chunks_of.items():
         if total == 0:
-            fail("%s: the nodes ran nothing in any run" % what)
+            fail("%s: the nodes ran nothing on any graph" % app)
     # A node's changes go to rank 0 after every span and rank 0's union comes
     # back once a round: the case of several spans in one round must be run.
     if several < 2:
