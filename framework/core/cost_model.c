@@ -35,8 +35,9 @@
  * largest bundle (mostly latency: an intercept fitted low makes every small
  * steal slow); the slope otherwise. The first bundle of a size
  * not seen lately (the last 64 sizes) that comes in slow is a warm-up once the
- * latency is known: not fitted and not a surprise, so a split that moves does
- * not teach the model that the device got slower (on a real H200 the first
+ * latency is known (before that too, in a `warm_fresh` model, when it is
+ * slower than any latency allows): not fitted and not a surprise, so a
+ * split that moves does not teach the model that the device got slower (on a real H200 the first
  * bundle of a new size took up to 40 ms where repeats took 0.7 ms). Before
  * the latency is known a bundle of a size the window lacks is fitted
  * unjudged, except one slower than 1.5x the most any latency allows (no more
@@ -418,10 +419,11 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         /* Before the latency is known, with warm-ups to expect (the owner
          * says so): the first repeat in a window of new sizes is the first
          * time without a warm-up, news about the intercept rather than a
-         * surprise (unless it is a stall); a new size that took more than any latency allows, once
-         * the window holds a repeat, is a warm-up. Both are fitted unjudged,
-         * the warm-up marked fresh: it gives the slope in pairs with other
-         * fresh bundles (their warm-ups cancel), never the intercept. */
+         * surprise (unless it is a stall); a new size that took more than
+         * any latency allows, once the window holds a repeat, is a warm-up.
+         * Both are fitted unjudged, the warm-up marked fresh: it gives the
+         * slope in pairs with other fresh bundles (their warm-ups cancel),
+         * never the intercept. */
         m->warmups += fresh;
         m->run = 0;
         accept(m, work, bytes, seconds, fresh);
