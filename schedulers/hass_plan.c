@@ -55,16 +55,22 @@ void hf__hass_refresh_rates(struct hass *h)
     hf__hass_links_refresh(h);
 }
 
+/* When device d finishes c > 0 chunks of work w each, by its model alone. */
+static double model_time(const struct hass *h, int d, size_t c, double w)
+{
+    double lat, inv;
+    split_model(h, d, w, &lat, &inv);
+    return lat + (double)c * w * inv;
+}
+
 /* When device d finishes c chunks of work w each, by its model, plus twice its
  * spread times its largest single bundle (see DESIGN). */
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
 {
     if (c == 0)
         return 0.0;
-    double lat, inv;
-    split_model(h, d, w, &lat, &inv);
-    double t = lat + (double)c * w * inv;
-    double one = h->dev[d].is_gpu ? t : lat + w * inv;
+    double t = model_time(h, d, c, w);
+    double one = h->dev[d].is_gpu ? t : model_time(h, d, 1, w);
     return t + 2.0 * h->model[d].spread * one;
 }
 
@@ -73,11 +79,7 @@ double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
  * (keep_plan's round-1 judgement). */
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w)
 {
-    if (!counts[d])
-        return 0.0;
-    double lat, inv;
-    split_model(h, d, w, &lat, &inv);
-    return lat + (double)counts[d] * w * inv + hf__hass_link_wait(h, d, counts);
+    return counts[d] ? model_time(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts) : 0.0;
 }
 
 /* hf__hass_finish for device d's count in `counts`, after its wait for its

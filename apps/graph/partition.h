@@ -242,7 +242,8 @@ struct hf_partition {
     int ndev;                 /* devices of the run (setup) */
     unsigned char *dev_gpu;   /* ndev: 1 for a real GPU */
     int ngpu;                 /* real GPUs in the run */
-    void **gpu;               /* ndev: a GPU's copy of the level being coarsened, or NULL */
+    void **gpu;               /* ndev: what a GPU holds (struct part_gpu: every level's CSR
+                                 it kept and the scratch of its rounds), or NULL */
     unsigned long level_gen;  /* levels begun so far: which level a GPU's copy is of */
     unsigned long levels_made; /* levels made so far, the input's included (hf_plevel.made) */
     unsigned long round_id;   /* loads drawn so far: which round a GPU's inputs are of */
@@ -311,7 +312,6 @@ int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *piece, struct 
 /* Frees everything the GPUs hold; between rounds (round 0 starts again, the
  * measure ended, teardown), from the engine's thread. */
 void hf__part_cuda_release(struct hf_partition *c);
-
 #endif
 
 /* partition_ref.c: the plain check. Counts every undirected edge of g once

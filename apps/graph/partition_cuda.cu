@@ -260,8 +260,9 @@ template <int G>
 static void launch_match(const struct part_gpu *g, uint64_t begin, uint64_t n, uint64_t step,
                          uint64_t salt, int64_t maxv, cudaStream_t s)
 {
-    match_kernel<G><<<blocks_for(n * G), BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
-                                                        g->d_match, begin, n, step, salt, maxv);
+    const struct part_gpu_csr *lv = g->lvl;
+    match_kernel<G><<<blocks_for(n * G), BLOCK, 0, s>>>(
+        lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw, g->d_match, begin, n, step, salt, maxv);
 }
 
 struct contract_out {
@@ -273,8 +274,9 @@ template <int G>
 static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t end,
                             const struct contract_out *o, cudaStream_t s)
 {
+    const struct part_gpu_csr *lv = g->lvl;
     contract_kernel<G><<<blocks_for((end - begin) * G), BLOCK, 0, s>>>(
-        g->d_offsets, g->d_adj, g->d_ew, g->d_vw, g->d_match, g->d_cmap, g->d_leader, g->d_ub,
+        lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw, g->d_match, g->d_cmap, g->d_leader, g->d_ub,
         begin, end, o->key, o->tw, o->adj, o->ew, o->cdeg, o->cvw);
 }
 
@@ -434,13 +436,7 @@ static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
     }
     if ((rc = hold_scratch(c, g, gpu, l->nv)))
         return rc;
-    g->d_offsets = k->d_offsets;
-    g->d_adj = k->d_adj;
-    g->d_ew = k->d_ew;
-    g->d_vw = k->d_vw;
-    g->hubs = k->hubs;
-    g->nhubs = k->nhubs;
-    g->d_hubs = k->d_hubs;
+    g->lvl = k;
     g->level_gen = c->level_gen;
     return 0;
 }

@@ -28,16 +28,13 @@ struct part_gpu_csr {
     uint32_t *d_hubs;         /* nhubs: the same on the GPU */
 };
 
-/* One GPU's copy of the level being coarsened or refined: the level's CSR
- * (pointers into csr[c->cur]) and the scratch of its rounds. */
+/* What one GPU holds: every level's CSR it kept, which of them the rounds
+ * now work on, and the scratch of those rounds. */
 struct part_gpu {
     int ordinal;              /* its CUDA device, for the release */
     unsigned long level_gen;  /* the level held (c->level_gen when uploaded) */
     unsigned long round_id;   /* the round whose inputs are uploaded (c->round_id) */
-    uint64_t *d_offsets;      /* nv + 1 */
-    uint32_t *d_adj;          /* ne */
-    int64_t *d_ew;            /* ne, or NULL (unit weights) */
-    int64_t *d_vw;            /* nv, or NULL (unit weights) */
+    const struct part_gpu_csr *lvl; /* the level held: &csr[c->cur] */
     uint32_t *d_match;        /* nv */
     uint32_t *d_cmap;         /* nv */
     uint32_t *d_leader;       /* nv (a level has at most nv coarse vertices) */
@@ -45,9 +42,6 @@ struct part_gpu {
     uint32_t *d_part;         /* nv: REFINE's parts */
     int64_t *d_pw;            /* k: REFINE's part weights */
     uint64_t scratch_nv;      /* the vertices the scratch above holds */
-    uint32_t *hubs;           /* the level's hubs (csr[c->cur].hubs) */
-    uint64_t nhubs;
-    uint32_t *d_hubs;
     struct part_gpu_csr csr[HF_PART_MAX_LEVELS]; /* every level kept, by level */
 };
 

@@ -443,30 +443,31 @@ int hf__part_refine_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b,
     if (rc)
         return rc;
     /* The piece's hubs: [h0, h1) of the level's ascending list. */
+    const struct part_gpu_csr *lv = g->lvl;
     uint64_t h0 = 0, h1 = 0, hub = UINT64_MAX;
-    if (c->k <= HUB_MAX_PARTS && g->nhubs) {
-        const uint32_t *lo = g->hubs, *end = g->hubs + g->nhubs;
+    if (c->k <= HUB_MAX_PARTS && lv->nhubs) {
+        const uint32_t *lo = lv->hubs, *end = lv->hubs + lv->nhubs;
         h0 = (uint64_t)(std::lower_bound(lo, end, (uint32_t)b) - lo);
         h1 = (uint64_t)(std::lower_bound(lo, end, (uint32_t)e) - lo);
         hub = HUB_DEGREE;
     }
-    const uint32_t *d_hubs = g->d_hubs + h0;
+    const uint32_t *d_hubs = lv->d_hubs + h0;
     struct part_move *d_list = (struct part_move *)(d_moves + MOVES_HEAD);
     size_t counters = (size_t)c->k * sizeof(int64_t);
     int up = c->pass % 2 == 0;
     unsigned blocks = blocks_for(n), nh = (unsigned)(h1 - h0);
     for (int step = 0; step < REFINE_STEPS; step++) {
-        propose_kernel<<<blocks, BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+        propose_kernel<<<blocks, BLOCK, 0, s>>>(lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw,
                                                 g->d_part, g->d_pw, up, b, e, hub, d_dest, d_gain);
         if (nh)
             propose_hub_kernel<<<nh, HUB_BLOCK, counters, s>>>(
-                g->d_offsets, g->d_adj, g->d_ew, g->d_vw, g->d_part, g->d_pw, (uint32_t)c->k, up,
-                b, d_hubs, d_dest, d_gain);
-        filter_kernel<<<blocks, BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+                lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw, g->d_part, g->d_pw, (uint32_t)c->k,
+                up, b, d_hubs, d_dest, d_gain);
+        filter_kernel<<<blocks, BLOCK, 0, s>>>(lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw,
                                                g->d_part, g->d_pw, c->maxpw, b, e, hub, d_dest,
                                                d_gain, d_taken, d_list, d_count);
         if (nh)
-            filter_hub_kernel<<<nh, HUB_BLOCK, 0, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+            filter_hub_kernel<<<nh, HUB_BLOCK, 0, s>>>(lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw,
                                                        g->d_part, g->d_pw, c->maxpw, b, e, d_hubs,
                                                        d_dest, d_gain, d_taken, d_list, d_count);
         move_kernel<<<blocks, BLOCK, 0, s>>>(g->d_part, b, e, d_dest, d_taken);
@@ -552,7 +553,8 @@ int hf__part_measure_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b
     int shared = c->k <= HUB_MAX_PARTS;
     unsigned blocks = (unsigned)((e - b + HUB_BLOCK - 1) / HUB_BLOCK); /* block_sum's size */
     size_t counters = shared ? (size_t)c->k * sizeof(int64_t) : 0;
-    measure_kernel<<<blocks, HUB_BLOCK, counters, s>>>(g->d_offsets, g->d_adj, g->d_ew, g->d_vw,
+    const struct part_gpu_csr *lv = g->lvl;
+    measure_kernel<<<blocks, HUB_BLOCK, counters, s>>>(lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw,
                                                        g->d_part, (uint32_t)c->k, b, e, shared,
                                                        d_sums);
     if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition measure kernel")) ||

@@ -413,9 +413,10 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
      * fitted at once when that fit expects it. */
     if (m->has_cand && m->fitted)
         try_candidate(m, work, bytes, seconds);
+    /* Whatever the latency: every test below that reads it wants no latency known. */
+    int capped = !m->lat_known && over_cap(m, work, bytes, seconds);
     if (m->warm_fresh && m->n > 0 && !m->lat_known &&
-        (fresh ? has_repeat(m) && over_cap(m, work, bytes, seconds)
-               : !has_repeat(m) && !over_cap(m, work, bytes, seconds))) {
+        (fresh ? has_repeat(m) && capped : !has_repeat(m) && !capped)) {
         /* Before the latency is known, with warm-ups to expect (the owner
          * says so): the first repeat in a window of new sizes is the first
          * time without a warm-up, news about the intercept rather than a
@@ -429,8 +430,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         accept(m, work, bytes, seconds, fresh);
         return 0;
     }
-    int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0 &&
-                         !over_cap(m, work, bytes, seconds);
+    int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0 && !capped;
     if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
         int shape = m->fitted && !unknown;
         m->run = 0;
@@ -443,8 +443,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
     int outlier = dev > COST_OUTLIER;
     double tol = fmax(COST_SURPRISE, 3.0 * m->spread);
     int sign = dev > tol ? 1 : dev < -tol ? -1 : 0;
-    if (fresh && sign > 0 &&
-        (m->lat_known || (m->warm_fresh && over_cap(m, work, bytes, seconds)))) {
+    if (fresh && sign > 0 && (m->lat_known || (m->warm_fresh && capped))) {
         /* A new size's first bundle, slow: a warm-up, not news about the
          * device - before the latency is known too, in a model told to expect
          * warm-ups, when no latency could explain it (taken for a surprise,
