@@ -162,9 +162,12 @@ deps:
 	  else echo "hetfarm needs these Debian packages:$$missing"; \
 	    echo "run:  sudo apt-get install -y$$missing"; exit 1; fi; fi
 
+# Archives are written under a temporary name and renamed: `make -j2 all tests`
+# builds the library from two makes at once (all's second make and tests), and
+# two ar runs on one file corrupt it; a fresh archive also drops stale members.
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	$(AR) rcs $@.$$$$ $^ && mv -f $@.$$$$ $@
 
 $(BIN): $(CLI_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -223,7 +226,7 @@ starpu: $(SP_LIB) $(SP_BINS) $(BUILD)/tests/test_starpu_hass
 
 $(SP_LIB): $(SP_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	$(AR) rcs $@.$$$$ $^ && mv -f $@.$$$$ $@
 
 $(BUILD)/bench/starpu/%: bench/starpu/%.c $(SP_LIB)
 	@mkdir -p $(@D)
