@@ -118,6 +118,22 @@
  * stops moving - but it is never frozen for good: when a device's times drift
  * (its model restarts after two surprising bundles), the plan moves and is
  * taken.
+ * On a load whose chunk costs are learned (hf_round.cost_moved has been
+ * non-zero: an irregular load that repeats), the plan from round 2 on is the
+ * thesis's own adaptation instead: each device's time per unit of work is
+ * what it took in the round just ended for the learned work it ran (its busy
+ * time less its model's latency per bundle), the split makes all finish
+ * together on those lines, and the buffers are cut by learned cost
+ * (hf__hass_plan_by_rates). The models cannot plan such a load: its unit of
+ * work moves every round, so every bundle is a new size to them (a slow one
+ * is a warm-up, never fitted), and a region whose learned cost is off by 20%
+ * (a region one device runs whole teaches the learning nothing) left a GPU
+ * 25% late every round. A device's measured rate carries that error as its
+ * device found it, so the split is right where the estimates are not. The
+ * plan in force is kept unless the new one finishes sooner on those rates by
+ * more than `stable_tol` and twice the rates' own noise (how far a device's
+ * rate moved between two rounds that gave it the same chunks), and pays back
+ * its new sizes' warm-up within 4 rounds.
  * A device left out of the split for `reprobe` rounds gets one chunk to
  * re-measure it where that chunk ends within the planned round (a probe must
  * cost nothing), so a device left out on old evidence can come back.
@@ -146,6 +162,9 @@ static void hass_destroy(void *state)
     free(h->ratio);
     free(h->plan_n);
     free(h->left_out);
+    free(h->last_rate);
+    free(h->last_plan);
+    free(h->bundles);
     free(h->was_alive);
     free(h->link_of);
     free(h->link_bw);
@@ -212,6 +231,9 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ratio = calloc(n, sizeof *h->ratio);
     h->plan_n = calloc(n, sizeof *h->plan_n);
     h->left_out = calloc(n, sizeof *h->left_out);
+    h->last_rate = calloc(n, sizeof *h->last_rate);
+    h->last_plan = calloc(n, sizeof *h->last_plan);
+    h->bundles = calloc(n, sizeof *h->bundles);
     h->was_alive = calloc(n, sizeof *h->was_alive);
     h->link_of = calloc(n, sizeof *h->link_of);
     h->link_bw = calloc(n, sizeof *h->link_bw);
@@ -243,7 +265,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
         !h->first_t || !h->first_w || !h->link_of || !h->link_bw || !h->wait_s ||
         !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
         !h->inflight || !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone ||
-        !h->prep || !h->pwork || !h->psize || !h->ptime) {
+        !h->prep || !h->pwork || !h->psize || !h->ptime || !h->last_rate || !h->last_plan ||
+        !h->bundles) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
@@ -323,6 +346,8 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     if (r->cost_moved > 0.02)
         for (int d = 0; d < h->ndev; d++)
             hf_cost_new_unit(&h->model[d]);
+    h->learned |= r->cost_moved > 0.0;
+    memset(h->bundles, 0, (size_t)h->ndev * sizeof *h->bundles);
     h->split = 0;
     h->pool_next = 0;
     hf__hass_link_tick(h);
@@ -661,6 +686,7 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     hf__hass_link_tick(h);
     if (seconds <= 0.0)
         return;
+    h->bundles[d]++;
     double work = 0.0, bytes = 0.0;
     for (size_t i = span->first; i < span->first + span->count; i++) {
         work += h->r->chunks[i].work;
@@ -814,12 +840,16 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     if (!r || r->nchunks == 0)
         return 0;
     size_t counts[h->ndev];
-    if (!hf__hass_plan_counts(h, r->nchunks, counts))
+    int by_rates = h->learned && r->round >= 1; /* see DESIGN, Adapt */
+    if (by_rates && hf__hass_plan_by_rates(h, rep->work, rep->busy_s, r->nchunks)) {
+        /* planned by the rates measured */
+    } else if (!hf__hass_plan_counts(h, r->nchunks, counts)) {
         return 0;
-    if (!keep_plan(h, counts, r->nchunks)) {
+    } else if (!keep_plan(h, counts, r->nchunks)) {
         memcpy(h->plan_n, counts, sizeof counts);
         h->plan_chunks = r->nchunks;
         h->plan_reserve = hf__hass_reserve_for(h, counts);
+        h->by_rates = 0;
     }
     hf__hass_add_probes(h, h->plan_n);
     for (int d = 0; d < h->ndev; d++)

@@ -46,6 +46,12 @@ struct hass {
     double *first_t, *first_w; /* per size slot: its first bundle's seconds and work, until
                                   its first repeat (0 after it, or for a CPU) */
     long *left_out;     /* rounds in a row the device got nothing */
+    int learned;        /* the load's chunk costs have been re-estimated (hf_round.cost_moved) */
+    int by_rates;       /* the plan in force came from measured rates (plan_by_rates) */
+    double *last_rate;  /* per device: its measured rate in the round before */
+    size_t *last_plan;  /* per device: its planned chunks in the round before */
+    double rate_noise;  /* how far rates move between rounds of one plan */
+    long *bundles;      /* per device: bundles it ran this round */
     int *was_alive;     /* per device: alive in the last round (it may sit a round out) */
 
     /* Shared links (hass_link.c). */
@@ -88,6 +94,7 @@ void hf__hass_add_probes(struct hass *h, size_t *counts);
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
 void hf__hass_split_rest(struct hass *h, size_t base);
+int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n);
 int hf__hass_warm_models(struct hass *h);
 /* Device d's finish under its model alone (no allowance for its spread). */
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);

@@ -18,7 +18,9 @@
  * out for `reprobe` rounds gets one chunk back where that costs nothing by the
  * model. A reserve of the GPUs' share sits at the tail of the fastest CPU's
  * buffer when the GPUs are noisy. Warm-started rounds take the models the
- * profile saved.
+ * profile saved. On a load whose chunk costs are learned, the plan from
+ * round 2 comes from the rates the devices showed in the round before
+ * instead (hf__hass_plan_by_rates), and its buffers are cut by learned cost.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -263,10 +265,84 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
         coef[3 * d + 1] = m->inv;
         coef[3 * d + 2] = h->dev[d].is_gpu ? m->inv_bw : 0.0;
     }
-    hf__cost_cut_models(h->r, base, h->dev, h->ndev, counts, coef);
+    if (h->by_rates)
+        hf__cost_cut(h->r, base, h->dev, h->ndev, counts); /* rates are per learned work */
+    else
+        hf__cost_cut_models(h->r, base, h->dev, h->ndev, counts, coef);
     hf__layout(h->buf, counts, h->dev, h->ndev, base);
     h->split = 1;
     h->pool_next = h->r->nchunks;
+}
+
+/* The plan by measured rates (hass.c, "Adapt", on a load whose chunk costs
+ * are learned): each device's time per unit of work is what it took in the
+ * round just ended (busy[d], less its model's latency per bundle) for the
+ * learned work it ran (work[d]), both in the estimates it ran them under, so
+ * a region whose estimate is off is priced as its device found it; a device
+ * that ran nothing keeps its model. The split makes all finish together
+ * under those lines; the plan in force is kept unless the new one finishes
+ * sooner, on them, by more than stable_tol and the rates' own noise (how far
+ * a device's rate moved between two rounds that gave it the same chunks) and
+ * pays back the warm-up of its new sizes in HASS_AMORTISE rounds. Returns 0
+ * when nothing could be planned (the models plan instead). */
+int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
+{
+    int nd = h->ndev, use[nd];
+    double lat[nd], inv[nd], x[nd], w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < nd; d++) {
+        split_model(h, d, w, &lat[d], &inv[d]);
+        use[d] = h->r->alive[d] && h->model[d].fitted;
+        double net = busy[d] - (double)h->bundles[d] * lat[d];
+        if (use[d] && work[d] > 0.0 && busy[d] > 0.0)
+            inv[d] = (net > 0.5 * busy[d] ? net : busy[d]) / work[d];
+    }
+    if (!(w > 0.0) || !isfinite(hf_cost_split(lat, inv, use, nd, (double)n * w, x)))
+        return 0;
+    size_t counts[nd], given = 0;
+    for (int d = 0; d < nd; d++) {
+        counts[d] = (size_t)floor(x[d] / w); /* floors: they sum to n at most */
+        given += counts[d];
+    }
+    while (given < n) { /* each leftover chunk to whoever finishes it first */
+        int best = -1;
+        double best_t = INFINITY;
+        for (int d = 0; d < nd; d++) {
+            double t = lat[d] + (double)(counts[d] + 1) * w * inv[d];
+            if (use[d] && t < best_t) {
+                best = d;
+                best_t = t;
+            }
+        }
+        if (best < 0)
+            return 0;
+        counts[best]++;
+        given++;
+    }
+    int keep = h->have_ratio && h->plan_chunks == n && h->by_rates;
+    double old_ms = 0.0, new_ms = 0.0, warm = 0.0;
+    for (int d = 0; d < nd; d++) {
+        double rate = busy[d] > 0.0 ? work[d] / busy[d] : 0.0;
+        if (keep && rate > 0.0 && h->last_rate[d] > 0.0 && h->plan_n[d] == h->last_plan[d])
+            h->rate_noise = fmax(0.5 * h->rate_noise, fabs(rate / h->last_rate[d] - 1.0));
+        h->last_rate[d] = rate;
+        h->last_plan[d] = h->plan_n[d];
+        if (keep && h->plan_n[d] > 0 && !use[d])
+            keep = 0;
+        if (use[d] && h->plan_n[d] > 0)
+            old_ms = fmax(old_ms, lat[d] + (double)h->plan_n[d] * w * inv[d]);
+        if (use[d] && counts[d] > 0)
+            new_ms = fmax(new_ms, lat[d] + (double)counts[d] * w * inv[d]);
+        if (counts[d] != h->plan_n[d] && counts[d] > 0)
+            warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
+    }
+    double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
+    if (!keep || (gain > noise * old_ms && gain * HASS_AMORTISE > warm)) {
+        memcpy(h->plan_n, counts, sizeof counts);
+        h->plan_chunks = n;
+        h->plan_reserve = 0.0;
+    }
+    h->by_rates = 1;
+    return 1;
 }
 
 /* Splits chunks [base, nchunks) by a fresh plan (round 0 after profiling, or a
