@@ -255,7 +255,8 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     size_t k = (size_t)c->k;
     if (!(l->match = malloc(g->nv * sizeof *l->match)) ||
         !(l->cmap = malloc(g->nv * sizeof *l->cmap)) ||
-        !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) || !(c->pw = calloc(k, sizeof *c->pw)) ||
+        !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) ||
+        !(c->bnd = malloc(g->nv ? g->nv : 1)) || !(c->pw = calloc(k, sizeof *c->pw)) ||
         !(c->mpw = calloc(k, sizeof *c->mpw)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
@@ -327,8 +328,11 @@ static int alloc_part(struct hf_partition *c, int l)
     return 0;
 }
 
+/* A level's refinement starts with no boundary marks (hf_partition.bnd). */
 static void begin_refine(struct hf_partition *c)
 {
+    memset(c->bnd, 0, c->lv[c->cur].nv);
+    c->bnd_ok = 1;
     c->phase = HF_PP_REFINE;
     c->level_gen++; /* refinement of another level: a GPU's copy is stale */
     c->pass = 0;
@@ -618,6 +622,8 @@ static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct h
     struct hf_partition *c = ctx;
     if (!has_gpu_kernel(c->phase))
         return partition_run_cpu(ctx, piece, 1);
+    if (c->phase == HF_PP_REFINE) /* the kernels leave no boundary marks */
+        __atomic_store_n(&c->bnd_ok, 0, __ATOMIC_RELAXED);
     return hf__part_cuda(c, piece, gpu);
 }
 #endif
@@ -768,6 +774,7 @@ static void partition_teardown(void *ctx)
     free(c->lv[0].match);
     free(c->lv[0].cmap);
     free(c->wait);
+    free(c->bnd);
     free(c->pw);
     free(c->mpw);
     hf_host_free(c->tadj);

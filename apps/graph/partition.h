@@ -221,6 +221,16 @@ struct hf_partition {
     uint64_t scratch_cap;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
+    /* The boundary of the level being refined, as its greedy passes saw it:
+     * marked (1) is every vertex a pass found next to another part, and
+     * every neighbour of a vertex a pass moved, so every vertex on the
+     * boundary when the passes end is marked (a few more may be). FM's
+     * first pass takes its seeds from here instead of scanning the level's
+     * arcs once more; only while bnd_ok, which a GPU's refinement piece
+     * clears (its kernels do not mark). NULL: no marks (hf__part_refine
+     * called outside a run). */
+    unsigned char *bnd; /* lv[0].nv, reset by each level's first pass */
+    int bnd_ok;         /* bnd holds the marks of every pass of this level (atomic) */
     int64_t *pw;              /* k part weights of the level being refined (atomic) */
     int64_t *mpw;             /* k part weights measured on the input graph */
     int64_t mcut;             /* cut measured on the input graph (atomic) */
