@@ -209,6 +209,18 @@ static void commit_move(struct fm *f, uint32_t u, uint32_t from)
         __atomic_fetch_sub(&f->c->pw[from], hf__pl_vw(f->l, u), __ATOMIC_RELAXED);
 }
 
+/* Marks u and its neighbours in the level's boundary marks (hf_partition.bnd):
+ * u moved, so they may have become boundary vertices. */
+static void mark_moved(struct fm *f, uint32_t u)
+{
+    unsigned char *bnd = f->c->bnd;
+    if (!bnd)
+        return;
+    __atomic_store_n(&bnd[u], 1, __ATOMIC_RELAXED);
+    for (uint64_t j = f->l->offsets[u]; j < f->l->offsets[u + 1]; j++)
+        __atomic_store_n(&bnd[f->l->adj[j]], 1, __ATOMIC_RELAXED);
+}
+
 /* One local search from `s`; returns the cut it saved (>= 0), or -1 when
  * out of memory (the partition is then as before the search). */
 static int64_t local_search(struct fm *f, uint32_t s)
@@ -265,8 +277,10 @@ static int64_t local_search(struct fm *f, uint32_t s)
         const struct fm_move *m = &f->log[--f->nlog];
         undo_move(f, m->u, m->from, m->to);
     }
-    for (size_t i = 0; i < best_len; i++)
+    for (size_t i = 0; i < best_len; i++) {
         commit_move(f, f->log[i].u, f->log[i].from);
+        mark_moved(f, f->log[i].u);
+    }
     return best_delta;
 }
 
@@ -402,8 +416,13 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
         int64_t found = -1;
         if (pass == 0 && c->bnd && __atomic_load_n(&c->bnd_ok, __ATOMIC_RELAXED))
             found = list_flagged(c->bnd, n, most, &bnd, &capb);
-        if (found < 0 || (uint64_t)found > most)
+        if (found < 0 || (uint64_t)found > most) {
             found = find_boundary(l, most, locked, &bnd, &capb);
+            if (found >= 0 && pass == 0 && c->bnd) { /* the exact boundary: the marks */
+                memcpy(c->bnd, locked, n);
+                c->bnd_ok = 1;
+            }
+        }
         if (found < 0)
             goto out;
         uint64_t nb = (uint64_t)found;
