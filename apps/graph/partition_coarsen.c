@@ -93,8 +93,9 @@ void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthrea
      * list, its neighbours' match entries: rgg 2^20's ids carry no locality
      * either), one after the other, since each waits for the one before. So
      * each block lists its vertices first and prefetches them as a pipeline:
-     * the offsets and match entry of the vertex AHEAD places on, the list of
-     * the one AHEAD / 2 on, the neighbours' match entries of the one 2 on. */
+     * the offsets and match entry of the vertex AHEAD places on, the list
+     * (and a coarse level's edge weights) of the one AHEAD / 2 on, the
+     * neighbours' match entries of the one 2 on. */
     uint64_t n = end - begin, step = hf__part_visit_step(salt, n);
     uint64_t stride = n ? step % n : 0; /* the step may pass n */
     uint64_t nblocks = (n + HF_PART_MATCH_BLOCK - 1) / HF_PART_MATCH_BLOCK;
@@ -117,8 +118,15 @@ void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthrea
                 __builtin_prefetch(&l->offsets[x]);
                 __builtin_prefetch(&match[x]);
             }
-            if (t + HF_PART_MATCH_AHEAD / 2 < listed)
-                __builtin_prefetch(&l->adj[l->offsets[ids[t + HF_PART_MATCH_AHEAD / 2]]]);
+            if (t + HF_PART_MATCH_AHEAD / 2 < listed) {
+                uint32_t x = ids[t + HF_PART_MATCH_AHEAD / 2];
+                uint64_t b = l->offsets[x], e = l->offsets[x + 1];
+                __builtin_prefetch(&l->adj[b]);
+                if (l->ew && e > b) { /* a coarse level's weights: often two lines */
+                    __builtin_prefetch(&l->ew[b]);
+                    __builtin_prefetch(&l->ew[e - 1]);
+                }
+            }
             if (t + 2 < listed) {
                 uint32_t x = ids[t + 2];
                 for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++)
