@@ -512,6 +512,7 @@ static int advance(struct hf_partition *c)
 static int start(struct hf_partition *c)
 {
     reset_levels(c);
+    c->bnd_ok = 0; /* no level's boundary marks yet */
     c->finished = 0;
     c->coarsened = 0;
     c->total_moves = 0;

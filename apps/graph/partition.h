@@ -230,7 +230,8 @@ struct hf_partition {
      * greedy passes visit only marked vertices, and the next finer level's
      * first pass, from cbnd (these marks handed down), visits only the
      * vertices whose coarse vertex is marked: the others are interior after
-     * the projection. Only while bnd_ok / cbnd_ok: a GPU's refinement piece
+     * the projection; the measure round tallies the arcs of level 0's
+     * marked vertices only. Only while bnd_ok / cbnd_ok: a GPU's refinement piece
      * clears bnd_ok (its kernels do not mark); a balance pass after the
      * projection, and the coarsest level, leave cbnd_ok 0. NULL: no marks
      * (hf__part_refine called outside a run). */

@@ -50,7 +50,10 @@
  *
  * The measure round recomputes, on the input graph, the cut (every arc whose
  * ends differ, halved) and the part weights: the figures, and what verify
- * compares with partition_ref.c.
+ * compares with partition_ref.c. Only boundary vertices have such arcs, so
+ * where level 0's marks hold (c->bnd after its FM) the CPU reads the lists
+ * of marked vertices only; a mark missing would show as a cut below the
+ * reference's, which verify reports.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +298,9 @@ int hf__part_measure(struct hf_partition *c, size_t begin, size_t end, int nthre
     size_t k = (size_t)c->k;
     int64_t cut2 = 0;
     int oom = 0;
+    /* Level 0's boundary marks, when they hold (see DESIGN). */
+    const unsigned char *marked =
+        c->bnd && __atomic_load_n(&c->bnd_ok, __ATOMIC_RELAXED) ? c->bnd : NULL;
 #pragma omp parallel num_threads(nthreads) reduction(+ : cut2) reduction(| : oom)
     {
         int64_t *w = calloc(k, sizeof *w);
@@ -305,6 +311,8 @@ int hf__part_measure(struct hf_partition *c, size_t begin, size_t end, int nthre
                 continue;
             uint32_t a = part[u];
             w[a] += hf__pl_vw(l, u);
+            if (marked && !marked[u])
+                continue; /* interior */
             for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++)
                 if (part[l->adj[j]] != a)
                     cut2 += hf__pl_ew(l, j);
