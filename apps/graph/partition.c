@@ -257,8 +257,7 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
         !(l->cmap = malloc(g->nv * sizeof *l->cmap)) ||
         !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) ||
         !(c->bnd = malloc(g->nv ? g->nv : 1)) || !(c->cbnd = malloc(g->nv ? g->nv : 1)) ||
-        !(c->pw = calloc(k, sizeof *c->pw)) ||
-        !(c->mpw = calloc(k, sizeof *c->mpw)))
+        !(c->pw = calloc(k, sizeof *c->pw)) || !(c->mpw = calloc(k, sizeof *c->mpw)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
     /* The contraction's list slots, for every level at once: pinned with a

@@ -237,6 +237,7 @@ struct hf_partition {
      * (hf__part_refine called outside a run). */
     unsigned char *bnd, *cbnd; /* lv[0].nv each, swapped when a level's refinement begins */
     int bnd_ok, cbnd_ok;       /* bnd_ok atomic: GPU pieces clear it during a round */
+
     int64_t *pw;              /* k part weights of the level being refined (atomic) */
     int64_t *mpw;             /* k part weights measured on the input graph */
     int64_t mcut;             /* cut measured on the input graph (atomic) */
