@@ -255,8 +255,9 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     size_t k = (size_t)c->k;
     if (!(l->match = malloc(g->nv * sizeof *l->match)) ||
         !(l->cmap = malloc(g->nv * sizeof *l->cmap)) ||
-        !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) || !(c->pw = calloc(k, sizeof *c->pw)) ||
-        !(c->mpw = calloc(k, sizeof *c->mpw)))
+        !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) ||
+        !(c->bnd = malloc(g->nv ? g->nv : 1)) || !(c->cbnd = malloc(g->nv ? g->nv : 1)) ||
+        !(c->pw = calloc(k, sizeof *c->pw)) || !(c->mpw = calloc(k, sizeof *c->mpw)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
     /* The contraction's list slots, for every level at once: pinned with a
@@ -327,8 +328,18 @@ static int alloc_part(struct hf_partition *c, int l)
     return 0;
 }
 
-static void begin_refine(struct hf_partition *c)
+/* A level's refinement starts with no boundary marks of its own; the marks
+ * of the level before become the coarser level's (cbnd), usable when
+ * `projected` says the parts are that level's projected unchanged
+ * (hf_partition.bnd). */
+static void begin_refine(struct hf_partition *c, int projected)
 {
+    unsigned char *spare = c->cbnd;
+    c->cbnd = c->bnd;
+    c->cbnd_ok = projected && c->bnd_ok;
+    c->bnd = spare;
+    memset(c->bnd, 0, c->lv[c->cur].nv);
+    c->bnd_ok = 1;
     c->phase = HF_PP_REFINE;
     c->level_gen++; /* refinement of another level: a GPU's copy is stale */
     c->pass = 0;
@@ -350,7 +361,7 @@ static int start_initial(struct hf_partition *c)
     c->coarsest_nv = c->lv[l].nv;
     c->cut_est = c->initial_cut;
     c->t_init1 = now_s();
-    begin_refine(c); /* the coarsest level too: the balance pass may have moved vertices */
+    begin_refine(c, 0); /* the coarsest level too: the balance pass may have moved vertices */
     return 0;
 }
 
@@ -453,12 +464,16 @@ static int advance(struct hf_partition *c)
         begin_match(c);
         return 1;
     }
-    case HF_PP_PROJECT:
+    case HF_PP_PROJECT: {
         free(c->lv[c->cur + 1].part);
         c->lv[c->cur + 1].part = NULL;
+        int over = 0; /* the balance pass will move vertices */
+        for (long p = 0; p < c->k; p++)
+            over |= c->pw[p] > c->maxpw;
         hf__part_balance(c, c->cur);
-        begin_refine(c);
+        begin_refine(c, !over);
         return 1;
+    }
     case HF_PP_REFINE:
         c->total_moves += c->moves;
         c->refine_rounds++;
@@ -496,6 +511,7 @@ static int advance(struct hf_partition *c)
 static int start(struct hf_partition *c)
 {
     reset_levels(c);
+    c->bnd_ok = 0; /* no level's boundary marks yet */
     c->finished = 0;
     c->coarsened = 0;
     c->total_moves = 0;
@@ -618,6 +634,8 @@ static int partition_run_cuda(void *ctx, const struct hf_bundle *piece, struct h
     struct hf_partition *c = ctx;
     if (!has_gpu_kernel(c->phase))
         return partition_run_cpu(ctx, piece, 1);
+    if (c->phase == HF_PP_REFINE) /* the kernels leave no boundary marks */
+        __atomic_store_n(&c->bnd_ok, 0, __ATOMIC_RELAXED);
     return hf__part_cuda(c, piece, gpu);
 }
 #endif
@@ -768,6 +786,8 @@ static void partition_teardown(void *ctx)
     free(c->lv[0].match);
     free(c->lv[0].cmap);
     free(c->wait);
+    free(c->bnd);
+    free(c->cbnd);
     free(c->pw);
     free(c->mpw);
     hf_host_free(c->tadj);

@@ -221,6 +221,23 @@ struct hf_partition {
     uint64_t scratch_cap;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
+    /* Boundary marks (partition_refine.c, partition_fm.c). bnd, of the level
+     * being refined, marks every vertex a greedy pass found next to another
+     * part, every neighbour of a vertex a pass or FM moved, and FM's own scan
+     * where it made one: every vertex on the boundary when the level's
+     * refinement ends is marked (a few more may be). FM's first pass takes
+     * its seeds from there instead of scanning every arc, a level's later
+     * greedy passes visit only marked vertices, and the next finer level's
+     * first pass, from cbnd (these marks handed down), visits only the
+     * vertices whose coarse vertex is marked: the others are interior after
+     * the projection; the measure round tallies the arcs of level 0's
+     * marked vertices only. Only while bnd_ok / cbnd_ok: a GPU's refinement piece
+     * clears bnd_ok (its kernels do not mark); a balance pass after the
+     * projection, and the coarsest level, leave cbnd_ok 0. NULL: no marks
+     * (hf__part_refine called outside a run). */
+    unsigned char *bnd, *cbnd; /* lv[0].nv each, swapped when a level's refinement begins */
+    int bnd_ok, cbnd_ok;       /* bnd_ok atomic: GPU pieces clear it during a round */
+
     int64_t *pw;              /* k part weights of the level being refined (atomic) */
     int64_t *mpw;             /* k part weights measured on the input graph */
     int64_t mcut;             /* cut measured on the input graph (atomic) */

@@ -50,6 +50,36 @@
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
 
+/* The matching visits its vertices in blocks of this many, each block's
+ * ids listed first so that the vertices a few places ahead can be
+ * prefetched (see hf__part_match). */
+enum { HF_PART_MATCH_BLOCK = 256, HF_PART_MATCH_AHEAD = 8 };
+
+/* u's heaviest unmatched neighbour that it may pair with (ties by the pair's
+ * hash), or HF_PART_NONE. */
+static uint32_t heaviest_free(const struct hf_plevel *l, const uint32_t *match, uint64_t salt,
+                              int64_t maxv, size_t u)
+{
+    int64_t wu = hf__pl_vw(l, u), best_w = -1;
+    uint64_t best_h = 0;
+    uint32_t best = HF_PART_NONE;
+    for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++) {
+        uint32_t v = l->adj[j];
+        if (v == u || LOAD(&match[v]) != HF_PART_NONE || wu + hf__pl_vw(l, v) > maxv)
+            continue;
+        int64_t w = hf__pl_ew(l, j);
+        if (w < best_w)
+            continue;
+        uint64_t h = hf__part_pair_hash(salt, (uint32_t)u, v);
+        if (w > best_w || h > best_h) {
+            best_w = w;
+            best_h = h;
+            best = v;
+        }
+    }
+    return best;
+}
+
 void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthreads)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
@@ -58,33 +88,58 @@ void hf__part_match(struct hf_partition *c, size_t begin, size_t end, int nthrea
     int64_t maxv = c->maxvwgt;
     /* Vertices are visited in a scrambled order (i -> begin + i * step mod n,
      * step coprime with n), as METIS visits a random permutation: in index
-     * order the last vertex of every row of a mesh finds its neighbours taken. */
+     * order the last vertex of every row of a mesh finds its neighbours taken.
+     * That order makes every visit a cache miss or three (u's offsets, its
+     * list, its neighbours' match entries: rgg 2^20's ids carry no locality
+     * either), one after the other, since each waits for the one before. So
+     * each block lists its vertices first and prefetches them as a pipeline:
+     * the offsets and match entry of the vertex AHEAD places on, the list
+     * (and a coarse level's edge weights) of the one AHEAD / 2 on, the
+     * neighbours' match entries of the one 2 on. */
     uint64_t n = end - begin, step = hf__part_visit_step(salt, n);
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
-    for (size_t i = 0; i < n; i++) {
-        size_t u = begin + (size_t)((i * step) % n);
-        if (LOAD(&match[u]) != HF_PART_NONE)
-            continue;
-        int64_t wu = hf__pl_vw(l, u), best_w = -1;
-        uint64_t best_h = 0;
-        uint32_t best = HF_PART_NONE;
-        for (uint64_t j = l->offsets[u]; j < l->offsets[u + 1]; j++) {
-            uint32_t v = l->adj[j];
-            if (v == u || LOAD(&match[v]) != HF_PART_NONE || wu + hf__pl_vw(l, v) > maxv)
-                continue;
-            int64_t w = hf__pl_ew(l, j);
-            if (w < best_w)
-                continue;
-            uint64_t h = hf__part_pair_hash(salt, (uint32_t)u, v);
-            if (w > best_w || h > best_h) {
-                best_w = w;
-                best_h = h;
-                best = v;
-            }
+    uint64_t stride = n ? step % n : 0; /* the step may pass n */
+    uint64_t nblocks = (n + HF_PART_MATCH_BLOCK - 1) / HF_PART_MATCH_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (uint64_t blk = 0; blk < nblocks; blk++) {
+        uint32_t ids[HF_PART_MATCH_BLOCK + HF_PART_MATCH_AHEAD];
+        uint64_t i0 = blk * HF_PART_MATCH_BLOCK, pos = (i0 * step) % n;
+        uint64_t rest = n - i0, todo = rest < HF_PART_MATCH_BLOCK ? rest : HF_PART_MATCH_BLOCK;
+        uint64_t listed = rest < HF_PART_MATCH_BLOCK + HF_PART_MATCH_AHEAD
+                              ? rest
+                              : HF_PART_MATCH_BLOCK + HF_PART_MATCH_AHEAD;
+        for (uint64_t t = 0; t < listed; t++) {
+            ids[t] = (uint32_t)(begin + pos);
+            pos += stride;
+            pos -= pos >= n ? n : 0;
         }
-        if (best != HF_PART_NONE) {
-            STORE(&match[u], best);
-            STORE(&match[best], (uint32_t)u);
+        for (uint64_t t = 0; t < todo; t++) {
+            if (t + HF_PART_MATCH_AHEAD < listed) {
+                uint32_t x = ids[t + HF_PART_MATCH_AHEAD];
+                __builtin_prefetch(&l->offsets[x]);
+                __builtin_prefetch(&match[x]);
+            }
+            if (t + HF_PART_MATCH_AHEAD / 2 < listed) {
+                uint32_t x = ids[t + HF_PART_MATCH_AHEAD / 2];
+                uint64_t b = l->offsets[x], e = l->offsets[x + 1];
+                __builtin_prefetch(&l->adj[b]);
+                if (l->ew && e > b) { /* a coarse level's weights: often two lines */
+                    __builtin_prefetch(&l->ew[b]);
+                    __builtin_prefetch(&l->ew[e - 1]);
+                }
+            }
+            if (t + 2 < listed) {
+                uint32_t x = ids[t + 2];
+                for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++)
+                    __builtin_prefetch(&match[l->adj[j]]);
+            }
+            size_t u = ids[t];
+            if (LOAD(&match[u]) != HF_PART_NONE)
+                continue;
+            uint32_t best = heaviest_free(l, match, salt, maxv, u);
+            if (best != HF_PART_NONE) {
+                STORE(&match[u], best);
+                STORE(&match[best], (uint32_t)u);
+            }
         }
     }
 }
@@ -393,11 +448,38 @@ static int64_t merge_sorted(const struct hf_plevel *l, uint32_t cv, uint32_t u, 
     return k;
 }
 
+/* How far ahead the contraction prefetches: the partner's offsets this
+ * many coarse vertices on, its list half as far, the coarse ids of both
+ * members' neighbours 2 on (see hf__part_contract). */
+enum { HF_PART_CONTRACT_AHEAD = 8 };
+
+/* Prefetches cmap of the neighbours of fine vertex x. */
+static void prefetch_cmap(const struct hf_plevel *l, uint32_t x)
+{
+    for (uint64_t j = l->offsets[x]; j < l->offsets[x + 1]; j++)
+        __builtin_prefetch(&l->cmap[l->adj[j]]);
+}
+
 int hf__part_contract(struct hf_partition *c, size_t begin, size_t end, int nthreads)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
+    /* Leaders come in fine-id order, but their partners and neighbours are
+     * anywhere (rgg 2^20's ids carry no locality): three dependent misses
+     * per coarse vertex (the partner's offsets, its list, then every
+     * neighbour's cmap entry), which a pipeline of prefetches overlaps. */
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nthreads)
     for (size_t cv = begin; cv < end; cv++) {
+        if (cv + HF_PART_CONTRACT_AHEAD < end)
+            __builtin_prefetch(&l->offsets[l->match[c->leader[cv + HF_PART_CONTRACT_AHEAD]]]);
+        if (cv + HF_PART_CONTRACT_AHEAD / 2 < end)
+            __builtin_prefetch(
+                &l->adj[l->offsets[l->match[c->leader[cv + HF_PART_CONTRACT_AHEAD / 2]]]]);
+        if (cv + 2 < end) {
+            uint32_t x = c->leader[cv + 2], y = l->match[x];
+            prefetch_cmap(l, x);
+            if (y != x)
+                prefetch_cmap(l, y);
+        }
         uint32_t u = c->leader[cv], m = l->match[u];
         uint64_t slots = c->ub[cv + 1] - c->ub[cv];
         uint32_t *id = c->tadj + c->ub[cv];

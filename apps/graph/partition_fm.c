@@ -35,7 +35,10 @@
  * never overfill a part). Small levels' long searches stay serial. FM runs
  * only on levels whose boundary is a small part of the vertices (meshes, not
  * Kronecker graphs, whose every vertex touches many parts and whose cut is
- * already within the issue's bound; the listing stops once it sees that). Levels
+ * already within the issue's bound; the listing stops once it sees that).
+ * The first pass's seeds need no scan when the greedy passes ran on CPUs
+ * only: they marked the boundary as they went (c->bnd, partition_refine.c),
+ * which took FM on rgg 2^20 from ~95 to ~70 ms on the 2-core dev VM. Levels
  * of at most HF_PART_FM_SMALL vertices get patient searches and up to
  * HF_PART_FM_PASSES passes (while a pass gains); larger ones one pass of
  * short searches: on the 4M-vertex road grid that pass took 20-45 ms per
@@ -206,6 +209,18 @@ static void commit_move(struct fm *f, uint32_t u, uint32_t from)
         __atomic_fetch_sub(&f->c->pw[from], hf__pl_vw(f->l, u), __ATOMIC_RELAXED);
 }
 
+/* Marks u and its neighbours in the level's boundary marks (hf_partition.bnd):
+ * u moved, so they may have become boundary vertices. */
+static void mark_moved(struct fm *f, uint32_t u)
+{
+    unsigned char *bnd = f->c->bnd;
+    if (!bnd)
+        return;
+    __atomic_store_n(&bnd[u], 1, __ATOMIC_RELAXED);
+    for (uint64_t j = f->l->offsets[u]; j < f->l->offsets[u + 1]; j++)
+        __atomic_store_n(&bnd[f->l->adj[j]], 1, __ATOMIC_RELAXED);
+}
+
 /* One local search from `s`; returns the cut it saved (>= 0), or -1 when
  * out of memory (the partition is then as before the search). */
 static int64_t local_search(struct fm *f, uint32_t s)
@@ -262,8 +277,10 @@ static int64_t local_search(struct fm *f, uint32_t s)
         const struct fm_move *m = &f->log[--f->nlog];
         undo_move(f, m->u, m->from, m->to);
     }
-    for (size_t i = 0; i < best_len; i++)
+    for (size_t i = 0; i < best_len; i++) {
         commit_move(f, f->log[i].u, f->log[i].from);
+        mark_moved(f, f->log[i].u);
+    }
     return best_delta;
 }
 
@@ -276,17 +293,13 @@ static int on_boundary(const struct hf_plevel *l, uint64_t u)
     return 0;
 }
 
-/* The level's boundary vertices, ascending, into bnd (grown as needed):
- * their count, or most + 1 once there are more than `most`. The O(|E|) test
- * runs on the main thread's team where the glue does (flag), the listing
- * serially. Returns -1 when out of memory. */
-static int64_t find_boundary(const struct hf_plevel *l, uint64_t most, unsigned char *flag,
-                             uint32_t **bnd, size_t *capb)
+/* The vertices u < n whose flag is set, ascending, into bnd (grown as
+ * needed): their count, or most + 1 once there are more than `most`.
+ * Returns -1 when out of memory. */
+static int64_t list_flagged(const unsigned char *flag, uint64_t n, uint64_t most, uint32_t **bnd,
+                            size_t *capb)
 {
-    uint64_t n = l->nv, nb = 0;
-#pragma omp parallel for schedule(static, 4096) if (hf__part_glue_parallel(n + l->ne))
-    for (uint64_t u = 0; u < n; u++)
-        flag[u] = (unsigned char)on_boundary(l, u);
+    uint64_t nb = 0;
     for (uint64_t u = 0; u < n && nb <= most; u++) {
         if (!flag[u])
             continue;
@@ -295,6 +308,19 @@ static int64_t find_boundary(const struct hf_plevel *l, uint64_t most, unsigned 
         (*bnd)[nb++] = (uint32_t)u;
     }
     return (int64_t)nb;
+}
+
+/* The level's boundary vertices, as list_flagged lists them. The O(|E|)
+ * test runs on the main thread's team where the glue does (flag), the
+ * listing serially. */
+static int64_t find_boundary(const struct hf_plevel *l, uint64_t most, unsigned char *flag,
+                             uint32_t **bnd, size_t *capb)
+{
+    uint64_t n = l->nv;
+#pragma omp parallel for schedule(static, 4096) if (hf__part_glue_parallel(n + l->ne))
+    for (uint64_t u = 0; u < n; u++)
+        flag[u] = (unsigned char)on_boundary(l, u);
+    return list_flagged(flag, n, most, bnd, capb);
 }
 
 /* Frees a search's scratch (not the shared locked array). */
@@ -379,8 +405,24 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
     uint64_t salt = hf__part_salt(c->seed ^ 0x464d, li);
     for (int pass = 0; pass < npass; pass++) {
         uint64_t most = (uint64_t)(HF_PART_FM_BOUNDARY * (double)n);
-        /* locked is the scan's flag array until the searches lock vertices. */
-        int64_t found = find_boundary(l, most, locked, &bnd, &capb);
+        /* The first pass's seeds are the greedy passes' boundary marks when
+         * every pass left them (the refine rounds ran on CPUs only), a
+         * superset of the boundary whose interior vertices a search drops
+         * at once (best_move). Otherwise, after a pass of FM's own moves,
+         * and when the marks are too many (the superset of a small level
+         * whose passes moved many vertices may pass `most` where the
+         * boundary does not), the arcs are scanned, into locked, the scan's
+         * flag array until the searches lock vertices. */
+        int64_t found = -1;
+        if (pass == 0 && c->bnd && __atomic_load_n(&c->bnd_ok, __ATOMIC_RELAXED))
+            found = list_flagged(c->bnd, n, most, &bnd, &capb);
+        if (found < 0 || (uint64_t)found > most) {
+            found = find_boundary(l, most, locked, &bnd, &capb);
+            if (found >= 0 && pass == 0 && c->bnd) { /* the exact boundary: the marks */
+                memcpy(c->bnd, locked, n);
+                c->bnd_ok = 1;
+            }
+        }
         if (found < 0)
             goto out;
         uint64_t nb = (uint64_t)found;
