@@ -500,7 +500,8 @@ static int advance(struct hf_partition *c)
         return 1;
     case HF_PP_MEASURE:
         release_gpu_levels(c);
-        c->t_end = now_s();
+        if (c->t_end == 0.0) /* verify off: its hook did not end the phases */
+            c->t_end = now_s();
         c->finished = 1;
         return (rc = write_parts(c)) ? rc : 0;
     }
@@ -520,6 +521,7 @@ static int start(struct hf_partition *c)
     memset(c->lvl_work, 0, sizeof c->lvl_work);
     memset(c->lvl_gpu_work, 0, sizeof c->lvl_gpu_work);
     c->t0 = now_s();
+    c->t_end = 0.0;
     if (c->k == 1) {
         int rc = alloc_part(c, 0);
         if (rc)
@@ -691,6 +693,11 @@ static int partition_verify(void *ctx, const struct hf_load *load)
     struct hf_partition *c = ctx;
     if (c->phase != HF_PP_MEASURE)
         return 0;
+    /* The partition is made: the phases end here, before this check (an
+     * independent recount from the input graph, which gpmetis's own
+     * "Partitioning" time has no counterpart of: 0.03 s of rgg 2^20's 0.19 s
+     * on one H200 host were this check before). */
+    c->t_end = now_s();
     struct hf_part_ref r;
     int rc = hf__partition_ref(&c->ga.g, c->lv[0].part, c->k, c->unit_vw, &r);
     if (rc)
