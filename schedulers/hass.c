@@ -848,16 +848,17 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     if (!r || r->nchunks == 0)
         return 0;
     size_t counts[h->ndev];
-    int by_rates = h->learned && r->round >= 1; /* see DESIGN, Adapt */
-    if (by_rates && hf__hass_plan_by_rates(h, rep->work, rep->busy_s, r->nchunks)) {
-        /* planned by the rates measured */
-    } else if (!hf__hass_plan_counts(h, r->nchunks, counts)) {
-        return 0;
-    } else if (!keep_plan(h, counts, r->nchunks)) {
-        memcpy(h->plan_n, counts, sizeof counts);
-        h->plan_chunks = r->nchunks;
-        h->plan_reserve = hf__hass_reserve_for(h, counts);
+    /* A learned load is planned by the rates measured (see DESIGN, Adapt). */
+    if (!(h->learned && r->round >= 1 &&
+          hf__hass_plan_by_rates(h, rep->work, rep->busy_s, r->nchunks))) {
         h->by_rates = 0;
+        if (!hf__hass_plan_counts(h, r->nchunks, counts))
+            return 0;
+        if (!keep_plan(h, counts, r->nchunks)) {
+            memcpy(h->plan_n, counts, sizeof counts);
+            h->plan_chunks = r->nchunks;
+            h->plan_reserve = hf__hass_reserve_for(h, counts);
+        }
     }
     hf__hass_add_probes(h, h->plan_n);
     for (int d = 0; d < h->ndev; d++)
