@@ -172,6 +172,8 @@ struct hf_round {
     const double *standalone_rate; /* per device work/s running a whole load alone (the
                                       ideal's rates); NULL when unknown. Only schedulers that
                                       model a static mapping from a profile (minmin) read it. */
+    int repeats;                   /* the load is the round before's again: the same chunks
+                                      with the same declared work (0 when unknown) */
     double cost_moved;             /* how far the chunks' estimated costs moved since the round
                                       before, as a share of the total work (sum of |change| /
                                       total_work; 0 for a new load or unchanged costs). When it

@@ -119,8 +119,8 @@
  * (its model restarts after two surprising bundles), the plan moves and is
  * taken.
  * On a load whose chunk costs are learned (an irregular load that repeats:
- * hf_round.cost_moved has been non-zero since the round's chunk count and
- * total work last changed), the plan from round 2 on is the
+ * hf_round.cost_moved has been non-zero since hf_round.repeats last read
+ * 0), the plan from round 2 on is the
  * thesis's own adaptation instead: each device's time per unit of work is
  * what it took in the round just ended for the learned work it ran (its busy
  * time less its model's latency per bundle), the split makes all finish
@@ -347,14 +347,8 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     if (r->cost_moved > 0.02)
         for (int d = 0; d < h->ndev; d++)
             hf_cost_new_unit(&h->model[d]);
-    /* A load is learned while it repeats (the same chunks and declared total:
-     * learned estimates are scaled to it) after its costs moved. */
-    if (r->nchunks != h->learned_n || fabs(r->total_work - h->learned_total) >
-                                          1e-9 * fabs(r->total_work))
-        h->learned = 0;
-    h->learned |= r->cost_moved > 0.0;
-    h->learned_n = r->nchunks;
-    h->learned_total = r->total_work;
+    /* A load is learned while it repeats after its costs moved. */
+    h->learned = r->repeats && (h->learned || r->cost_moved > 0.0);
     memset(h->bundles, 0, (size_t)h->ndev * sizeof *h->bundles);
     h->split = 0;
     h->pool_next = 0;

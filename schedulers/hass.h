@@ -47,9 +47,7 @@ struct hass {
                                   its first repeat (0 after it, or for a CPU) */
     long *left_out;     /* rounds in a row the device got nothing */
     int learned;        /* this load's chunk costs have been re-estimated (hf_round.cost_moved)
-                           since it began repeating */
-    size_t learned_n;   /* the last round's chunk count and total work (the load repeats */
-    double learned_total; /* while they stay) */
+                           since it began repeating (hf_round.repeats) */
     int by_rates;       /* the plan in force came from measured rates (plan_by_rates) */
     double *last_rate;  /* per device: its measured rate in the round before */
     size_t *last_plan;  /* per device: its planned chunks in the round before */

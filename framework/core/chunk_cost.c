@@ -200,7 +200,8 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
                                             size_t n, int ndev, double *moved)
 {
     *moved = 0.0;
-    if (same_load(c, chunks, n)) {
+    c->repeated = same_load(c, chunks, n);
+    if (c->repeated) {
         int had_view = !c->loaded || c->nspans > 0;
         if (!c->learning)
             c->learning = disagree(c, ndev) > IRREGULAR;

@@ -18,6 +18,7 @@ struct hf__chunk_cost {
     size_t nspans, spans_cap; /* the spans that ran since the last round began */
     struct hf_chunk *view; /* the round's chunks with work = est: what schedulers see */
     int loaded;          /* estimates came from a saved file */
+    int repeated;        /* the last call's load was the one before it again */
     int learning;        /* the spans disagreed with the declared work: costs are learned */
 };
 
