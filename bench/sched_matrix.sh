@@ -5,8 +5,8 @@
 # Each cell is one modelled node and load (configs written to a scratch directory), run with
 # `hetfarm compare` (hass, greedy, minmin, qilin, static; same loads, same seed) at every seed.
 # bench/sched_matrix.py then writes bench/results/sched_matrix.json: per cell and scheduler
-# the mean efficiency (bound_s / makespan_s) over rounds >= 2 and seeds, HASS's rank, and the
-# cells where HASS is neither best nor within 2% of the best.
+# the mean makespan and efficiency (bound_s / makespan_s) over rounds >= 2 and seeds, HASS's
+# rank by makespan, and the cells where HASS is neither best nor within 2% of the best.
 #
 # Dimensions (environment knobs, defaults in brackets):
 #   SIZES   matmul n ["1024 4096 16384 32768"]: rounds from ~0.1 ms to ~1 s on the modelled
@@ -24,9 +24,9 @@
 # matmul n = 16384 round, over
 #   SHAPES ["hump tail hot"] x SHAPE_MIXES ["g1 g2 fs"] x SHAPE_NOISES ["0 0.02"] x
 #   SHAPE_TROUBLE ["clean gpu"], at SHAPE_SEEDS ["1 2"] (fewer seeds, to keep the whole matrix
-#   to a few minutes on 2 cores). Their cells are ranked by mean makespan from round 2, not by
-#   efficiency: while chunk costs are learned, each run's bound_s comes from its own models,
-#   which are weak where the learned cost of cheap chunks holds a CPU's latency (README).
+#   to a few minutes on 2 cores).
+# Every cell ranks by mean makespan from round 2, not by efficiency: each run's bound_s comes
+# from the models that run fitted, so it differs between the schedulers of one cell.
 # HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/sched_matrix.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,6 +11,8 @@
 
 #define HASS_SIZES 64   /* bundle sizes remembered per device */
 #define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
+#define HASS_HEDGE_PAYS 8 /* a slow surprise is hedged when its excess is this many times
+                             what a hedge costs (hass.c, hedge_surprises) */
 
 /* Where a GPU stands with the repeat of its first fitted profile span
  * (hass.c: it tells the GPU's latency from its per-size warm-up). */
@@ -38,6 +40,8 @@ struct hass {
     size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
     size_t plan_chunks;
     double plan_reserve; /* the reserve fraction fixed with the plan */
+    double *hedge;      /* per device: the part of its share laid at a CPU's tail in the
+                           next round only, after a slow surprise (hass.c, hedge_surprises) */
     int have_ratio;
     double *warm;       /* per device: what a bundle of a new size costs it once (s) */
     long *nwarm;        /* per device: measures of it so far */

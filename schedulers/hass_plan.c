@@ -252,7 +252,7 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
     for (int d = 0; h->steal && cpu >= 0 && d < h->ndev; d++) {
         if (!h->dev[d].is_gpu || counts[d] < 2)
             continue;
-        size_t k = (size_t)floor(reserve * (double)counts[d]);
+        size_t k = (size_t)floor(fmax(reserve, h->hedge[d]) * (double)counts[d]);
         counts[d] -= k;
         counts[cpu] += k;
     }

@@ -124,6 +124,29 @@ static void test_slowdown_reopens_the_split(void **unused)
     hf_run_free(run);
 }
 
+/* A GPU slowed 2x from round 4 on: its one bundle holds round 4 at twice its
+ * length (nobody can take it back), and its model believes the change only
+ * after a second slow bundle. Round 5 must not pay the same again: HASS lays
+ * half the surprised GPU's share at the CPU's tail, where the other GPU
+ * steals it (hedge_surprises). Before, round 5 took 211.6 ms as round 4 did
+ * (greedy, one chunk at a time, 147 ms); now about the 141 ms of the split
+ * that matches. */
+static void test_slowdown_costs_one_round(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(16384) "[devices]\nsim = host, h200, h200s\n" CPU
+                                 "[sim.h200]\n" GPU "[sim.h200s]\n" GPU
+                                 "slowdown = 2@4\n[hass]\nwarm_start = no\n",
+                                 8, 64);
+    show(run);
+    double settled = run->rounds[3].makespan_s;
+    assert_true(run->rounds[4].makespan_s > 1.8 * settled); /* the slowdown happened */
+    for (int r = 5; r < run->nrounds; r++)
+        assert_true(run->rounds[r].makespan_s < 1.45 * settled);
+    hf_run_free(run);
+}
+
 /* A small load where fixed costs outweigh help: 64 us of GPU work, one GPU
  * with 20 us per bundle, one with 200 us, a CPU at 100 us per chunk. The
  * near GPU alone finishes in 84 us; HASS must use it alone, not three devices. */
@@ -414,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_stall_costs_at_most_two_rounds),
         cmocka_unit_test(test_slowdown_reopens_the_split),
+        cmocka_unit_test(test_slowdown_costs_one_round),
         cmocka_unit_test(test_small_load_leaves_devices_out),
         cmocka_unit_test(test_noisy_cpu_is_not_the_straggler),
         cmocka_unit_test(test_efficiency_never_exceeds_one),

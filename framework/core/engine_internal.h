@@ -74,6 +74,7 @@ struct hf__engine {
     struct hf__nodes *nodes;       /* rank 0 of a run across nodes: its node devices (nodes.c) */
     double sim_now;                /* sim engine: virtual clock */
     uint64_t rng;                  /* sim engine: jitter draws */
+    uint64_t stall_key;            /* sim engine: the run's key of stall draws (hf__sim_stall) */
     size_t *sim_sizes;             /* sim engine: bundle sizes each device ran (engine_sim.c) */
     double sim_link_free;          /* sim engine: when rank 0's link is next free (sim_node.c) */
 };

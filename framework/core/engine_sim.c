@@ -23,8 +23,14 @@
  * not run before (cuBLAS picking and loading a kernel for a new GEMM shape),
  * rare stalls (random with the run's generator, or forced on one bundle), and
  * a slowdown from a given round on. Each is an extra term or factor on the
- * bundle's time; the random stall draw is taken only when stall_prob > 0, so
- * runs without it draw exactly what they drew before.
+ * bundle's time. Whether a bundle stalls is a fixed function of the run's
+ * seed, the device, the round and the bundle's index in the round (a keyed
+ * hash, not a draw from the generator): every scheduler of a comparison
+ * meets the same stalls when it hands a device the same number of bundles
+ * (common random numbers), and more stalls only by handing out more. With
+ * draws from the one stream a stall fell wherever the stream stood, so on a
+ * 0.2 ms round a 5 ms stall at 1% ranked the schedulers by luck
+ * (bench/NOTES.md, eleventh session).
  */
 #include <math.h>
 #include <stdio.h>
@@ -129,16 +135,23 @@ static struct hf__sim_when sim_when(struct hf__engine *e, int d, const struct hf
     struct hf__sim_when w = {.recording = e->recording, .round = e->round.round, .bundle = nb};
     if (!e->recording)
         return w;
+    w.key = hf__sim_stall_key(
+        hf__sim_stall_key(hf__sim_stall_key(e->stall_key, (uint64_t)d), (uint64_t)w.round),
+        (uint64_t)nb);
     w.first = !size_seen(e, d, 0); /* size 0 never runs: it marks "has run anything" */
     if (dev->node || dev->model.new_size_s > 0)
         w.new_size = !size_seen(e, d, span->count);
     return w;
 }
 
+uint64_t hf__sim_stall_key(uint64_t key, uint64_t i)
+{
+    return splitmix_mix(key ^ splitmix_mix(i + SPLITMIX_GAMMA));
+}
+
 /* The modelled trouble of one bundle (see DESIGN): extra seconds and factors on
  * top of its clean, jittered time s. */
-double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *w, uint64_t *rng,
-                       double s)
+double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *w, double s)
 {
     if (!w->recording)
         return s;
@@ -148,7 +161,7 @@ double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *
         s += m->new_size_s;
     int stall = w->round == m->stall_round && w->bundle == m->stall_bundle;
     if (m->stall_prob > 0) {
-        double u = (double)(next_random(rng) >> 11) / 9007199254740992.0;
+        double u = (double)(w->key >> 11) / 9007199254740992.0;
         stall |= u < m->stall_prob;
     }
     if (stall)
@@ -187,7 +200,7 @@ static int dispatch(struct hf__engine *e, struct pending *p, int *busy)
         } else {
             s = hf__sim_jitter(&dev->model, &e->rng, hf__sim_bundle_seconds(dev, &b));
             struct hf__sim_when w = sim_when(e, d, &span, dev->bundles_this_round);
-            s = hf__sim_trouble(&dev->model, &w, &e->rng, s);
+            s = hf__sim_trouble(&dev->model, &w, s);
         }
         p[d] = (struct pending){.start = e->sim_now, .end = e->sim_now + s, .span = span,
                                .fault = hf__engine_fault_due(e, d)};

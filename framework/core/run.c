@@ -77,6 +77,7 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     e->executes = !simulated || o->execute;
     e->sim_now = 0;
     e->rng = hf__sim_rng_state(o->seed);
+    e->stall_key = hf__sim_rng_state(o->seed ^ 0x5354414c4cull); /* "STALL" */
     e->alive = calloc((size_t)e->ndev, sizeof *e->alive);
     e->sat_out = calloc((size_t)e->ndev, sizeof *e->sat_out);
     e->stats = calloc((size_t)e->ndev, sizeof *e->stats);

@@ -109,7 +109,9 @@ double hf__sim_node_seconds(const struct hf_sim_node *node, const struct hf_bund
             s += m->latency_s + (m->bandwidth > 0.0 ? x[i] * per_work / m->bandwidth : 0.0);
         else
             s += m->latency_s * x[i] / chunk;
-        s = hf__sim_trouble(m, w, rng, hf__sim_jitter(m, rng, s));
+        struct hf__sim_when wi = *w;
+        wi.key = hf__sim_stall_key(w->key, (uint64_t)i + 1);
+        s = hf__sim_trouble(m, &wi, hf__sim_jitter(m, rng, s));
         inner = fmax(inner, s);
     }
     return hf__sim_node_network(&node->net, b, now, link_free) + inner;

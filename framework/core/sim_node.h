@@ -12,9 +12,11 @@
 /* When a modelled bundle runs, for the trouble terms of struct hf_sim_model:
  * whether the run records (scheduled rounds; the standalone passes model no
  * trouble), whether this is the device's first bundle, whether its chunk
- * count is new to the device, the round and the bundle's index in it. */
+ * count is new to the device, the round and the bundle's index in it, and
+ * the key of its stall draw (engine_sim.c's hf__sim_stall_key). */
 struct hf__sim_when {
     int recording, first, new_size, round, bundle;
+    uint64_t key;
 };
 
 /* A standard normal draw from the run's generator (engine_sim.c). */
@@ -22,10 +24,11 @@ double hf__sim_normal(uint64_t *rng);
 /* s scaled by (1 + jitter * g), g a normal draw, the factor floored at 0.05;
  * no draw when the model has no jitter (engine_sim.c). */
 double hf__sim_jitter(const struct hf_sim_model *m, uint64_t *rng, double s);
-/* s with the model's trouble terms of bundle `w` added (engine_sim.c); the
- * stall draw is taken only when stall_prob > 0. */
-double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *w, uint64_t *rng,
-                       double s);
+/* s with the model's trouble terms of bundle `w` added (engine_sim.c). */
+double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *w, double s);
+/* The key of a stall draw under `key` for part `i` (a node's inner device):
+ * a fixed function of both, so it draws nothing from the run's generator. */
+uint64_t hf__sim_stall_key(uint64_t key, uint64_t i);
 
 /* The node's inner time for bundle b, clean (no jitter, no trouble): the
  * common finish time of the node's devices under the split that makes them
