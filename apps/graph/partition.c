@@ -46,7 +46,9 @@
  * and CONTRACT (partition_cuda.cu), the REFINE passes and the MEASURE
  * (partition_refine_cuda.cu): each level's CSR is made during the run, so it
  * is not READONLY shared data (uploaded once, before round 0); instead a GPU
- * uploads a level's CSR with its first piece of that level and keeps every
+ * uploads a level's CSR with its first piece of that level (a coarse level's
+ * lists from the contraction's pinned slots while they still hold them:
+ * hf_partition.slots_level) and keeps every
  * level from its coarsening to the end of the measure (next_load calls
  * hf__part_cuda_release then): released at the end of each level's
  * coarsening, every refinement round uploaded its level again, from
@@ -266,6 +268,7 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
      * Kronecker graph's lists came back at ~1 GB/s: 0.38 s of a 0.40 s round
      * on an H100). */
     c->tcap = g->ne;
+    c->slots_level = -1;
     if (!(c->tadj = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tadj)) ||
         !(c->tew = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tew)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arc slots",

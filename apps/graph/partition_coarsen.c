@@ -271,6 +271,7 @@ void hf__part_scratch_free(struct hf_partition *c)
     c->cdeg = NULL;
     c->cvw = NULL;
     c->scratch_cap = 0;
+    c->slots_level = -1; /* ub and cdeg are gone: the slots say nothing */
 }
 
 /* Room in the contraction's scratch for nc coarse vertices. leader, ub and
@@ -304,6 +305,9 @@ int hf__part_build_cmap(struct hf_partition *c)
     uint64_t n = l->nv;
     uint32_t *match = l->match, *cmap = l->cmap;
     int par = hf__part_glue_parallel(n);
+    /* ub is rewritten here and the lists by the contract round that follows:
+     * from now on the slots hold no level (hf_partition.slots_level). */
+    c->slots_level = -1;
 #pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++) {
         if (match[u] == HF_PART_NONE)
@@ -523,6 +527,10 @@ int hf__part_pack(struct hf_partition *c)
     }
     cl->vw = c->cvw; /* the coarse weights move to the level; leader, ub and cdeg stay */
     c->cvw = NULL;
+    /* The slots keep the new level's lists until the next contraction: a GPU
+     * builds its copy of the level from them (pinned) rather than from the
+     * pageable arrays just made (partition_cuda.cu, "Residency"). */
+    c->slots_level = c->cur + 1;
     if (c->cur > 0) { /* a coarse level keeps cmap only; level 0's match is reused by round 0 */
         free(l->match);
         l->match = NULL;

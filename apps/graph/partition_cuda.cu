@@ -9,17 +9,50 @@
  * during the run, so it cannot be READONLY shared data. Each GPU keeps its
  * own copies in a `struct part_gpu` (c->gpu[device index]): the first piece
  * of a level on a GPU (c->level_gen differs from the copy's) allocates the
- * level's arrays with cudaMalloc, outside the arena, and enqueues their
- * upload on the copy-in stream, unless the GPU kept that level's CSR since
- * its coarsening (g->csr[level], matched by hf_plevel.made); every later
- * piece of that level's rounds moves only what changed. Every level's CSR
- * stays until the measure ends (hf__part_cuda_release, from the engine's
- * thread between rounds), so a refinement round uploads only the parts;
- * the peak is the coarsening's anyway, and cudaFree waits for the device
- * (freeing each level after its refinement made a 24M-vertex grid's
- * uncoarsening 0.15-0.2 s slower on an H100). A GPU without room for a
- * level drops the other levels it keeps and tries once more. The rounds'
- * scratch (match, cmap, ...) is made once, for the first level.
+ * level's arrays with cudaMalloc, outside the arena, and fills them on the
+ * copy-in stream, unless the GPU kept that level's CSR since its coarsening
+ * (g->csr[level], matched by hf_plevel.made); every later piece of that
+ * level's rounds moves only what changed.
+ *
+ * Where a coarse level comes from. hf__part_pack has just copied its lists
+ * out of the contraction's slots (c->tadj, c->tew) into freshly malloc'd,
+ * pageable arrays, and uploads from pageable memory run at 4-10 GB/s: on
+ * rgg 2^20 (CPU 16 cores + 1 H200) the first MATCH round of a level waited
+ * for the GPU's upload, 8.5 ms on level 1 where the CPU team needed 2.7 ms
+ * (level 2: 5.0 against 1.3, level 3: 3.2 against 0.9), and with the GPU
+ * rgg's match rounds took 44 ms against 17 on the CPU alone. The slots are
+ * pinned (setup) and hold the level's lists until the next contraction
+ * rewrites them (c->slots_level names the level), so a coarse level's
+ * lists come from there at the link's speed (~50 GB/s): the slot span
+ * (ub[nv] entries, the finer level's arcs: each coarse vertex has its
+ * members' degrees, so the gaps that merging left are carried too) and ub
+ * go into the piece's arena, and a compaction kernel on the copy-in stream
+ * moves each vertex's list from ub[v] to its offset, byte for byte what
+ * pack made. Only the offsets and the vertex weights (16 bytes a vertex)
+ * still come from pageable memory. Nothing writes the slots, ub or cdeg
+ * from pack until hf__part_build_cmap, which clears slots_level between
+ * rounds, when every piece that read them has finished. The arena, not a
+ * cudaMalloc, holds the slots because they are needed only until the
+ * compaction ends, inside the piece: the kept levels lose no device memory
+ * to them. The packed arrays are uploaded as before for level 0 (the
+ * input: no contraction made it), for a level whose slots were rewritten
+ * since (a GPU's first piece of it in its contract round; a dropped level
+ * uploaded again for its refinement), for slots the system refused to pin
+ * (pageable, they would carry more bytes than the packed lists as slowly),
+ * and when the slots would take more than half of the arena half left. The
+ * build stays in the GPU's first piece rather than being enqueued by
+ * next_load right after pack, where it would overlap the host's glue: a
+ * GPU's streams and its struct hf_cuda belong to its own host thread,
+ * inside run_cuda, and next_load runs on the engine's.
+ *
+ * Every level's CSR stays until the measure ends (hf__part_cuda_release,
+ * from the engine's thread between rounds), so a refinement round uploads
+ * only the parts; the peak is the coarsening's anyway, and cudaFree waits
+ * for the device (freeing each level after its refinement made a
+ * 24M-vertex grid's uncoarsening 0.15-0.2 s slower on an H100). A GPU
+ * without room for a level drops the other levels it keeps and tries once
+ * more. The rounds' scratch (match, cmap, ...) is made once, for the first
+ * level.
  *
  * Per round, the first piece on a GPU (c->round_id differs) uploads the
  * round's host inputs: match (MATCH, RESOLVE, CONTRACT) and, for CONTRACT,
@@ -65,7 +98,9 @@
  * atomicCAS, weights by 64-bit atomicAdd, in the arena), then pack the
  * table into its slots with tile ballots. The lists hold the same
  * neighbours and summed weights as the CPU's, in another order (the CPU's
- * are not in id order either). G is 4 to 32, from the piece's mean degree.
+ * are not in id order either). COMPACT (a coarse level built from the
+ * slots): G lanes per coarse vertex copy its list. G is 4 to 32, from the
+ * piece's (for COMPACT, the level's) mean degree.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -248,6 +283,26 @@ static __global__ void contract_kernel(const uint64_t *off, const uint32_t *adj,
     }
 }
 
+/* A coarse level's lists from the contraction's slots (G lanes a vertex):
+ * vertex v's list moves from slot ub[v] to off[v], its length off[v + 1] -
+ * off[v] (its cdeg), as hf__part_pack moves it on the host. ew NULL: no
+ * weights to move. */
+template <int G>
+static __global__ void compact_kernel(const uint64_t *ub, const uint64_t *off,
+                                      const uint32_t *slot_adj, const int64_t *slot_ew, uint64_t nv,
+                                      uint32_t *adj, int64_t *ew)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, v = t / G;
+    if (v >= nv)
+        return;
+    uint64_t from = ub[v], to = off[v], n = off[v + 1] - to;
+    for (uint64_t i = t % G; i < n; i += G) {
+        adj[to + i] = slot_adj[from + i];
+        if (ew)
+            ew[to + i] = slot_ew[from + i];
+    }
+}
+
 /* ---- launchers ---------------------------------------------------------- */
 
 /* Lanes per vertex from the mean degree of the piece's vertices. */
@@ -278,6 +333,21 @@ static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t e
     contract_kernel<G><<<blocks_for((end - begin) * G), BLOCK, 0, s>>>(
         lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw, g->d_match, g->d_cmap, g->d_leader, g->d_ub,
         begin, end, o->key, o->tw, o->adj, o->ew, o->cdeg, o->cvw);
+}
+
+/* Where compact_kernel reads: the slots' copy in the arena. */
+struct slot_copy {
+    uint64_t *ub;
+    uint32_t *adj;
+    int64_t *ew;
+};
+
+template <int G>
+static void launch_compact(const struct slot_copy *sc, const struct part_gpu_csr *k, uint64_t nv,
+                           cudaStream_t s)
+{
+    compact_kernel<G><<<blocks_for(nv * G), BLOCK, 0, s>>>(sc->ub, k->d_offsets, sc->adj, sc->ew,
+                                                           nv, k->d_adj, k->d_ew);
 }
 
 /* ---- residency ---------------------------------------------------------- */
@@ -356,9 +426,69 @@ static int hold_hubs(const struct hf_plevel *l, struct part_gpu_csr *k, struct h
     return rc ? rc : upload(gpu, k->d_hubs, k->hubs, n * sizeof(uint32_t), "hubs");
 }
 
-/* Uploads level l's CSR into k (copy-in stream). */
-static int upload_csr(const struct hf_plevel *l, struct part_gpu_csr *k, struct hf_cuda *gpu)
+/* Room in the piece's arena for the slots of level c->cur (ub, then the
+ * slot span's lists and weights), when the slots hold that level's lists
+ * (never level 0's: the input is no contraction's), are pinned (copies
+ * from them run at the link's speed; pageable, they would move more bytes
+ * than the packed lists, as slowly), and take at most half of what the
+ * arena half has left: the piece's own scratch comes after. Returns
+ * whether it made that room (in sc); if not, the level's lists come from
+ * its packed arrays. */
+static int slot_room(const struct hf_partition *c, const struct hf_plevel *l, struct hf_cuda *gpu,
+                     struct slot_copy *sc)
 {
+    if (c->cur <= 0 || c->slots_level != c->cur || c->nc != l->nv || !c->ub ||
+        !hf_host_pinned(c->tadj) || !hf_host_pinned(c->tew))
+        return 0;
+    uint64_t span = c->ub[l->nv];
+    size_t ub_b = (l->nv + 1) * sizeof(uint64_t), adj_b = span * sizeof(uint32_t),
+           ew_b = l->ew ? span * sizeof(int64_t) : 0;
+    size_t want = 3 * 256 + ub_b + adj_b + ew_b; /* each allocation rounds up to 256 */
+    if (want > hf_cuda_arena_free(gpu) / 2)
+        return 0;
+    sc->ub = (uint64_t *)hf_cuda_arena_alloc(gpu, ub_b);
+    sc->adj = (uint32_t *)hf_cuda_arena_alloc(gpu, adj_b ? adj_b : 4);
+    sc->ew = l->ew ? (int64_t *)hf_cuda_arena_alloc(gpu, ew_b ? ew_b : 8) : NULL;
+    return sc->ub && sc->adj && (sc->ew || !l->ew);
+}
+
+/* Builds level c->cur's lists in k from the contraction's slots: uploads
+ * them whole into the arena (gaps included: a coarse vertex's slots are
+ * its members' degrees, its list what is left after merging) and compacts
+ * them on the copy-in stream, after k's offsets and before the round's
+ * inputs, so that the piece's kernels, which wait for that stream, find
+ * the level whole. */
+static int lists_from_slots(const struct hf_partition *c, const struct hf_plevel *l,
+                            struct part_gpu_csr *k, const struct slot_copy *sc, struct hf_cuda *gpu)
+{
+    uint64_t nv = l->nv, span = c->ub[nv];
+    int rc = upload(gpu, sc->ub, c->ub, (nv + 1) * sizeof(uint64_t), "list slots");
+    if (!rc)
+        rc = upload(gpu, sc->adj, c->tadj, span * sizeof(uint32_t), "slotted lists");
+    if (!rc && l->ew)
+        rc = upload(gpu, sc->ew, c->tew, span * sizeof(int64_t), "slotted weights");
+    if (rc || !nv || !l->ne)
+        return rc;
+    cudaStream_t s = hf_cuda_copy_in_stream(gpu);
+    int G = lanes_for((double)l->ne / (double)nv);
+    if (G == 4)
+        launch_compact<4>(sc, k, nv, s);
+    else if (G == 8)
+        launch_compact<8>(sc, k, nv, s);
+    else if (G == 16)
+        launch_compact<16>(sc, k, nv, s);
+    else
+        launch_compact<32>(sc, k, nv, s);
+    return hf_cuda_check(gpu, cudaGetLastError(), "partition compact kernel");
+}
+
+/* Makes level c->cur's CSR in k (copy-in stream): its lists from the
+ * contraction's slots where slot_room allows, else uploaded from the
+ * level's arrays; its offsets and vertex weights uploaded either way. */
+static int upload_csr(const struct hf_partition *c, struct part_gpu *g, struct part_gpu_csr *k,
+                      struct hf_cuda *gpu)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
     size_t nv = l->nv, ne = l->ne;
     int rc = dev_alloc(gpu, (void **)&k->d_offsets, (nv + 1) * sizeof(uint64_t), "offsets");
     if (!rc)
@@ -369,12 +499,17 @@ static int upload_csr(const struct hf_plevel *l, struct part_gpu_csr *k, struct 
         rc = dev_alloc(gpu, (void **)&k->d_vw, nv * sizeof(int64_t), "vertex weights");
     if (!rc)
         rc = upload(gpu, k->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
-    if (!rc)
-        rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
-    if (!rc && l->ew)
-        rc = upload(gpu, k->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
     if (!rc && l->vw)
         rc = upload(gpu, k->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
+    struct slot_copy sc;
+    if (!rc && slot_room(c, l, gpu, &sc)) {
+        if (!(rc = lists_from_slots(c, l, k, &sc, gpu)))
+            g->from_slots++;
+    } else if (!rc) {
+        rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
+        if (!rc && l->ew)
+            rc = upload(gpu, k->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
+    }
     if (!rc)
         rc = hold_hubs(l, k, gpu);
     if (rc)
@@ -424,12 +559,12 @@ static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
     int rc = 0;
     if (!l->made || k->made != l->made) { /* made 0: a level nobody numbered */
         free_csr(k);
-        if ((rc = upload_csr(l, k, gpu)) == HF_EDEVICE) {
+        if ((rc = upload_csr(c, g, k, gpu)) == HF_EDEVICE) {
             for (int o = 0; o < HF_PART_MAX_LEVELS; o++)
                 if (o != c->cur)
                     free_csr(&g->csr[o]);
             hf_clear_error();
-            rc = upload_csr(l, k, gpu);
+            rc = upload_csr(c, g, k, gpu);
         }
         if (rc)
             return rc;
