@@ -273,6 +273,20 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
         !(c->tew = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tew)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arc slots",
                        (unsigned long long)g->ne);
+    /* The slots' starts (ub) and the lists' lengths (cdeg), pinned too: a
+     * GPU builds a coarse level from all four (partition_cuda.cu), and its
+     * CONTRACT pieces upload ub and copy their lengths back. From
+     * pageable memory, ub and the level's offsets (16 bytes a coarse vertex
+     * at 4-10 GB/s) would take about as long as the slots themselves (12
+     * bytes a fine arc at ~50 GB/s) on rgg 2^20 of degree 6 (estimated, not
+     * measured). Only with a GPU: a CPU-only run keeps its malloc'd scratch. */
+    if (c->ngpu) {
+        c->ub_pinned = hf_host_alloc(devs, (g->nv + 1) * sizeof *c->ub_pinned);
+        c->cdeg_pinned = hf_host_alloc(devs, (g->nv ? g->nv : 1) * sizeof *c->cdeg_pinned);
+        if (!c->ub_pinned || !c->cdeg_pinned)
+            return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices' slots",
+                           (unsigned long long)g->nv);
+    }
     if (g->weights) {
         if (!(l->ew = malloc(g->ne * sizeof *l->ew)))
             return hf_fail(HF_ENOMEM, "partition: out of memory for %llu edge weights",
@@ -802,6 +816,8 @@ static void partition_teardown(void *ctx)
     free(c->mpw);
     hf_host_free(c->tadj);
     hf_host_free(c->tew);
+    hf_host_free(c->ub_pinned); /* after reset_levels: the scratch no longer points here */
+    hf_host_free(c->cdeg_pinned);
     hf__gapp_destroy(&c->ga);
     free(c);
 }

@@ -219,11 +219,19 @@ struct hf_partition {
                          ub[v] + cdeg[v]), tew the same), or -1: set by hf__part_pack,
                          cleared by hf__part_build_cmap before the next contraction
                          rewrites them (both between rounds). A GPU builds that level's
-                         CSR from the pinned slots (partition_cuda.cu, "Residency") */
+                         CSR from the pinned slots, ub and cdeg (partition_cuda.cu,
+                         "Residency") */
     int64_t *cvw;     /* nc coarse vertex weights */
     /* The coarse vertices leader, ub and cdeg have room for: they are kept
      * from level to level (the first level needs the most). */
     uint64_t scratch_cap;
+    /* With a GPU in the run: setup's pinned room for ub (the input's nv + 1)
+     * and cdeg (nv), which the contraction's scratch then uses instead of
+     * malloc'd arrays, so that a GPU reads and writes them at the link's
+     * speed (CONTRACT's slots and degrees; a level built from the slots).
+     * NULL in a run without one. */
+    uint64_t *ub_pinned;
+    uint32_t *cdeg_pinned;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     /* Boundary marks (partition_refine.c, partition_fm.c). bnd, of the level

@@ -263,8 +263,10 @@ uint64_t hf__part_scan(uint64_t *a, size_t n)
 void hf__part_scratch_free(struct hf_partition *c)
 {
     free(c->leader);
-    free(c->ub);
-    free(c->cdeg);
+    if (c->ub != c->ub_pinned) /* setup's pinned arrays stay for the next run */
+        free(c->ub);
+    if (c->cdeg != c->cdeg_pinned)
+        free(c->cdeg);
     free(c->cvw);
     c->leader = NULL;
     c->ub = NULL;
@@ -277,14 +279,16 @@ void hf__part_scratch_free(struct hf_partition *c)
 /* Room in the contraction's scratch for nc coarse vertices. leader, ub and
  * cdeg are kept from level to level (the first level needs the most), so
  * only the first level's pages are fresh; cvw becomes the coarse level's
- * weights (pack), so each level gets its own. */
+ * weights (pack), so each level gets its own. With a GPU in the run, ub
+ * and cdeg are setup's pinned arrays, which hold the input's vertices, so
+ * every level's. */
 static int hold_scratch(struct hf_partition *c, uint64_t nc)
 {
     if (nc > c->scratch_cap || !c->leader) {
         hf__part_scratch_free(c);
         c->leader = malloc((nc ? nc : 1) * sizeof *c->leader);
-        c->ub = malloc((nc + 1) * sizeof *c->ub);
-        c->cdeg = malloc((nc ? nc : 1) * sizeof *c->cdeg);
+        c->ub = c->ub_pinned ? c->ub_pinned : malloc((nc + 1) * sizeof *c->ub);
+        c->cdeg = c->cdeg_pinned ? c->cdeg_pinned : malloc((nc ? nc : 1) * sizeof *c->cdeg);
         c->scratch_cap = nc;
     }
     free(c->cvw);

@@ -20,15 +20,16 @@
  * rgg 2^20 (CPU 16 cores + 1 H200) the first MATCH round of a level waited
  * for the GPU's upload, 8.5 ms on level 1 where the CPU team needed 2.7 ms
  * (level 2: 5.0 against 1.3, level 3: 3.2 against 0.9), and with the GPU
- * rgg's match rounds took 44 ms against 17 on the CPU alone. The slots are
- * pinned (setup) and hold the level's lists until the next contraction
- * rewrites them (c->slots_level names the level), so a coarse level's
- * lists come from there at the link's speed (~50 GB/s): the slot span
- * (ub[nv] entries, the finer level's arcs: each coarse vertex has its
- * members' degrees, so the gaps that merging left are carried too) and ub
- * go into the piece's arena, and a compaction kernel on the copy-in stream
- * moves each vertex's list from ub[v] to its offset, byte for byte what
- * pack made. Only the offsets and the vertex weights (16 bytes a vertex)
+ * rgg's match rounds took 44 ms against 17 on the CPU alone. The slots,
+ * their starts (ub) and the lists' lengths (cdeg) are pinned (setup) and
+ * hold the level's lists until the next contraction rewrites them
+ * (c->slots_level names the level), so a coarse level comes from there at
+ * the link's speed (~50 GB/s): the slot span (ub[nv] entries, the finer
+ * level's arcs: each coarse vertex has its members' degrees, so the gaps
+ * that merging left are carried too), ub and cdeg go into the piece's
+ * arena; on the copy-in stream a CUB scan of cdeg makes the offsets and a
+ * compaction kernel moves each vertex's list from ub[v] to its offset,
+ * byte for byte what pack made. Only the vertex weights (8 bytes a vertex)
  * still come from pageable memory. Nothing writes the slots, ub or cdeg
  * from pack until hf__part_build_cmap, which clears slots_level between
  * rounds, when every piece that read them has finished. The arena, not a
@@ -38,7 +39,7 @@
  * input: no contraction made it), for a level whose slots were rewritten
  * since (a GPU's first piece of it in its contract round; a dropped level
  * uploaded again for its refinement), for slots the system refused to pin
- * (pageable, they would carry more bytes than the packed lists as slowly),
+ * (pageable, they would carry more bytes than the packed level as slowly),
  * and when the slots would take more than half of the arena half left. The
  * build stays in the GPU's first piece rather than being enqueued by
  * next_load right after pack, where it would overlap the host's glue: a
@@ -99,8 +100,10 @@
  * table into its slots with tile ballots. The lists hold the same
  * neighbours and summed weights as the CPU's, in another order (the CPU's
  * are not in id order either). COMPACT (a coarse level built from the
- * slots): G lanes per coarse vertex copy its list. G is 4 to 32, from the
- * piece's (for COMPACT, the level's) mean degree.
+ * slots): G lanes per coarse vertex copy its list, after a thread per
+ * vertex widened cdeg to 64 bits for the offsets' scan (a level's arcs
+ * may pass 2^32). G is 4 to 32, from the piece's (for COMPACT, the
+ * level's) mean degree.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -108,6 +111,7 @@
 #include <string.h>
 
 #include <cooperative_groups.h>
+#include <cub/device/device_scan.cuh>
 
 #include "partition_cuda.cuh"
 
@@ -283,6 +287,15 @@ static __global__ void contract_kernel(const uint64_t *off, const uint32_t *adj,
     }
 }
 
+/* The lists' lengths widened for the offsets' scan: deg[v] = cdeg[v] for
+ * v < nv, deg[nv] = 0 (the scan's last entry is then the arcs). */
+static __global__ void widen_kernel(const uint32_t *cdeg, uint64_t nv, uint64_t *deg)
+{
+    uint64_t v = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v <= nv)
+        deg[v] = v < nv ? cdeg[v] : 0;
+}
+
 /* A coarse level's lists from the contraction's slots (G lanes a vertex):
  * vertex v's list moves from slot ub[v] to off[v], its length off[v + 1] -
  * off[v] (its cdeg), as hf__part_pack moves it on the host. ew NULL: no
@@ -335,11 +348,16 @@ static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t e
         begin, end, o->key, o->tw, o->adj, o->ew, o->cdeg, o->cvw);
 }
 
-/* Where compact_kernel reads: the slots' copy in the arena. */
+/* The slots' copy in the arena: what compact_kernel reads, and the
+ * lengths the level's offsets are scanned from. */
 struct slot_copy {
-    uint64_t *ub;
-    uint32_t *adj;
-    int64_t *ew;
+    uint64_t *ub;   /* nv + 1 */
+    uint32_t *cdeg; /* nv */
+    uint64_t *deg;  /* nv + 1: cdeg widened */
+    void *scan_tmp; /* CUB's scratch for the scan */
+    size_t scan_bytes;
+    uint32_t *adj; /* the slot span, ub[nv] */
+    int64_t *ew;   /* the same, or NULL */
 };
 
 template <int G>
@@ -426,50 +444,80 @@ static int hold_hubs(const struct hf_plevel *l, struct part_gpu_csr *k, struct h
     return rc ? rc : upload(gpu, k->d_hubs, k->hubs, n * sizeof(uint32_t), "hubs");
 }
 
-/* Room in the piece's arena for the slots of level c->cur (ub, then the
- * slot span's lists and weights), when the slots hold that level's lists
- * (never level 0's: the input is no contraction's), are pinned (copies
- * from them run at the link's speed; pageable, they would move more bytes
- * than the packed lists, as slowly), and take at most half of what the
- * arena half has left: the piece's own scratch comes after. Returns
- * whether it made that room (in sc); if not, the level's lists come from
- * its packed arrays. */
+/* Whether the slots hold level c->cur's lists (never level 0's: the input
+ * is no contraction's) and sit in pinned memory, all four of them: copies
+ * from them run at the link's speed, while from pageable memory they would
+ * move more bytes than the packed level, as slowly. */
+static int slots_usable(const struct hf_partition *c, const struct hf_plevel *l)
+{
+    return c->cur > 0 && c->slots_level == c->cur && c->nc == l->nv && c->ub && c->cdeg &&
+           hf_host_pinned(c->tadj) && hf_host_pinned(c->tew) && hf_host_pinned(c->ub) &&
+           hf_host_pinned(c->cdeg);
+}
+
+/* Room in the piece's arena for the slots of level c->cur (ub, cdeg, its
+ * widened copy and the scan's scratch, then the slot span's lists and
+ * weights) when slots_usable says so and they take at most half of what
+ * the arena half has left: the piece's own scratch comes after. Returns
+ * whether it made that room (in sc); if not, the level comes from its
+ * packed arrays. */
 static int slot_room(const struct hf_partition *c, const struct hf_plevel *l, struct hf_cuda *gpu,
                      struct slot_copy *sc)
 {
-    if (c->cur <= 0 || c->slots_level != c->cur || c->nc != l->nv || !c->ub ||
-        !hf_host_pinned(c->tadj) || !hf_host_pinned(c->tew))
+    if (!slots_usable(c, l))
         return 0;
-    uint64_t span = c->ub[l->nv];
-    size_t ub_b = (l->nv + 1) * sizeof(uint64_t), adj_b = span * sizeof(uint32_t),
-           ew_b = l->ew ? span * sizeof(int64_t) : 0;
-    size_t want = 3 * 256 + ub_b + adj_b + ew_b; /* each allocation rounds up to 256 */
+    uint64_t nv = l->nv, span = c->ub[nv];
+    sc->scan_bytes = 0;
+    if (cub::DeviceScan::ExclusiveSum(NULL, sc->scan_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
+                                      nv + 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    size_t ub_b = (nv + 1) * sizeof(uint64_t), cdeg_b = (nv ? nv : 1) * sizeof(uint32_t),
+           adj_b = (span ? span : 1) * sizeof(uint32_t),
+           ew_b = l->ew ? (span ? span : 1) * sizeof(int64_t) : 0;
+    /* Each allocation rounds up to 256 bytes. */
+    size_t want = 6 * 256 + 2 * ub_b + cdeg_b + sc->scan_bytes + adj_b + ew_b;
     if (want > hf_cuda_arena_free(gpu) / 2)
         return 0;
     sc->ub = (uint64_t *)hf_cuda_arena_alloc(gpu, ub_b);
-    sc->adj = (uint32_t *)hf_cuda_arena_alloc(gpu, adj_b ? adj_b : 4);
-    sc->ew = l->ew ? (int64_t *)hf_cuda_arena_alloc(gpu, ew_b ? ew_b : 8) : NULL;
-    return sc->ub && sc->adj && (sc->ew || !l->ew);
+    sc->cdeg = (uint32_t *)hf_cuda_arena_alloc(gpu, cdeg_b);
+    sc->deg = (uint64_t *)hf_cuda_arena_alloc(gpu, ub_b);
+    sc->scan_tmp = hf_cuda_arena_alloc(gpu, sc->scan_bytes ? sc->scan_bytes : 1);
+    sc->adj = (uint32_t *)hf_cuda_arena_alloc(gpu, adj_b);
+    sc->ew = l->ew ? (int64_t *)hf_cuda_arena_alloc(gpu, ew_b) : NULL;
+    return sc->ub && sc->cdeg && sc->deg && sc->scan_tmp && sc->adj && (sc->ew || !l->ew);
 }
 
-/* Builds level c->cur's lists in k from the contraction's slots: uploads
- * them whole into the arena (gaps included: a coarse vertex's slots are
- * its members' degrees, its list what is left after merging) and compacts
- * them on the copy-in stream, after k's offsets and before the round's
- * inputs, so that the piece's kernels, which wait for that stream, find
- * the level whole. */
-static int lists_from_slots(const struct hf_partition *c, const struct hf_plevel *l,
-                            struct part_gpu_csr *k, const struct slot_copy *sc, struct hf_cuda *gpu)
+/* Builds level c->cur's offsets and lists in k from the contraction's
+ * slots, on the copy-in stream before the round's inputs (the piece's
+ * kernels wait for that stream, so they find the level whole): uploads
+ * ub, cdeg and the slot span whole (gaps included: a coarse vertex's slots
+ * are its members' degrees, its list what is left after merging), scans
+ * cdeg into the offsets, as hf__part_pack does, and compacts the lists. */
+static int from_slots(const struct hf_partition *c, const struct hf_plevel *l,
+                      struct part_gpu_csr *k, struct slot_copy *sc, struct hf_cuda *gpu)
 {
     uint64_t nv = l->nv, span = c->ub[nv];
+    cudaStream_t s = hf_cuda_copy_in_stream(gpu);
     int rc = upload(gpu, sc->ub, c->ub, (nv + 1) * sizeof(uint64_t), "list slots");
+    if (!rc)
+        rc = upload(gpu, sc->cdeg, c->cdeg, nv * sizeof(uint32_t), "list lengths");
     if (!rc)
         rc = upload(gpu, sc->adj, c->tadj, span * sizeof(uint32_t), "slotted lists");
     if (!rc && l->ew)
         rc = upload(gpu, sc->ew, c->tew, span * sizeof(int64_t), "slotted weights");
-    if (rc || !nv || !l->ne)
+    if (rc)
         return rc;
-    cudaStream_t s = hf_cuda_copy_in_stream(gpu);
+    widen_kernel<<<blocks_for(nv + 1), BLOCK, 0, s>>>(sc->cdeg, nv, sc->deg);
+    if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition widen kernel")) ||
+        (rc = hf_cuda_check(gpu,
+                            cub::DeviceScan::ExclusiveSum(sc->scan_tmp, sc->scan_bytes, sc->deg,
+                                                          k->d_offsets, nv + 1, s),
+                            "level offsets scan")))
+        return rc;
+    if (!nv || !l->ne)
+        return 0;
     int G = lanes_for((double)l->ne / (double)nv);
     if (G == 4)
         launch_compact<4>(sc, k, nv, s);
@@ -482,9 +530,9 @@ static int lists_from_slots(const struct hf_partition *c, const struct hf_plevel
     return hf_cuda_check(gpu, cudaGetLastError(), "partition compact kernel");
 }
 
-/* Makes level c->cur's CSR in k (copy-in stream): its lists from the
- * contraction's slots where slot_room allows, else uploaded from the
- * level's arrays; its offsets and vertex weights uploaded either way. */
+/* Makes level c->cur's CSR in k (copy-in stream): its offsets and lists
+ * from the contraction's slots where slot_room allows, else uploaded from
+ * the level's arrays; its vertex weights uploaded either way. */
 static int upload_csr(const struct hf_partition *c, struct part_gpu *g, struct part_gpu_csr *k,
                       struct hf_cuda *gpu)
 {
@@ -497,16 +545,16 @@ static int upload_csr(const struct hf_partition *c, struct part_gpu *g, struct p
         rc = dev_alloc(gpu, (void **)&k->d_ew, ne * sizeof(int64_t), "edge weights");
     if (!rc && l->vw)
         rc = dev_alloc(gpu, (void **)&k->d_vw, nv * sizeof(int64_t), "vertex weights");
-    if (!rc)
-        rc = upload(gpu, k->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
     if (!rc && l->vw)
         rc = upload(gpu, k->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
     struct slot_copy sc;
     if (!rc && slot_room(c, l, gpu, &sc)) {
-        if (!(rc = lists_from_slots(c, l, k, &sc, gpu)))
+        if (!(rc = from_slots(c, l, k, &sc, gpu)))
             g->from_slots++;
     } else if (!rc) {
-        rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
+        rc = upload(gpu, k->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
+        if (!rc)
+            rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
         if (!rc && l->ew)
             rc = upload(gpu, k->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
     }

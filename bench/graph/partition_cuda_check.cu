@@ -21,8 +21,9 @@
  * every coarse list the GPU's CONTRACT built holds exactly the neighbours
  * and summed weights the CPU's CONTRACT builds from the same coarse map.
  * Each coarse level the MATCH round makes resident must come from the
- * contraction's pinned slots (the compaction kernel; with the 64 KiB arena
- * the slots do not fit and it must come from the packed arrays), and be
+ * contraction's pinned slots (the offsets' scan of cdeg and the compaction
+ * kernel; with the 64 KiB arena the slots do not fit and it must come from
+ * the packed arrays), and be
  * byte-equal to the host's packed level and to the same level uploaded the
  * old way, from the packed arrays, by the RESOLVE round after a release
  * with the slots marked as holding no level.
@@ -152,8 +153,9 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
   l->offsets[nv] = ne;
   l->match = (uint32_t *)malloc(nv * 4); l->cmap = (uint32_t *)malloc(nv * 4);
   c->wait = (uint32_t *)malloc((nv + 1) * 4);
-  c->tcap = ne; c->slots_level = -1; /* as setup: pinned slots */
+  c->tcap = ne; c->slots_level = -1; /* as setup: pinned slots, slot starts and list lengths */
   REQ(cudaMallocHost(&c->tadj, ne * 4 + 4) == cudaSuccess && cudaMallocHost(&c->tew, ne * 8 + 8) == cudaSuccess);
+  REQ(cudaMallocHost(&c->ub_pinned, (nv + 1) * 8) == cudaSuccess && cudaMallocHost(&c->cdeg_pinned, nv * 4 + 4) == cudaSuccess);
   G.cap = tiny ? (64 << 10) : (256u << 20);
   c->nlev = 1;
   for (int lev = 0; lev < 4; lev++) {
