@@ -46,7 +46,9 @@
  * and CONTRACT (partition_cuda.cu), the REFINE passes and the MEASURE
  * (partition_refine_cuda.cu): each level's CSR is made during the run, so it
  * is not READONLY shared data (uploaded once, before round 0); instead a GPU
- * uploads a level's CSR with its first piece of that level and keeps every
+ * uploads a level's CSR with its first piece of that level (a coarse level's
+ * lists from the contraction's pinned slots while they still hold them:
+ * hf_partition.slots_level) and keeps every
  * level from its coarsening to the end of the measure (next_load calls
  * hf__part_cuda_release then): released at the end of each level's
  * coarsening, every refinement round uploaded its level again, from
@@ -266,10 +268,25 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
      * Kronecker graph's lists came back at ~1 GB/s: 0.38 s of a 0.40 s round
      * on an H100). */
     c->tcap = g->ne;
+    c->slots_level = -1;
     if (!(c->tadj = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tadj)) ||
         !(c->tew = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tew)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arc slots",
                        (unsigned long long)g->ne);
+    /* The slots' starts (ub) and the lists' lengths (cdeg), pinned too: a
+     * GPU builds a coarse level from all four (partition_cuda.cu), and its
+     * CONTRACT pieces upload ub and copy their lengths back. From
+     * pageable memory, ub and the level's offsets (16 bytes a coarse vertex
+     * at 4-10 GB/s) would take about as long as the slots themselves (12
+     * bytes a fine arc at ~50 GB/s) on rgg 2^20 of degree 6 (estimated, not
+     * measured). Only with a GPU: a CPU-only run keeps its malloc'd scratch. */
+    if (c->ngpu) {
+        c->ub_pinned = hf_host_alloc(devs, (g->nv + 1) * sizeof *c->ub_pinned);
+        c->cdeg_pinned = hf_host_alloc(devs, (g->nv ? g->nv : 1) * sizeof *c->cdeg_pinned);
+        if (!c->ub_pinned || !c->cdeg_pinned)
+            return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices' slots",
+                           (unsigned long long)g->nv);
+    }
     if (g->weights) {
         if (!(l->ew = malloc(g->ne * sizeof *l->ew)))
             return hf_fail(HF_ENOMEM, "partition: out of memory for %llu edge weights",
@@ -799,6 +816,8 @@ static void partition_teardown(void *ctx)
     free(c->mpw);
     hf_host_free(c->tadj);
     hf_host_free(c->tew);
+    hf_host_free(c->ub_pinned); /* after reset_levels: the scratch no longer points here */
+    hf_host_free(c->cdeg_pinned);
     hf__gapp_destroy(&c->ga);
     free(c);
 }

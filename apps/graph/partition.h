@@ -215,10 +215,23 @@ struct hf_partition {
     int64_t *tew;     /* ub[nc] weight slots, of tcap allocated */
     uint64_t tcap;    /* slots tadj and tew hold: the input's arcs, the most a level has
                          (setup allocates them once, pinned when a GPU is in the run) */
+    int slots_level;  /* the level whose lists the slots hold (vertex v's at tadj[ub[v] ..
+                         ub[v] + cdeg[v]), tew the same), or -1: set by hf__part_pack,
+                         cleared by hf__part_build_cmap before the next contraction
+                         rewrites them (both between rounds). A GPU builds that level's
+                         CSR from the pinned slots, ub and cdeg (partition_cuda.cu,
+                         "Residency") */
     int64_t *cvw;     /* nc coarse vertex weights */
     /* The coarse vertices leader, ub and cdeg have room for: they are kept
      * from level to level (the first level needs the most). */
     uint64_t scratch_cap;
+    /* With a GPU in the run: setup's pinned room for ub (the input's nv + 1)
+     * and cdeg (nv), which the contraction's scratch then uses instead of
+     * malloc'd arrays, so that a GPU reads and writes them at the link's
+     * speed (CONTRACT's slots and degrees; a level built from the slots).
+     * NULL in a run without one. */
+    uint64_t *ub_pinned;
+    uint32_t *cdeg_pinned;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     /* Boundary marks (partition_refine.c, partition_fm.c). bnd, of the level
@@ -322,9 +335,10 @@ struct hf_cuda;
 struct hf_bundle;
 /* partition_cuda.cu: runs one piece of a MATCH, RESOLVE, CONTRACT or REFINE
  * round on the GPU, with the level's graph resident there (uploaded by the
- * GPU's first piece of the level's coarsening, kept until the measure
- * ends) and the piece's results copied back into the host arrays the next
- * round and next_load read. */
+ * GPU's first piece of the level's coarsening, a coarse level's lists from
+ * the contraction's slots while slots_level names it, kept until the
+ * measure ends) and the piece's results copied back into the host arrays
+ * the next round and next_load read. */
 int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
 /* Frees everything the GPUs hold; between rounds (round 0 starts again, the
  * measure ended, teardown), from the engine's thread. */

@@ -263,27 +263,32 @@ uint64_t hf__part_scan(uint64_t *a, size_t n)
 void hf__part_scratch_free(struct hf_partition *c)
 {
     free(c->leader);
-    free(c->ub);
-    free(c->cdeg);
+    if (c->ub != c->ub_pinned) /* setup's pinned arrays stay for the next run */
+        free(c->ub);
+    if (c->cdeg != c->cdeg_pinned)
+        free(c->cdeg);
     free(c->cvw);
     c->leader = NULL;
     c->ub = NULL;
     c->cdeg = NULL;
     c->cvw = NULL;
     c->scratch_cap = 0;
+    c->slots_level = -1; /* ub and cdeg are gone: the slots say nothing */
 }
 
 /* Room in the contraction's scratch for nc coarse vertices. leader, ub and
  * cdeg are kept from level to level (the first level needs the most), so
  * only the first level's pages are fresh; cvw becomes the coarse level's
- * weights (pack), so each level gets its own. */
+ * weights (pack), so each level gets its own. With a GPU in the run, ub
+ * and cdeg are setup's pinned arrays, which hold the input's vertices, so
+ * every level's. */
 static int hold_scratch(struct hf_partition *c, uint64_t nc)
 {
     if (nc > c->scratch_cap || !c->leader) {
         hf__part_scratch_free(c);
         c->leader = malloc((nc ? nc : 1) * sizeof *c->leader);
-        c->ub = malloc((nc + 1) * sizeof *c->ub);
-        c->cdeg = malloc((nc ? nc : 1) * sizeof *c->cdeg);
+        c->ub = c->ub_pinned ? c->ub_pinned : malloc((nc + 1) * sizeof *c->ub);
+        c->cdeg = c->cdeg_pinned ? c->cdeg_pinned : malloc((nc ? nc : 1) * sizeof *c->cdeg);
         c->scratch_cap = nc;
     }
     free(c->cvw);
@@ -304,6 +309,9 @@ int hf__part_build_cmap(struct hf_partition *c)
     uint64_t n = l->nv;
     uint32_t *match = l->match, *cmap = l->cmap;
     int par = hf__part_glue_parallel(n);
+    /* ub is rewritten here and the lists by the contract round that follows:
+     * from now on the slots hold no level (hf_partition.slots_level). */
+    c->slots_level = -1;
 #pragma omp parallel for schedule(static) if (par)
     for (uint64_t u = 0; u < n; u++) {
         if (match[u] == HF_PART_NONE)
@@ -523,6 +531,10 @@ int hf__part_pack(struct hf_partition *c)
     }
     cl->vw = c->cvw; /* the coarse weights move to the level; leader, ub and cdeg stay */
     c->cvw = NULL;
+    /* The slots keep the new level's lists until the next contraction: a GPU
+     * builds its copy of the level from them (pinned) rather than from the
+     * pageable arrays just made (partition_cuda.cu, "Residency"). */
+    c->slots_level = c->cur + 1;
     if (c->cur > 0) { /* a coarse level keeps cmap only; level 0's match is reused by round 0 */
         free(l->match);
         l->match = NULL;

@@ -9,17 +9,51 @@
  * during the run, so it cannot be READONLY shared data. Each GPU keeps its
  * own copies in a `struct part_gpu` (c->gpu[device index]): the first piece
  * of a level on a GPU (c->level_gen differs from the copy's) allocates the
- * level's arrays with cudaMalloc, outside the arena, and enqueues their
- * upload on the copy-in stream, unless the GPU kept that level's CSR since
- * its coarsening (g->csr[level], matched by hf_plevel.made); every later
- * piece of that level's rounds moves only what changed. Every level's CSR
- * stays until the measure ends (hf__part_cuda_release, from the engine's
- * thread between rounds), so a refinement round uploads only the parts;
- * the peak is the coarsening's anyway, and cudaFree waits for the device
- * (freeing each level after its refinement made a 24M-vertex grid's
- * uncoarsening 0.15-0.2 s slower on an H100). A GPU without room for a
- * level drops the other levels it keeps and tries once more. The rounds'
- * scratch (match, cmap, ...) is made once, for the first level.
+ * level's arrays with cudaMalloc, outside the arena, and fills them on the
+ * copy-in stream, unless the GPU kept that level's CSR since its coarsening
+ * (g->csr[level], matched by hf_plevel.made); every later piece of that
+ * level's rounds moves only what changed.
+ *
+ * Where a coarse level comes from. hf__part_pack has just copied its lists
+ * out of the contraction's slots (c->tadj, c->tew) into freshly malloc'd,
+ * pageable arrays, and uploads from pageable memory run at 4-10 GB/s: on
+ * rgg 2^20 (CPU 16 cores + 1 H200) the first MATCH round of a level waited
+ * for the GPU's upload, 8.5 ms on level 1 where the CPU team needed 2.7 ms
+ * (level 2: 5.0 against 1.3, level 3: 3.2 against 0.9), and with the GPU
+ * rgg's match rounds took 44 ms against 17 on the CPU alone. The slots,
+ * their starts (ub) and the lists' lengths (cdeg) are pinned (setup) and
+ * hold the level's lists until the next contraction rewrites them
+ * (c->slots_level names the level), so a coarse level comes from there at
+ * the link's speed (~50 GB/s): the slot span (ub[nv] entries, the finer
+ * level's arcs: each coarse vertex has its members' degrees, so the gaps
+ * that merging left are carried too), ub and cdeg go into the piece's
+ * arena; on the copy-in stream a CUB scan of cdeg makes the offsets and a
+ * compaction kernel moves each vertex's list from ub[v] to its offset,
+ * byte for byte what pack made. Only the vertex weights (8 bytes a vertex)
+ * still come from pageable memory. Nothing writes the slots, ub or cdeg
+ * from pack until hf__part_build_cmap, which clears slots_level between
+ * rounds, when every piece that read them has finished. The arena, not a
+ * cudaMalloc, holds the slots because they are needed only until the
+ * compaction ends, inside the piece: the kept levels lose no device memory
+ * to them. The packed arrays are uploaded as before for level 0 (the
+ * input: no contraction made it), for a level whose slots were rewritten
+ * since (a GPU's first piece of it in its contract round; a dropped level
+ * uploaded again for its refinement), for slots the system refused to pin
+ * (pageable, they would carry more bytes than the packed level as slowly),
+ * and when the slots would take more than half of the arena half left. The
+ * build stays in the GPU's first piece rather than being enqueued by
+ * next_load right after pack, where it would overlap the host's glue: a
+ * GPU's streams and its struct hf_cuda belong to its own host thread,
+ * inside run_cuda, and next_load runs on the engine's.
+ *
+ * Every level's CSR stays until the measure ends (hf__part_cuda_release,
+ * from the engine's thread between rounds), so a refinement round uploads
+ * only the parts; the peak is the coarsening's anyway, and cudaFree waits
+ * for the device (freeing each level after its refinement made a
+ * 24M-vertex grid's uncoarsening 0.15-0.2 s slower on an H100). A GPU
+ * without room for a level drops the other levels it keeps and tries once
+ * more. The rounds' scratch (match, cmap, ...) is made once, for the first
+ * level.
  *
  * Per round, the first piece on a GPU (c->round_id differs) uploads the
  * round's host inputs: match (MATCH, RESOLVE, CONTRACT) and, for CONTRACT,
@@ -65,7 +99,11 @@
  * atomicCAS, weights by 64-bit atomicAdd, in the arena), then pack the
  * table into its slots with tile ballots. The lists hold the same
  * neighbours and summed weights as the CPU's, in another order (the CPU's
- * are not in id order either). G is 4 to 32, from the piece's mean degree.
+ * are not in id order either). COMPACT (a coarse level built from the
+ * slots): G lanes per coarse vertex copy its list, after a thread per
+ * vertex widened cdeg to 64 bits for the offsets' scan (a level's arcs
+ * may pass 2^32). G is 4 to 32, from the piece's (for COMPACT, the
+ * level's) mean degree.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +111,7 @@
 #include <string.h>
 
 #include <cooperative_groups.h>
+#include <cub/device/device_scan.cuh>
 
 #include "partition_cuda.cuh"
 
@@ -248,6 +287,35 @@ static __global__ void contract_kernel(const uint64_t *off, const uint32_t *adj,
     }
 }
 
+/* The lists' lengths widened for the offsets' scan: deg[v] = cdeg[v] for
+ * v < nv, deg[nv] = 0 (the scan's last entry is then the arcs). */
+static __global__ void widen_kernel(const uint32_t *cdeg, uint64_t nv, uint64_t *deg)
+{
+    uint64_t v = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v <= nv)
+        deg[v] = v < nv ? cdeg[v] : 0;
+}
+
+/* A coarse level's lists from the contraction's slots (G lanes a vertex):
+ * vertex v's list moves from slot ub[v] to off[v], its length off[v + 1] -
+ * off[v] (its cdeg), as hf__part_pack moves it on the host. ew NULL: no
+ * weights to move. */
+template <int G>
+static __global__ void compact_kernel(const uint64_t *ub, const uint64_t *off,
+                                      const uint32_t *slot_adj, const int64_t *slot_ew, uint64_t nv,
+                                      uint32_t *adj, int64_t *ew)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, v = t / G;
+    if (v >= nv)
+        return;
+    uint64_t from = ub[v], to = off[v], n = off[v + 1] - to;
+    for (uint64_t i = t % G; i < n; i += G) {
+        adj[to + i] = slot_adj[from + i];
+        if (ew)
+            ew[to + i] = slot_ew[from + i];
+    }
+}
+
 /* ---- launchers ---------------------------------------------------------- */
 
 /* Lanes per vertex from the mean degree of the piece's vertices. */
@@ -278,6 +346,26 @@ static void launch_contract(const struct part_gpu *g, uint64_t begin, uint64_t e
     contract_kernel<G><<<blocks_for((end - begin) * G), BLOCK, 0, s>>>(
         lv->d_offsets, lv->d_adj, lv->d_ew, lv->d_vw, g->d_match, g->d_cmap, g->d_leader, g->d_ub,
         begin, end, o->key, o->tw, o->adj, o->ew, o->cdeg, o->cvw);
+}
+
+/* The slots' copy in the arena: what compact_kernel reads, and the
+ * lengths the level's offsets are scanned from. */
+struct slot_copy {
+    uint64_t *ub;   /* nv + 1 */
+    uint32_t *cdeg; /* nv */
+    uint64_t *deg;  /* nv + 1: cdeg widened */
+    void *scan_tmp; /* CUB's scratch for the scan */
+    size_t scan_bytes;
+    uint32_t *adj; /* the slot span, ub[nv] */
+    int64_t *ew;   /* the same, or NULL */
+};
+
+template <int G>
+static void launch_compact(const struct slot_copy *sc, const struct part_gpu_csr *k, uint64_t nv,
+                           cudaStream_t s)
+{
+    compact_kernel<G><<<blocks_for(nv * G), BLOCK, 0, s>>>(sc->ub, k->d_offsets, sc->adj, sc->ew,
+                                                           nv, k->d_adj, k->d_ew);
 }
 
 /* ---- residency ---------------------------------------------------------- */
@@ -356,9 +444,99 @@ static int hold_hubs(const struct hf_plevel *l, struct part_gpu_csr *k, struct h
     return rc ? rc : upload(gpu, k->d_hubs, k->hubs, n * sizeof(uint32_t), "hubs");
 }
 
-/* Uploads level l's CSR into k (copy-in stream). */
-static int upload_csr(const struct hf_plevel *l, struct part_gpu_csr *k, struct hf_cuda *gpu)
+/* Whether the slots hold level c->cur's lists (never level 0's: the input
+ * is no contraction's) and sit in pinned memory, all four of them: copies
+ * from them run at the link's speed, while from pageable memory they would
+ * move more bytes than the packed level, as slowly. */
+static int slots_usable(const struct hf_partition *c, const struct hf_plevel *l)
 {
+    return c->cur > 0 && c->slots_level == c->cur && c->nc == l->nv && c->ub && c->cdeg &&
+           hf_host_pinned(c->tadj) && hf_host_pinned(c->tew) && hf_host_pinned(c->ub) &&
+           hf_host_pinned(c->cdeg);
+}
+
+/* Room in the piece's arena for the slots of level c->cur (ub, cdeg, its
+ * widened copy and the scan's scratch, then the slot span's lists and
+ * weights) when slots_usable says so and they take at most half of what
+ * the arena half has left: the piece's own scratch comes after. Returns
+ * whether it made that room (in sc); if not, the level comes from its
+ * packed arrays. */
+static int slot_room(const struct hf_partition *c, const struct hf_plevel *l, struct hf_cuda *gpu,
+                     struct slot_copy *sc)
+{
+    if (!slots_usable(c, l))
+        return 0;
+    uint64_t nv = l->nv, span = c->ub[nv];
+    sc->scan_bytes = 0;
+    if (cub::DeviceScan::ExclusiveSum(NULL, sc->scan_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
+                                      nv + 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    size_t ub_b = (nv + 1) * sizeof(uint64_t), cdeg_b = (nv ? nv : 1) * sizeof(uint32_t),
+           adj_b = (span ? span : 1) * sizeof(uint32_t),
+           ew_b = l->ew ? (span ? span : 1) * sizeof(int64_t) : 0;
+    /* Each allocation rounds up to 256 bytes. */
+    size_t want = 6 * 256 + 2 * ub_b + cdeg_b + sc->scan_bytes + adj_b + ew_b;
+    if (want > hf_cuda_arena_free(gpu) / 2)
+        return 0;
+    sc->ub = (uint64_t *)hf_cuda_arena_alloc(gpu, ub_b);
+    sc->cdeg = (uint32_t *)hf_cuda_arena_alloc(gpu, cdeg_b);
+    sc->deg = (uint64_t *)hf_cuda_arena_alloc(gpu, ub_b);
+    sc->scan_tmp = hf_cuda_arena_alloc(gpu, sc->scan_bytes ? sc->scan_bytes : 1);
+    sc->adj = (uint32_t *)hf_cuda_arena_alloc(gpu, adj_b);
+    sc->ew = l->ew ? (int64_t *)hf_cuda_arena_alloc(gpu, ew_b) : NULL;
+    return sc->ub && sc->cdeg && sc->deg && sc->scan_tmp && sc->adj && (sc->ew || !l->ew);
+}
+
+/* Builds level c->cur's offsets and lists in k from the contraction's
+ * slots, on the copy-in stream before the round's inputs (the piece's
+ * kernels wait for that stream, so they find the level whole): uploads
+ * ub, cdeg and the slot span whole (gaps included: a coarse vertex's slots
+ * are its members' degrees, its list what is left after merging), scans
+ * cdeg into the offsets, as hf__part_pack does, and compacts the lists. */
+static int from_slots(const struct hf_partition *c, const struct hf_plevel *l,
+                      struct part_gpu_csr *k, struct slot_copy *sc, struct hf_cuda *gpu)
+{
+    uint64_t nv = l->nv, span = c->ub[nv];
+    cudaStream_t s = hf_cuda_copy_in_stream(gpu);
+    int rc = upload(gpu, sc->ub, c->ub, (nv + 1) * sizeof(uint64_t), "list slots");
+    if (!rc)
+        rc = upload(gpu, sc->cdeg, c->cdeg, nv * sizeof(uint32_t), "list lengths");
+    if (!rc)
+        rc = upload(gpu, sc->adj, c->tadj, span * sizeof(uint32_t), "slotted lists");
+    if (!rc && l->ew)
+        rc = upload(gpu, sc->ew, c->tew, span * sizeof(int64_t), "slotted weights");
+    if (rc)
+        return rc;
+    widen_kernel<<<blocks_for(nv + 1), BLOCK, 0, s>>>(sc->cdeg, nv, sc->deg);
+    if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition widen kernel")) ||
+        (rc = hf_cuda_check(gpu,
+                            cub::DeviceScan::ExclusiveSum(sc->scan_tmp, sc->scan_bytes, sc->deg,
+                                                          k->d_offsets, nv + 1, s),
+                            "level offsets scan")))
+        return rc;
+    if (!nv || !l->ne)
+        return 0;
+    int G = lanes_for((double)l->ne / (double)nv);
+    if (G == 4)
+        launch_compact<4>(sc, k, nv, s);
+    else if (G == 8)
+        launch_compact<8>(sc, k, nv, s);
+    else if (G == 16)
+        launch_compact<16>(sc, k, nv, s);
+    else
+        launch_compact<32>(sc, k, nv, s);
+    return hf_cuda_check(gpu, cudaGetLastError(), "partition compact kernel");
+}
+
+/* Makes level c->cur's CSR in k (copy-in stream): its offsets and lists
+ * from the contraction's slots where slot_room allows, else uploaded from
+ * the level's arrays; its vertex weights uploaded either way. */
+static int upload_csr(const struct hf_partition *c, struct part_gpu *g, struct part_gpu_csr *k,
+                      struct hf_cuda *gpu)
+{
+    const struct hf_plevel *l = &c->lv[c->cur];
     size_t nv = l->nv, ne = l->ne;
     int rc = dev_alloc(gpu, (void **)&k->d_offsets, (nv + 1) * sizeof(uint64_t), "offsets");
     if (!rc)
@@ -367,14 +545,19 @@ static int upload_csr(const struct hf_plevel *l, struct part_gpu_csr *k, struct 
         rc = dev_alloc(gpu, (void **)&k->d_ew, ne * sizeof(int64_t), "edge weights");
     if (!rc && l->vw)
         rc = dev_alloc(gpu, (void **)&k->d_vw, nv * sizeof(int64_t), "vertex weights");
-    if (!rc)
-        rc = upload(gpu, k->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
-    if (!rc)
-        rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
-    if (!rc && l->ew)
-        rc = upload(gpu, k->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
     if (!rc && l->vw)
         rc = upload(gpu, k->d_vw, l->vw, nv * sizeof(int64_t), "level vertex weights");
+    struct slot_copy sc;
+    if (!rc && slot_room(c, l, gpu, &sc)) {
+        if (!(rc = from_slots(c, l, k, &sc, gpu)))
+            g->from_slots++;
+    } else if (!rc) {
+        rc = upload(gpu, k->d_offsets, l->offsets, (nv + 1) * sizeof(uint64_t), "level offsets");
+        if (!rc)
+            rc = upload(gpu, k->d_adj, l->adj, ne * sizeof(uint32_t), "level adjacency");
+        if (!rc && l->ew)
+            rc = upload(gpu, k->d_ew, l->ew, ne * sizeof(int64_t), "level edge weights");
+    }
     if (!rc)
         rc = hold_hubs(l, k, gpu);
     if (rc)
@@ -424,12 +607,12 @@ static int hold_level(struct hf_partition *c, struct part_gpu *g, struct hf_cuda
     int rc = 0;
     if (!l->made || k->made != l->made) { /* made 0: a level nobody numbered */
         free_csr(k);
-        if ((rc = upload_csr(l, k, gpu)) == HF_EDEVICE) {
+        if ((rc = upload_csr(c, g, k, gpu)) == HF_EDEVICE) {
             for (int o = 0; o < HF_PART_MAX_LEVELS; o++)
                 if (o != c->cur)
                     free_csr(&g->csr[o]);
             hf_clear_error();
-            rc = upload_csr(l, k, gpu);
+            rc = upload_csr(c, g, k, gpu);
         }
         if (rc)
             return rc;

@@ -42,6 +42,9 @@ struct part_gpu {
     uint32_t *d_part;         /* nv: REFINE's parts */
     int64_t *d_pw;            /* k: REFINE's part weights */
     uint64_t scratch_nv;      /* the vertices the scratch above holds */
+    unsigned long from_slots; /* levels built from the contraction's pinned slots rather
+                                 than uploaded from pageable memory (partition_cuda_check
+                                 checks which way a level came) */
     struct part_gpu_csr csr[HF_PART_MAX_LEVELS]; /* every level kept, by level */
 };
 

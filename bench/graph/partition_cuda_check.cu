@@ -20,6 +20,13 @@
  * at least 70% as many vertices as the CPU code on the same level, and
  * every coarse list the GPU's CONTRACT built holds exactly the neighbours
  * and summed weights the CPU's CONTRACT builds from the same coarse map.
+ * Each coarse level the MATCH round makes resident must come from the
+ * contraction's pinned slots (the offsets' scan of cdeg and the compaction
+ * kernel; with the 64 KiB arena the slots do not fit and it must come from
+ * the packed arrays), and be
+ * byte-equal to the host's packed level and to the same level uploaded the
+ * old way, from the packed arrays, by the RESOLVE round after a release
+ * with the slots marked as holding no level.
  * Then eight REFINE passes from a random partition into 8 parts, once by
  * the CPU code and once on the GPU: the part weights must match the parts
  * and the bound, and the GPU's cut must fall below the random one and stay
@@ -34,6 +41,7 @@
 #include <vector>
 #include "hf_cuda.h"
 #include "partition.h"
+#include "partition_cuda.cuh"
 /* A stand-in for the CUDA driver (framework/drivers/device_cuda.c): three
  * streams chained by events as hf_cuda_phase() chains them, two slots each
  * with its own pinned staging buffer and arena half, pieces alternating
@@ -49,6 +57,9 @@ extern "C" cudaStream_t hf_cuda_phase(struct hf_cuda *g, enum hf_cuda_phase p) {
 extern "C" cudaStream_t hf_cuda_copy_in_stream(struct hf_cuda *g) { return g->st[0]; }
 extern "C" cudaStream_t hf_cuda_copy_out_stream(struct hf_cuda *g) { return g->st[2]; }
 extern "C" void *hf_cuda_arena_alloc(struct hf_cuda *g, size_t b) { b = (b + 255) & ~(size_t)255; if (g->used + b > g->cap) return NULL; void *p = g->arena[g->slot] + g->used; g->used += b; return p; }
+extern "C" size_t hf_cuda_arena_free(const struct hf_cuda *g) { return g->cap - g->used; }
+/* As host_mem_cuda.c answers: 1 for page-locked host memory (here cudaMallocHost's). */
+extern "C" int hf_host_pinned(const void *p) { cudaPointerAttributes a; if (cudaPointerGetAttributes(&a, p) != cudaSuccess) { cudaGetLastError(); return 0; } return a.type == cudaMemoryTypeHost; }
 extern "C" void *hf_cuda_staging(struct hf_cuda *g, size_t *b) { *b = 64u << 20; return g->stage[g->slot]; }
 extern "C" const char *hf_cuda_name(const struct hf_cuda *) { return "cuda0"; }
 extern "C" int hf_cuda_device_index(const struct hf_cuda *) { return 0; }
@@ -93,6 +104,40 @@ static void check_matching(const hf_plevel *l, int64_t maxv, uint64_t *matched) 
   }
   *matched = m;
 }
+/* Level c->cur's CSR as the GPU holds it, downloaded after the streams drained. */
+struct held { std::vector<char> off, adj, ew, vw; };
+static void fetch(std::vector<char> &h, const void *d, size_t bytes) {
+  h.resize(bytes); if (bytes) REQ(d && cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+}
+static held download(const hf_partition *c) {
+  const hf_plevel *l = &c->lv[c->cur]; const part_gpu_csr *k = &((part_gpu *)c->gpu[0])->csr[c->cur]; held h;
+  REQ(k->made == l->made);
+  fetch(h.off, k->d_offsets, (l->nv + 1) * 8); fetch(h.adj, k->d_adj, l->ne * 4);
+  fetch(h.ew, k->d_ew, l->ew ? l->ne * 8 : 0); fetch(h.vw, k->d_vw, l->vw ? l->nv * 8 : 0);
+  return h;
+}
+static bool same(const std::vector<char> &d, const void *h) { return d.empty() || memcmp(d.data(), h, d.size()) == 0; }
+static unsigned long from_slots(const hf_partition *c) { return c->gpu[0] ? ((part_gpu *)c->gpu[0])->from_slots : 0; }
+/* The level the MATCH round just made resident (from the contraction's slots
+ * on a coarse level, unless the arena is too small) against the same level
+ * uploaded the old way, from the packed arrays: the GPU is released, the slots
+ * are marked as holding no level, and the RESOLVE round uploads it again. Both
+ * copies must be byte-equal, and equal to the host's packed level. */
+static void resolve_both_ways(hf_partition *c, int lev, int tiny, unsigned long slots_before) {
+  const hf_plevel *l = &c->lv[c->cur];
+  bool slotted = from_slots(c) > slots_before;
+  REQ(slotted == (lev > 0 && !tiny)); /* the tiny arena leaves no room: the old path */
+  held a = download(c);
+  REQ(same(a.off, l->offsets) && same(a.adj, l->adj) && same(a.ew, l->ew) && same(a.vw, l->vw));
+  hf__part_cuda_release(c);
+  int kept = c->slots_level; c->slots_level = -1;
+  c->phase = HF_PP_RESOLVE; c->unmatched = 0; gpu_round(c, l->nv, 3);
+  c->slots_level = kept;
+  REQ(from_slots(c) == 0);
+  held b = download(c);
+  REQ(a.off == b.off && a.adj == b.adj && a.ew == b.ew && a.vw == b.vw);
+  if (lev > 0) printf("  level %d resident %s: byte-equal to the packed upload\n", lev, slotted ? "from the slots" : "from the packed arrays (no arena room)");
+}
 static void sorted_list(const uint32_t *id, const int64_t *w, uint32_t n, std::vector<std::pair<uint32_t, int64_t>> &out) {
   out.clear(); for (uint32_t i = 0; i < n; i++) out.push_back({id[i], w[i]}); std::sort(out.begin(), out.end());
 }
@@ -108,7 +153,9 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
   l->offsets[nv] = ne;
   l->match = (uint32_t *)malloc(nv * 4); l->cmap = (uint32_t *)malloc(nv * 4);
   c->wait = (uint32_t *)malloc((nv + 1) * 4);
-  c->tcap = ne; c->tadj = (uint32_t *)malloc(ne * 4 + 4); c->tew = (int64_t *)malloc(ne * 8 + 8); /* as setup */
+  c->tcap = ne; c->slots_level = -1; /* as setup: pinned slots, slot starts and list lengths */
+  REQ(cudaMallocHost(&c->tadj, ne * 4 + 4) == cudaSuccess && cudaMallocHost(&c->tew, ne * 8 + 8) == cudaSuccess);
+  REQ(cudaMallocHost(&c->ub_pinned, (nv + 1) * 8) == cudaSuccess && cudaMallocHost(&c->cdeg_pinned, nv * 4 + 4) == cudaSuccess);
   G.cap = tiny ? (64 << 10) : (256u << 20);
   c->nlev = 1;
   for (int lev = 0; lev < 4; lev++) {
@@ -122,8 +169,9 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
     uint64_t cpu_matched; check_matching(l, c->maxvwgt, &cpu_matched);
     /* GPU */
     for (uint64_t v = 0; v < l->nv; v++) l->match[v] = HF_PART_NONE;
+    unsigned long slots_before = from_slots(c);
     c->phase = HF_PP_MATCH; gpu_round(c, l->nv, 5);
-    c->phase = HF_PP_RESOLVE; c->unmatched = 0; gpu_round(c, l->nv, 3);
+    resolve_both_ways(c, lev, tiny, slots_before); /* the RESOLVE round */
     uint64_t gm; check_matching(l, c->maxvwgt, &gm);
     REQ(c->unmatched == l->nv - gm);
     printf("%s level %d: nv %llu ne %llu matched cpu %llu gpu %llu (unmatched %llu)\n", name, lev, (unsigned long long)l->nv, (unsigned long long)l->ne, (unsigned long long)cpu_matched, (unsigned long long)gm, (unsigned long long)c->unmatched);
@@ -144,7 +192,9 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
     /* pack the GPU's lists (copy them back in) */
     memcpy(c->tadj, gadj.data(), slots * 4); memcpy(c->tew, gew.data(), slots * 8);
     CK(hf__part_pack(c));
+    c->lv[c->cur + 1].made = ++c->levels_made; /* as next_load numbers it */
     c->nlev++; c->cur++;
+    REQ(c->slots_level == c->cur);
     printf("  -> coarse nv %llu ne %llu: lists equal the CPU's\n", (unsigned long long)c->lv[c->cur].nv, (unsigned long long)c->lv[c->cur].ne);
   }
   hf__part_cuda_release(c);
