@@ -255,8 +255,16 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     l->offsets = g->offsets;
     l->adj = g->adj;
     size_t k = (size_t)c->k;
-    if (!(l->match = malloc(g->nv * sizeof *l->match)) ||
-        !(l->cmap = malloc(g->nv * sizeof *l->cmap)) ||
+    if (c->ngpu) { /* see hf_partition.pin: level 0's, the leaders and 1.5x more levels */
+        c->pin_cap = (size_t)g->nv * (3 * sizeof(uint32_t) + sizeof(uint32_t)) +
+                     (size_t)(1.5 * (double)g->nv) * (3 * sizeof(uint32_t) + sizeof(int64_t)) +
+                     16 * HF_PART_PIN_ALIGN;
+        if (!(c->pin = hf_host_alloc(devs, c->pin_cap)))
+            return hf_fail(HF_ENOMEM, "partition: out of memory for %zu bytes of level arrays",
+                           c->pin_cap);
+    }
+    if (!(l->match = hf__part_take(c, g->nv * sizeof *l->match)) ||
+        !(l->cmap = hf__part_take(c, g->nv * sizeof *l->cmap)) ||
         !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) ||
         !(c->bnd = malloc(g->nv ? g->nv : 1)) || !(c->cbnd = malloc(g->nv ? g->nv : 1)) ||
         !(c->pw = calloc(k, sizeof *c->pw)) || !(c->mpw = calloc(k, sizeof *c->mpw)))
@@ -287,6 +295,7 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
             return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices' slots",
                            (unsigned long long)g->nv);
     }
+    c->pin_base = c->pin_used;
     if (g->weights) {
         if (!(l->ew = malloc(g->ne * sizeof *l->ew)))
             return hf_fail(HF_ENOMEM, "partition: out of memory for %llu edge weights",
@@ -324,23 +333,24 @@ static void reset_levels(struct hf_partition *c)
         free(l->offsets);
         free(l->adj);
         free(l->ew);
-        free(l->vw);
-        free(l->match);
-        free(l->cmap);
-        free(l->part);
+        hf__part_give(c, l->vw);
+        hf__part_give(c, l->match);
+        hf__part_give(c, l->cmap);
+        hf__part_give(c, l->part);
         memset(l, 0, sizeof *l);
     }
-    free(c->lv[0].part);
+    hf__part_give(c, c->lv[0].part);
     c->lv[0].part = NULL;
     hf__part_scratch_free(c);
+    c->pin_used = c->pin_base; /* every level above setup's is gone */
     c->nlev = 1;
     c->cur = 0;
 }
 
 static int alloc_part(struct hf_partition *c, int l)
 {
-    free(c->lv[l].part);
-    if (!(c->lv[l].part = malloc((c->lv[l].nv ? c->lv[l].nv : 1) * sizeof *c->lv[l].part)))
+    hf__part_give(c, c->lv[l].part);
+    if (!(c->lv[l].part = hf__part_take(c, c->lv[l].nv * sizeof *c->lv[l].part)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for the parts of level %d", l);
     return 0;
 }
@@ -482,7 +492,7 @@ static int advance(struct hf_partition *c)
         return 1;
     }
     case HF_PP_PROJECT: {
-        free(c->lv[c->cur + 1].part);
+        hf__part_give(c, c->lv[c->cur + 1].part);
         c->lv[c->cur + 1].part = NULL;
         int over = 0; /* the balance pass will move vertices */
         for (long p = 0; p < c->k; p++)
@@ -807,8 +817,9 @@ static void partition_teardown(void *ctx)
     free(c->dev_gpu);
     free(c->lv[0].ew);
     free(c->lv[0].vw);
-    free(c->lv[0].match);
-    free(c->lv[0].cmap);
+    hf__part_give(c, c->lv[0].match);
+    hf__part_give(c, c->lv[0].cmap);
+    hf_host_free(c->pin); /* after every array in it */
     free(c->wait);
     free(c->bnd);
     free(c->cbnd);

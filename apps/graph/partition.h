@@ -19,6 +19,8 @@ extern "C" {
 #define HF_PART_NONE UINT32_MAX
 /* At most this many levels (the finest included); coarsening stops there. */
 #define HF_PART_MAX_LEVELS 48
+/* Alignment of the arrays hf__part_take hands out of the pinned room. */
+#define HF_PART_PIN_ALIGN 64
 /* Refinement passes per level at most (alternating up and down moves). */
 #define HF_PART_REFINE_PASSES 16
 /* A level's refinement stops once two passes in a row (one each way; on a
@@ -232,6 +234,17 @@ struct hf_partition {
      * NULL in a run without one. */
     uint64_t *ub_pinned;
     uint32_t *cdeg_pinned;
+    /* With a GPU in the run: pinned room (setup) for the per-level arrays a
+     * GPU piece uploads or copies back: every level's match, cmap and
+     * parts, the coarse levels' vertex weights (cvw) and the contraction's
+     * leaders, handed out in order by hf__part_take (bump allocation; the
+     * rest, once it is full, malloc'd). From pageable memory those copies
+     * ran at a few GB/s and held every GPU piece: on rgg 2^20 a MATCH
+     * round's copy-out took 3.5-11.6 ms for a kernel of 0.2-3.9 ms (one
+     * H200, eleventh session). pin_base: what setup took, kept across
+     * runs; the rest is handed out again after reset_levels. */
+    char *pin;
+    size_t pin_cap, pin_used, pin_base;
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     /* Boundary marks (partition_refine.c, partition_fm.c). bnd, of the level
@@ -293,6 +306,12 @@ int hf__part_contract(struct hf_partition *c, size_t begin, size_t end, int nthr
  * lists packed into level cur + 1. */
 int hf__part_build_cmap(struct hf_partition *c);
 int hf__part_pack(struct hf_partition *c);
+/* bytes for a per-level array a GPU piece moves (see hf_partition.pin):
+ * from the pinned room while it lasts, else malloc'd; NULL when out of
+ * memory. hf__part_give frees what it handed out (NULL: nothing); the
+ * pinned room itself is taken back whole by reset_levels. */
+void *hf__part_take(struct hf_partition *c, size_t bytes);
+void hf__part_give(struct hf_partition *c, void *p);
 /* Frees the contraction's scratch arrays. */
 void hf__part_scratch_free(struct hf_partition *c);
 /* In-place exclusive prefix sum over a[0..n), a[n] = the total (host glue: on

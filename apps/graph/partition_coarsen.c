@@ -260,14 +260,31 @@ uint64_t hf__part_scan(uint64_t *a, size_t n)
     return a[n] = scan_u64(a, n);
 }
 
+void *hf__part_take(struct hf_partition *c, size_t bytes)
+{
+    size_t n = (bytes + HF_PART_PIN_ALIGN - 1) / HF_PART_PIN_ALIGN * HF_PART_PIN_ALIGN;
+    if (c->pin && n && c->pin_cap - c->pin_used >= n) {
+        void *p = c->pin + c->pin_used;
+        c->pin_used += n;
+        return p;
+    }
+    return malloc(bytes ? bytes : 1);
+}
+
+void hf__part_give(struct hf_partition *c, void *p)
+{
+    if (!c->pin || (char *)p < c->pin || (char *)p >= c->pin + c->pin_cap)
+        free(p);
+}
+
 void hf__part_scratch_free(struct hf_partition *c)
 {
-    free(c->leader);
+    hf__part_give(c, c->leader);
     if (c->ub != c->ub_pinned) /* setup's pinned arrays stay for the next run */
         free(c->ub);
     if (c->cdeg != c->cdeg_pinned)
         free(c->cdeg);
-    free(c->cvw);
+    hf__part_give(c, c->cvw);
     c->leader = NULL;
     c->ub = NULL;
     c->cdeg = NULL;
@@ -286,13 +303,13 @@ static int hold_scratch(struct hf_partition *c, uint64_t nc)
 {
     if (nc > c->scratch_cap || !c->leader) {
         hf__part_scratch_free(c);
-        c->leader = malloc((nc ? nc : 1) * sizeof *c->leader);
+        c->leader = hf__part_take(c, nc * sizeof *c->leader);
         c->ub = c->ub_pinned ? c->ub_pinned : malloc((nc + 1) * sizeof *c->ub);
         c->cdeg = c->cdeg_pinned ? c->cdeg_pinned : malloc((nc ? nc : 1) * sizeof *c->cdeg);
         c->scratch_cap = nc;
     }
-    free(c->cvw);
-    c->cvw = malloc((nc ? nc : 1) * sizeof *c->cvw);
+    hf__part_give(c, c->cvw);
+    c->cvw = hf__part_take(c, nc * sizeof *c->cvw);
     if (!c->leader || !c->ub || !c->cdeg || !c->cvw)
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices",
                        (unsigned long long)nc);
@@ -519,8 +536,8 @@ int hf__part_pack(struct hf_partition *c)
     int par = hf__part_glue_parallel(nc + cl->ne);
     cl->adj = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->adj);
     cl->ew = malloc((cl->ne ? cl->ne : 1) * sizeof *cl->ew);
-    cl->match = malloc(nc * sizeof *cl->match);
-    cl->cmap = malloc(nc * sizeof *cl->cmap);
+    cl->match = hf__part_take(c, nc * sizeof *cl->match);
+    cl->cmap = hf__part_take(c, nc * sizeof *cl->cmap);
     if (!cl->adj || !cl->ew || !cl->match || !cl->cmap)
         return hf_fail(HF_ENOMEM, "partition: out of memory for a coarse level of %llu arcs",
                        (unsigned long long)cl->ne);
@@ -536,7 +553,7 @@ int hf__part_pack(struct hf_partition *c)
      * pageable arrays just made (partition_cuda.cu, "Residency"). */
     c->slots_level = c->cur + 1;
     if (c->cur > 0) { /* a coarse level keeps cmap only; level 0's match is reused by round 0 */
-        free(l->match);
+        hf__part_give(c, l->match);
         l->match = NULL;
     }
     return 0;
