@@ -21,6 +21,8 @@ extern "C" {
 #define HF_PART_MAX_LEVELS 48
 /* Alignment of the arrays hf__part_take hands out of the pinned room. */
 #define HF_PART_PIN_ALIGN 64
+/* GPU MATCH pieces a round's claims room takes (hf_partition.claims). */
+#define HF_PART_CLAIM_REGIONS 1024
 /* Refinement passes per level at most (alternating up and down moves). */
 #define HF_PART_REFINE_PASSES 16
 /* A level's refinement stops once two passes in a row (one each way; on a
@@ -207,6 +209,17 @@ struct hf_partition {
     int64_t last_gain;    /* of the pass before */
     int64_t cut_est;      /* the cut estimated from the initial one less the gains */
     uint64_t unmatched;   /* vertices left unmatched by the resolve round (atomic) */
+    /* With a GPU in the run: room (pinned, setup) where a GPU's MATCH pieces
+     * leave their claims on vertices outside their range, as
+     * (count, pad, pairs of (vertex, partner)) from region starts claim_at[],
+     * written into match by hf__part_apply_claims when the round has ended.
+     * A host function applying them one by one on the GPU's copy-out stream
+     * held its piece: 6.8 ms of a level-1 piece whose kernel took 0.8 ms (rgg
+     * 2^20, one H200). NULL: the pieces apply their own (partition_cuda.cu). */
+    uint64_t *claims;
+    uint64_t claims_cap, claims_used; /* in 8-byte words; used: atomic */
+    uint64_t claim_at[HF_PART_CLAIM_REGIONS];
+    uint64_t nclaim_regions; /* atomic */
 
     /* contraction of level cur into cur + 1 */
     uint64_t nc;      /* coarse vertices */
@@ -245,6 +258,7 @@ struct hf_partition {
      * runs; the rest is handed out again after reset_levels. */
     char *pin;
     size_t pin_cap, pin_used, pin_base;
+    int input_pinned; /* level 0's offsets and adj are setup's pinned copy (pin_input) */
     uint32_t *wait;   /* nv + 1 two-hop slots (the last: isolated vertices) */
 
     /* Boundary marks (partition_refine.c, partition_fm.c). bnd, of the level
@@ -311,6 +325,11 @@ int hf__part_pack(struct hf_partition *c);
  * memory. hf__part_give frees what it handed out (NULL: nothing); the
  * pinned room itself is taken back whole by reset_levels. */
 void *hf__part_take(struct hf_partition *c, size_t bytes);
+/* Writes the claims GPU MATCH pieces left in c->claims into the level's
+ * match, as the CPU threads' stores would have (after a MATCH round, from
+ * next_load; RESOLVE drops whatever pairs are not mutual), and empties the
+ * room. */
+void hf__part_apply_claims(struct hf_partition *c);
 void hf__part_give(struct hf_partition *c, void *p);
 /* Frees the contraction's scratch arrays. */
 void hf__part_scratch_free(struct hf_partition *c);

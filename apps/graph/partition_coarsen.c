@@ -277,6 +277,23 @@ void hf__part_give(struct hf_partition *c, void *p)
         free(p);
 }
 
+void hf__part_apply_claims(struct hf_partition *c)
+{
+    uint32_t *match = c->lv[c->cur].match;
+    uint64_t regions = c->nclaim_regions < HF_PART_CLAIM_REGIONS ? c->nclaim_regions
+                                                                 : HF_PART_CLAIM_REGIONS;
+    for (uint64_t r = 0; r < regions; r++) {
+        const uint64_t *at = c->claims + c->claim_at[r];
+        const uint32_t *pairs = (const uint32_t *)(at + 2);
+        int64_t n = (int64_t)at[0];
+#pragma omp parallel for schedule(static) if (hf__part_glue_parallel((uint64_t)n))
+        for (int64_t i = 0; i < n; i++)
+            __atomic_store_n(&match[pairs[2 * i]], pairs[2 * i + 1], __ATOMIC_RELAXED);
+    }
+    c->nclaim_regions = 0;
+    c->claims_used = 0;
+}
+
 void hf__part_scratch_free(struct hf_partition *c)
 {
     hf__part_give(c, c->leader);

@@ -665,6 +665,26 @@ static void CUDART_CB apply_claims(void *arg)
         __atomic_store_n(&pc->match[pairs[2 * i]], pairs[2 * i + 1], __ATOMIC_RELAXED);
 }
 
+/* A region of c->claims for the claims of a MATCH piece of n vertices (its
+ * head, then n pairs at most), or NULL when the room has none left (or the
+ * run made none): the piece applies its claims itself then, on its
+ * copy-out stream. Pieces of several GPUs reserve at once. */
+static uint64_t *claims_room(struct hf_partition *c, uint64_t n)
+{
+    if (!c->claims)
+        return NULL;
+    uint64_t words = CLAIMS_HEAD / sizeof(uint64_t) + n;
+    uint64_t at = __atomic_fetch_add(&c->claims_used, words, __ATOMIC_RELAXED);
+    if (at + words > c->claims_cap)
+        return NULL;
+    uint64_t r = __atomic_fetch_add(&c->nclaim_regions, 1, __ATOMIC_RELAXED);
+    if (r >= HF_PART_CLAIM_REGIONS)
+        return NULL;
+    c->claims[at] = 0; /* no claims until the piece's copy lands (a failed piece: none) */
+    c->claim_at[r] = at;
+    return c->claims + at;
+}
+
 static int run_match(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
                      struct hf_cuda *gpu)
 {
@@ -698,8 +718,12 @@ static int run_match(struct hf_partition *c, struct part_gpu *g, uint64_t b, uin
     claims_kernel<<<blocks_for(n), BLOCK, 0, s>>>(
         g->d_match, b, e, (uint32_t *)(d_claims + CLAIMS_HEAD), d_count);
     if ((rc = hf_cuda_check(gpu, cudaGetLastError(), "partition claims kernel")) ||
-        (rc = copy_back(gpu, l->match + b, g->d_match + b, n * sizeof(uint32_t), "match")) ||
-        (rc = copy_back(gpu, &pc->count, d_claims, claims_bytes, "claims")))
+        (rc = copy_back(gpu, l->match + b, g->d_match + b, n * sizeof(uint32_t), "match")))
+        return rc;
+    uint64_t *room = claims_room(c, n);
+    if (room) /* next_load applies them (hf__part_apply_claims) */
+        return copy_back(gpu, room, d_claims, claims_bytes, "claims");
+    if ((rc = copy_back(gpu, &pc->count, d_claims, claims_bytes, "claims")))
         return rc;
     pc->match = l->match;
     return hf_cuda_check(gpu, cudaLaunchHostFunc(hf_cuda_copy_out_stream(gpu), apply_claims, pc),

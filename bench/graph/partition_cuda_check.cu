@@ -156,6 +156,8 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
   c->tcap = ne; c->slots_level = -1; /* as setup: pinned slots, slot starts and list lengths */
   REQ(cudaMallocHost(&c->tadj, ne * 4 + 4) == cudaSuccess && cudaMallocHost(&c->tew, ne * 8 + 8) == cudaSuccess);
   REQ(cudaMallocHost(&c->ub_pinned, (nv + 1) * 8) == cudaSuccess && cudaMallocHost(&c->cdeg_pinned, nv * 4 + 4) == cudaSuccess);
+  c->claims_cap = nv + 2 * HF_PART_CLAIM_REGIONS; /* as setup: the MATCH pieces' claims room */
+  REQ(cudaMallocHost(&c->claims, c->claims_cap * 8) == cudaSuccess);
   G.cap = tiny ? (64 << 10) : (256u << 20);
   c->nlev = 1;
   for (int lev = 0; lev < 4; lev++) {
@@ -171,6 +173,8 @@ static void run_graph(const char *name, uint64_t nv, std::vector<std::vector<std
     for (uint64_t v = 0; v < l->nv; v++) l->match[v] = HF_PART_NONE;
     unsigned long slots_before = from_slots(c);
     c->phase = HF_PP_MATCH; gpu_round(c, l->nv, 5);
+    REQ(c->nclaim_regions > 0); /* the pieces left their claims in the room ... */
+    hf__part_apply_claims(c);   /* ... which next_load applies */
     resolve_both_ways(c, lev, tiny, slots_before); /* the RESOLVE round */
     uint64_t gm; check_matching(l, c->maxvwgt, &gm);
     REQ(c->unmatched == l->nv - gm);
