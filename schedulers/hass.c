@@ -653,6 +653,21 @@ static void warm_learn(struct hass *h, int d, double seconds, double base)
     h->warm[d] = h->nwarm[d]++ ? 0.5 * h->warm[d] + 0.5 * excess : excess;
 }
 
+/* Before any measure of a GPU's warm-up, and without a latency to measure it
+ * against: how far a first bundle of its size overshot the model, as a
+ * guess (not counted: the first measure replaces it). An upper bound - a
+ * stall or a model that is off overshoots too - that holds the plan only
+ * against gains too small to pay it back: at a small load a GPU planned
+ * from its standalone pass never learns its latency, and the round-1 plan
+ * moved by one chunk of 238 for 6 us of gain, paying a new size's 3 ms
+ * (issue 12's matrix, n1024-g1-j0.05-gpu, seeds 2 and 5). */
+static void guess_warm(struct hass *h, int d, double seconds, double base)
+{
+    double excess = seconds - base;
+    if (excess > fmax(0.1, 3.0 * h->model[d].spread) * base)
+        h->warm[d] = fmax(h->warm[d], excess);
+}
+
 /* A bundle of a size the device never ran costs it extra once on real GPUs
  * (kernel choice and loading for a new GEMM shape): learn how much, so that
  * a changed split is weighed against what it costs (hass_round_end). Two
@@ -678,6 +693,8 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
         h->first_w[k] = work;
         if (m->lat_known)
             warm_learn(h, d, seconds, hf_cost_time(m, work, bytes));
+        else if (h->dev[d].is_gpu && m->fitted && !h->nwarm[d])
+            guess_warm(h, d, seconds, hf_cost_time(m, work, bytes));
         return;
     }
     if (h->first_t[k] > 0.0 && fabs(work / h->first_w[k] - 1.0) < 0.1)
