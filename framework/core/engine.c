@@ -347,6 +347,11 @@ static double link_bound(const double *lat, const double *inv, const int *use,
     return below; /* the lower end: the work does not fit there yet */
 }
 
+/* Bundles a device must have run in a round before its outliers can outvote
+ * its model (hf__round_bound): a GPU's one stalled bundle of a round must stay
+ * an outlier the bound does not believe. */
+#define BOUND_MANY 8
+
 double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device *st,
                        const int *cpu, const int *alive, int n, double total, double bytes,
                        size_t nchunks, const struct hf_device_info *info, double rho_min)
@@ -379,6 +384,18 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
         if ((!alive || alive[d]) && st[d].work > 0 && st[d].busy_s > 0 &&
             !(use[d] && inv[d] > 0.0 && isfinite(inv[d]) && lat[d] >= 0.0 && ibw[d] >= 0.0)) {
             use[d] = 1;
+            lat[d] = ibw[d] = 0.0;
+            inv[d] = st[d].busy_s / st[d].work;
+        }
+        /* Nor does a model that flagged most of the device's bundles of the
+         * round as outliers describe it: a few stalls are outliers, most of a
+         * CPU team's 416 chunks are a model fitted on others (a learned load:
+         * the CPU's model, fitted on chunks whose learned cost ran ahead of
+         * their time, read 20x its achieved rate, and HASS's bound on the
+         * irregular noop fell to 2.7 ms against a 52 ms round, efficiency
+         * 0.05, on one H200 host). Its line is then what it achieved. */
+        if (use[d] && st[d].work > 0 && st[d].busy_s > 0 && st[d].bundles >= BOUND_MANY &&
+            2 * st[d].outliers > st[d].bundles) {
             lat[d] = ibw[d] = 0.0;
             inv[d] = st[d].busy_s / st[d].work;
         }
