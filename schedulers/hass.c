@@ -140,6 +140,10 @@
  * whichever GPU is free to steal (hedge_surprises): a one-off costs that
  * round a few more bundles, a real slowdown costs one slow round instead
  * of two (the stress matrix's `slow` cells: 3-8% off HASS's mean makespan).
+ * A CPU whose chunk came in at twice its model's time or more sits the next
+ * round out where its share would end late at that pace
+ * (hf__hass_surprise_late; it comes back by the reprobe below): a real CPU's
+ * first chunk after rounds idle took 3 ms against a 0.1 ms model.
  * A device left out of the split for `reprobe` rounds gets one chunk to
  * re-measure it where that chunk ends within the planned round (a probe must
  * cost nothing), so a device left out on old evidence can come back.
@@ -819,7 +823,12 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     double w = hf__mean_chunk_work(h->r), old_ms = 0.0, new_ms = 0.0, warm = 0.0;
     double old_m = 0.0, new_m = 0.0; /* the same without the spreads' allowance */
     int linked = 0;
-    double noise = h->stable_tol;
+    double noise = h->stable_tol, fresh = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        fresh = fmax(fresh, hf__hass_finish_model(h, d, counts, w));
+    for (int d = 0; d < h->ndev; d++) /* a CPU the fresh plan left out for a slow surprise */
+        if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, fresh))
+            return 0;
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;

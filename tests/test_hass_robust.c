@@ -296,6 +296,28 @@ static void test_round1_plan_weighs_a_guessed_warm_up(void **unused)
     hf_run_free(run);
 }
 
+/* A CPU whose chunk came back 30x slower than its model (on a real H200 host,
+ * the CPU's first chunk after eight rounds idle): its model does not believe
+ * one surprise, and the plan in force gave it the same chunk the next round,
+ * 3 ms of a 1 ms round again. Now it sits that round out (the GPU takes its
+ * chunks in its one bundle) and comes back by the reprobe. */
+static void test_slow_cpu_chunk_sits_out(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(2048) "[devices]\nsim = host, h200\n" CPU
+                                 "slowdown = 30@8\n[sim.h200]\n" GPU,
+                                 12, 16);
+    show(run);
+    double settled = run->rounds[7].makespan_s;
+    assert_true(run->rounds[8].makespan_s > 2.0 * settled); /* the slow chunk */
+    for (int r = 9; r < run->nrounds; r++) {
+        assert_true(run->rounds[r].makespan_s < 1.3 * settled);
+        assert_int_equal(run->rounds[r].dev[1].bundles, 1);
+    }
+    hf_run_free(run);
+}
+
 /* The bound when a device's model flags most of its bundles of the round as
  * outliers (a CPU model fitted on learned costs that ran ahead of their
  * time: on a real H200 host HASS's bound fell to 2.7 ms against 52 ms
@@ -506,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_warmed_sizes_are_kept),
         cmocka_unit_test(test_round1_plan_weighs_a_guessed_warm_up),
         cmocka_unit_test(test_bound_outvoted_model),
+        cmocka_unit_test(test_slow_cpu_chunk_sits_out),
         cmocka_unit_test(test_profile_stall_leaves_no_gpu_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
