@@ -190,11 +190,15 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
      * it next took 1.64 ms of a 0.9 ms round (make run's config, CPU + 1
      * H200). It comes back by the reprobe. (A GPU's share is hedged instead:
      * hass.c, hedge_surprises.) */
-    for (int d = 0; d < nd; d++)
-        if (use[d] && hf__hass_surprise_late(h, d, counts[d], w, best)) {
+    for (int d = 0; d < nd; d++) {
+        int others = 0; /* a device alone runs its load, surprise or not */
+        for (int k = 0; k < nd; k++)
+            others |= k != d && use[k];
+        if (others && use[d] && hf__hass_surprise_late(h, d, counts[d], w, best)) {
             use[d] = 0;
             best = counts_for(h, use, n, w, counts);
         }
+    }
     for (;;) {
         int drop = -1;
         double drop_ms = best;

@@ -316,6 +316,12 @@ static void test_slow_cpu_chunk_sits_out(void **unused)
         assert_int_equal(run->rounds[r].dev[1].bundles, 1);
     }
     hf_run_free(run);
+    /* A CPU alone runs its load, surprise or not (a first version left
+     * nobody to run it). */
+    run = run_sim("hass", MATMUL(1024) "[devices]\nsim = host\n" CPU "slowdown = 30@3\n", 6, 1024);
+    for (int r = 0; r < run->nrounds; r++)
+        assert_int_equal(run->rounds[r].dev[0].chunks, 1);
+    hf_run_free(run);
 }
 
 /* The bound when a device's model flags most of its bundles of the round as
