@@ -130,16 +130,35 @@
  * is a warm-up, never fitted), and a region whose learned cost is off by 20%
  * (a region one device runs whole teaches the learning nothing) left a GPU
  * 25% late every round. A device's measured rate carries that error as its
- * device found it, so the split is right where the estimates are not. The
+ * device found it, so the split is right where the estimates are not - on
+ * the region it ran. A CPU's region moves with the split, and the estimates
+ * are off by a factor that changes along the load (the hump's cheap end,
+ * priced by the GPUs' copy-bound steals, 1.9x its cost; its middle 0.8x), so
+ * a CPU is priced on the run of chunks the new plan gives it instead: each
+ * chunk it ran one at a time at the seconds it took (kept while the load
+ * repeats), any other at its estimate times the seconds per unit of the
+ * nearest chunk it ran, and the split is made again until that settles
+ * (hf__hass_plan_by_rates). Priced by the rate of the round before, the CPU
+ * of hump-fs-j0-gpu ran 97 chunks in 28 ms, then 48-52 of a buffer of 135 in
+ * 60 ms (the GPUs stealing the rest, and its rate measured on the buffer's
+ * dear front alone), then 97 again, for the whole run (62-81 ms against
+ * static's 60.7). The
  * plan in force is kept unless the new one finishes sooner on those rates by
  * more than `stable_tol` and twice the rates' own noise (how far a device's
  * rate moved between two rounds that gave it the same chunks), and pays back
- * its new sizes' warm-up within 4 rounds.
+ * its new sizes' warm-up within 4 rounds. On such a load a warm-up is read
+ * only from a size's first bundle against its repeat: the models' unit moves
+ * every round, so a bundle's overshoot of its model is the model's error (a
+ * GPU of hump-g2-j0-gpu learned 5.7-11.4 ms for a 3 ms warm-up, which held a
+ * split 1.7% off for good).
  * After a GPU's bundle came in much slower than its model (a surprise, not
  * yet believed), the next round lays half its share at a CPU's tail for
  * whichever GPU is free to steal (hedge_surprises): a one-off costs that
  * round a few more bundles, a real slowdown costs one slow round instead
  * of two (the stress matrix's `slow` cells: 3-8% off HASS's mean makespan).
+ * Not under a plan by rates, which takes the rates of the round just ended
+ * at once, and whose cut by learned cost would put the hedged share at the
+ * front of the CPU's buffer, where the CPU starts on it.
  * A CPU whose chunk came in at twice its model's time or more sits the next
  * round out where its share would end late at that pace
  * (hf__hass_surprise_late; it comes back by the reprobe below): a real CPU's
@@ -176,6 +195,8 @@ static void hass_destroy(void *state)
     free(h->last_plan);
     free(h->hedge);
     free(h->bundles);
+    free(h->chunk_s);
+    free(h->chunk_dev);
     free(h->was_alive);
     free(h->link_of);
     free(h->link_bw);
@@ -348,11 +369,32 @@ static void restart_cut_profile(struct hass *h, const struct hf_round *r, int d)
     h->model[d].warm_fresh = 1; /* seed_standalone fills it */
 }
 
+/* Makes the per-chunk seconds (hass.h, chunk_s) fit round r: they hold
+ * while the load repeats, and start over, unknown, when it does not. A failed
+ * allocation leaves none (chunk_n 0): the plan by rates then prices every
+ * chunk by its device's rate, as without them. */
+static void chunk_seconds_begin(struct hass *h, const struct hf_round *r)
+{
+    if (r->repeats && h->chunk_n == r->nchunks)
+        return;
+    size_t n = r->nchunks ? r->nchunks : 1;
+    double *s = realloc(h->chunk_s, n * sizeof *s);
+    if (s)
+        h->chunk_s = s;
+    int *dv = realloc(h->chunk_dev, n * sizeof *dv);
+    if (dv)
+        h->chunk_dev = dv;
+    h->chunk_n = s && dv ? r->nchunks : 0;
+    for (size_t i = 0; i < h->chunk_n; i++)
+        h->chunk_dev[i] = -1;
+}
+
 static int hass_round_begin(void *state, const struct hf_round *r)
 {
     struct hass *h = state;
     h->r = r;
     h->mean_bytes = hf__mean_chunk_bytes(r);
+    chunk_seconds_begin(h, r);
     /* Re-estimated chunk costs are a new unit of work: the per-byte terms,
      * fitted against the old one, wait for bundles in the new. */
     if (r->cost_moved > 0.02)
@@ -695,6 +737,8 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
     if (!seen) {
         h->first_t[k] = h->dev[d].is_gpu ? seconds : 0.0;
         h->first_w[k] = work;
+        if (h->learned)
+            return; /* the model's unit moves: its overshoot is no warm-up (DESIGN) */
         if (m->lat_known)
             warm_learn(h, d, seconds, hf_cost_time(m, work, bytes));
         else if (h->dev[d].is_gpu && m->fitted && !h->nwarm[d])
@@ -717,6 +761,10 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     if (seconds <= 0.0)
         return;
     h->bundles[d]++;
+    if (!h->dev[d].is_gpu && span->count == 1 && span->first < h->chunk_n) {
+        h->chunk_s[span->first] = seconds;
+        h->chunk_dev[span->first] = d;
+    }
     double work = 0.0, bytes = 0.0;
     for (size_t i = span->first; i < span->first + span->count; i++) {
         work += h->r->chunks[i].work;
@@ -866,7 +914,12 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
  * sizes' warm-up): a 5 ms stall in a 0.2 ms round of a GPU whose new sizes
  * cost 3 ms is not hedged. Nor where the other devices together run at less
  * than half its rate: a GPU's only helper a CPU at 1/35 of its rate, the
- * hedged round took 0.6 ms where the slowed GPU alone took 0.4. */
+ * hedged round took 0.6 ms where the slowed GPU alone took 0.4. Nor under a
+ * plan by rates, which believes the rates of the round just ended at once (a
+ * slowdown moves the next plan), and whose buffers are cut by learned cost:
+ * the hedged share lands at the front of the CPU's buffer, and the CPU
+ * started on the dear chunks a GPU gave up (hump-fs-j0.02-gpu at seed 5,
+ * round 8: 2 chunks of the hump's middle in 84 ms, a 59 ms round before). */
 static void hedge_surprises(struct hass *h)
 {
     double all = 0.0;
@@ -876,7 +929,7 @@ static void hedge_surprises(struct hass *h)
         const struct hf_cost_model *m = &h->model[d];
         h->hedge[d] = 0.0;
         if (!h->dev[d].is_gpu || !h->steal || h->plan_n[d] < 2 || !m->fitted || m->run != 1 ||
-            m->run_sign <= 0 || m->pfresh)
+            m->run_sign <= 0 || m->pfresh || h->by_rates)
             continue;
         double excess = m->pt[0] - hf_cost_time(m, m->pw[0], m->pb[0]);
         double cost = m->lat + fmax(h->warm[d], hf_cost_warmup(m));

@@ -57,6 +57,10 @@ struct hass {
     size_t *last_plan;  /* per device: its planned chunks in the round before */
     double rate_noise;  /* how far rates move between rounds of one plan */
     long *bundles;      /* per device: bundles it ran this round */
+    double *chunk_s;    /* per chunk of a repeating load: the seconds it last took a device
+                           that runs one chunk per bundle (a CPU), ... */
+    int *chunk_dev;     /* ... and that device (-1: none yet) */
+    size_t chunk_n;     /* the chunks those arrays hold */
     int *was_alive;     /* per device: alive in the last round (it may sit a round out) */
 
     /* Shared links (hass_link.c). */

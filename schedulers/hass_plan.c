@@ -20,7 +20,9 @@
  * buffer when the GPUs are noisy. Warm-started rounds take the models the
  * profile saved. On a load whose chunk costs are learned, the plan from
  * round 2 comes from the rates the devices showed in the round before
- * instead (hf__hass_plan_by_rates), and its buffers are cut by learned cost.
+ * instead (hf__hass_plan_by_rates), a CPU priced on the run of chunks the
+ * plan gives it by the seconds its own chunks took, and its buffers are cut
+ * by learned cost.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -300,36 +302,18 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
     h->pool_next = h->r->nchunks;
 }
 
-/* The plan by measured rates (hass.c, "Adapt", on a load whose chunk costs
- * are learned): each device's time per unit of work is what it took in the
- * round just ended (busy[d], less its model's latency per bundle) for the
- * learned work it ran (work[d]), both in the estimates it ran them under, so
- * a region whose estimate is off is priced as its device found it; a device
- * that ran nothing keeps its model. The split makes all finish together
- * under those lines; the plan in force is kept unless the new one finishes
- * sooner, on them, by more than stable_tol and the rates' own noise (how far
- * a device's rate moved between two rounds that gave it the same chunks) and
- * pays back the warm-up of its new sizes in HASS_AMORTISE rounds. Returns 0
- * when nothing could be planned (the models plan instead). */
-int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
+/* Whole chunk counts for n chunks of work w from the continuous split x under
+ * the lines lat + work * inv: floors, then each leftover chunk to whoever
+ * finishes it first. 0 when no device can take one. */
+static int whole_counts(const double *lat, const double *inv, const int *use, int nd,
+                        const double *x, size_t n, double w, size_t *counts)
 {
-    int nd = h->ndev, use[nd];
-    double lat[nd], inv[nd], x[nd], w = hf__mean_chunk_work(h->r);
-    for (int d = 0; d < nd; d++) {
-        split_model(h, d, w, &lat[d], &inv[d]);
-        use[d] = h->r->alive[d] && h->model[d].fitted;
-        double net = busy[d] - (double)h->bundles[d] * lat[d];
-        if (use[d] && work[d] > 0.0 && busy[d] > 0.0)
-            inv[d] = (net > 0.5 * busy[d] ? net : busy[d]) / work[d];
-    }
-    if (!(w > 0.0) || !isfinite(hf_cost_split(lat, inv, use, nd, (double)n * w, x)))
-        return 0;
-    size_t counts[nd], given = 0;
+    size_t given = 0;
     for (int d = 0; d < nd; d++) {
         counts[d] = (size_t)floor(x[d] / w); /* floors: they sum to n at most */
         given += counts[d];
     }
-    while (given < n) { /* each leftover chunk to whoever finishes it first */
+    while (given < n) {
         int best = -1;
         double best_t = INFINITY;
         for (int d = 0; d < nd; d++) {
@@ -344,6 +328,103 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
         counts[best]++;
         given++;
     }
+    return 1;
+}
+
+/* CPU d's seconds for chunk i, when it ran chunk i (one chunk per bundle, so
+ * exactly) while the load repeated: the seconds it took last time; -1 when
+ * it did not. */
+static double own_seconds(const struct hass *h, int d, size_t i)
+{
+    return i < h->chunk_n && h->chunk_dev[i] == d ? h->chunk_s[i] : -1.0;
+}
+
+/* CPU d's seconds per unit of learned work over the run of chunks that
+ * `counts` gives it (cut by learned cost, as hf__hass_lay_out cuts a plan by
+ * rates): each chunk it ran itself at the seconds it took, any other at its
+ * estimate times the seconds per unit of estimate of the nearest chunk it ran
+ * (the estimates are off by a factor that changes along the load, so the
+ * nearest is the best guess of it), or at `inv`, its rate of the round just
+ * ended, when it ran none. */
+static double run_inv(const struct hass *h, int d, const size_t *counts, double inv)
+{
+    int nd = h->ndev;
+    size_t cut[nd], n = h->r->nchunks;
+    struct hf__buf b[nd];
+    const struct hf_chunk *c = h->r->chunks;
+    memcpy(cut, counts, sizeof cut);
+    hf__cost_cut(h->r, 0, h->dev, nd, cut);
+    hf__layout(b, cut, h->dev, nd, 0);
+    double work = 0.0, sec = 0.0;
+    for (size_t i = b[d].lo; i < b[d].hi && i < n; i++) {
+        double s = own_seconds(h, d, i), per = inv;
+        for (size_t k = 1; s < 0.0 && k < n; k++) { /* the nearest chunk it ran */
+            double l = i >= k ? own_seconds(h, d, i - k) : -1.0;
+            double r = i + k < n ? own_seconds(h, d, i + k) : -1.0;
+            size_t j = l >= 0.0 ? i - k : i + k;
+            if (l >= 0.0 || r >= 0.0) {
+                per = c[j].work > 0.0 ? (l >= 0.0 ? l : r) / c[j].work : inv;
+                break;
+            }
+            if (i < k && i + k >= n)
+                break;
+        }
+        work += c[i].work;
+        sec += s >= 0.0 ? s : c[i].work * per;
+    }
+    return work > 0.0 && sec > 0.0 ? sec / work : inv;
+}
+
+/* The plan by measured rates (hass.c, "Adapt", on a load whose chunk costs
+ * are learned): each device's time per unit of work is what it took in the
+ * round just ended (busy[d], less its model's latency per bundle) for the
+ * learned work it ran (work[d]), both in the estimates it ran them under, so
+ * a region whose estimate is off is priced as its device found it; a device
+ * that ran nothing keeps its model. A CPU's rate is then priced on the run
+ * of chunks the plan would give it, by the seconds each of its own chunks
+ * took (run_inv), and the split made again until that settles: a rate
+ * measured on one region does not hold on another whose estimates are off
+ * by a different factor, and a CPU whose tail the GPUs stole measured only
+ * its buffer's dear front (hump-fs-j0-gpu: its buffer alternated between
+ * [415, 512), done in 27 ms, and [377, 512), 83 ms of its time, round after
+ * round). The split
+ * makes all finish together under those lines; the plan in force is kept
+ * unless the new one finishes sooner, on them, by more than stable_tol and
+ * the rates' own noise (how far a device's rate moved between two rounds
+ * that gave it the same chunks) and pays back the warm-up of its new sizes
+ * in HASS_AMORTISE rounds. Returns 0 when nothing could be planned (the
+ * models plan instead). */
+int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
+{
+    int nd = h->ndev, use[nd];
+    double lat[nd], inv[nd], ran[nd], x[nd], w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < nd; d++) {
+        split_model(h, d, w, &lat[d], &inv[d]);
+        use[d] = h->r->alive[d] && h->model[d].fitted;
+        double net = busy[d] - (double)h->bundles[d] * lat[d];
+        if (use[d] && work[d] > 0.0 && busy[d] > 0.0)
+            inv[d] = (net > 0.5 * busy[d] ? net : busy[d]) / work[d];
+        ran[d] = inv[d];
+    }
+    if (!(w > 0.0))
+        return 0;
+    size_t counts[nd];
+    for (int it = 0;; it++) {
+        if (!isfinite(hf_cost_split(lat, inv, use, nd, (double)n * w, x)) ||
+            !whole_counts(lat, inv, use, nd, x, n, w, counts))
+            return 0;
+        int moved = 0;
+        for (int d = 0; it < 16 && d < nd; d++) {
+            if (h->dev[d].is_gpu || !use[d] || counts[d] == 0)
+                continue;
+            /* Half-way to the run's rate: the run moves with the rate. */
+            double v = 0.5 * (inv[d] + run_inv(h, d, counts, ran[d]));
+            moved |= fabs(v / inv[d] - 1.0) > 1e-3;
+            inv[d] = v;
+        }
+        if (!moved)
+            break;
+    }
     int keep = h->have_ratio && h->plan_chunks == n && h->by_rates;
     double old_ms = 0.0, new_ms = 0.0, warm = 0.0;
     for (int d = 0; d < nd; d++) {
@@ -354,8 +435,12 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
         h->last_plan[d] = h->plan_n[d];
         if (keep && h->plan_n[d] > 0 && !use[d])
             keep = 0;
+        /* The plan in force, its CPUs priced on their runs under it. */
+        double old_inv = !h->dev[d].is_gpu && h->plan_n[d] > 0 && h->plan_chunks == n
+                             ? run_inv(h, d, h->plan_n, ran[d])
+                             : inv[d];
         if (use[d] && h->plan_n[d] > 0)
-            old_ms = fmax(old_ms, lat[d] + (double)h->plan_n[d] * w * inv[d]);
+            old_ms = fmax(old_ms, lat[d] + (double)h->plan_n[d] * w * old_inv);
         if (use[d] && counts[d] > 0)
             new_ms = fmax(new_ms, lat[d] + (double)counts[d] * w * inv[d]);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
