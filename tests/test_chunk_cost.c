@@ -244,15 +244,16 @@ static void test_baselines_cut_by_cost(void **unused)
     }
 }
 
-/* Qilin trains once, in round 0; when the chunks' costs are learned only
- * after it (GPU troubles keep round 0's pieces from judging them), each
- * training point's work is counted again in the learned unit (hf_round's
- * cost_moved), so its mapping follows the learned costs: on the hump, with
- * the CPU's training chunks at the load's cheap edge, a CPU fitted in the
- * declared unit looks ~30x faster than it is, and round 0 mapped 80% of the
- * work to it; from round 1 the rounds take under a quarter of that (not
- * Qilin's best: its GPU points carry the modelled warm-ups, which it fits). */
-static void test_qilin_refits_in_learned_unit(void **unused)
+/* Qilin on the hump with GPU warm-ups (a 40 ms first launch, 3 ms a new
+ * size): its training points are a GPU's first bundles, and the first holds
+ * the launch. Fitted, that point made the GPU's line so dear that round 0
+ * gave the CPU 80% of the work (4.74 s), and the engine learned the launch
+ * as the cost of the one chunk that bundle held (1,800x its cost), which
+ * every later round then mapped by. Now the GPU's first point is not fitted
+ * and the launch is not learned: round 0 takes 0.40 s and every later round
+ * less (0.35 s; not Qilin's best, its other GPU points carry the modelled
+ * 3 ms warm-ups, which it fits). */
+static void test_qilin_leaves_the_first_launch_out(void **unused)
 {
     (void)unused;
     const char *ini = "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\n"
@@ -262,11 +263,12 @@ static void test_qilin_refits_in_learned_unit(void **unused)
                       "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\n"
                       "warmup_ms = 40\nnew_size_ms = 3\n[qilin]\nreuse = no\n";
     struct hf_run *run = run_sim("qilin", ini, 6);
+    assert_true(run->rounds[0].makespan_s < 0.6);
     for (int r = 1; r < run->nrounds; r++) {
         const struct hf_round_stats *rs = &run->rounds[r];
         print_message("round %d: %.4f s (round 0: %.4f s)\n", r, rs->makespan_s,
                       run->rounds[0].makespan_s);
-        assert_true(rs->makespan_s <= 0.25 * run->rounds[0].makespan_s);
+        assert_true(rs->makespan_s <= run->rounds[0].makespan_s);
     }
     hf_run_free(run);
 }
@@ -312,7 +314,7 @@ int main(void)
         cmocka_unit_test(test_iterative_irregular_load),
         cmocka_unit_test(test_learned_load_gpus_finish_together),
         cmocka_unit_test(test_baselines_cut_by_cost),
-        cmocka_unit_test(test_qilin_refits_in_learned_unit),
+        cmocka_unit_test(test_qilin_leaves_the_first_launch_out),
         cmocka_unit_test(test_estimates_persist),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

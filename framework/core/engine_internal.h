@@ -61,6 +61,7 @@ struct hf__engine {
     struct hf_event *events;
     size_t nevents, events_cap;
     long *last_event;              /* per device: index of its latest event, -1 */
+    unsigned char *launched;       /* per device: a GPU has run a bundle of a scheduled round */
     char fault[256];
     int show_progress;             /* draw the progress line (stderr is a terminal) */
     double wall_t0;                /* wall clock at round 0, for the progress line */

@@ -83,8 +83,10 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     e->stats = calloc((size_t)e->ndev, sizeof *e->stats);
     e->asked_gen = calloc((size_t)e->ndev, sizeof *e->asked_gen);
     e->last_event = calloc((size_t)e->ndev, sizeof *e->last_event);
+    e->launched = calloc((size_t)e->ndev, sizeof *e->launched);
     e->cost = calloc((size_t)e->ndev, sizeof *e->cost);
-    if (!e->alive || !e->sat_out || !e->stats || !e->asked_gen || !e->last_event || !e->cost)
+    if (!e->alive || !e->sat_out || !e->stats || !e->asked_gen || !e->last_event || !e->cost ||
+        !e->launched)
         return hf_fail(HF_ENOMEM, "engine: out of memory");
     /* A real GPU cannot run an app without a GPU kernel. */
     int any = 0;
@@ -152,6 +154,7 @@ void hf__run_teardown(struct hf__engine *e)
     free(e->stats);
     free(e->asked_gen);
     free(e->last_event);
+    free(e->launched);
     free(e->standalone);
     free(e->cost);
     free(e->sim_sizes);
