@@ -159,10 +159,12 @@
  * Not under a plan by rates, which takes the rates of the round just ended
  * at once, and whose cut by learned cost would put the hedged share at the
  * front of the CPU's buffer, where the CPU starts on it.
- * A CPU whose chunk came in at twice its model's time or more sits the next
- * round out where its share would end late at that pace
- * (hf__hass_surprise_late; it comes back by the reprobe below): a real CPU's
- * first chunk after rounds idle took 3 ms against a 0.1 ms model.
+ * A CPU whose chunk came in slower than its model (a surprise, not yet
+ * believed) sits the next round out where even one chunk at that pace would
+ * end after the planned round (hf__hass_surprise_late; it comes back by the
+ * reprobe below): a real CPU's first chunk after rounds idle took 1.5-3 ms
+ * in a 0.85 ms round, and a first rule that asked for twice the model's time
+ * missed a 1.9x one, which the next round then paid again.
  * A device left out of the split for `reprobe` rounds gets one chunk to
  * re-measure it where that chunk ends within the planned round (a probe must
  * cost nothing), so a device left out on old evidence can come back.

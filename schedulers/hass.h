@@ -100,8 +100,9 @@ void hf__hass_refresh_rates(struct hass *h);
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w);
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);
 /* Whether CPU d, whose last chunk was a slow surprise its model does not
- * believe yet (twice its model's time or more), would end `count` chunks of mean work w after ms at the
- * surprise's pace (it then sits the next round out: hf__hass_plan_counts). */
+ * believe yet, has `count` > 0 chunks of mean work w to run and would end even
+ * one of them after ms at the surprise's pace (it then sits the next round
+ * out: hf__hass_plan_counts). */
 int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, double ms);
 void hf__hass_add_probes(struct hass *h, size_t *counts);
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts);

@@ -153,11 +153,10 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
 int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, double ms)
 {
     const struct hf_cost_model *m = &h->model[d];
-    /* At least twice the model's time: a CPU a few noisy chunks made 15% slow
+    /* Even one chunk at that pace: a CPU a few noisy chunks made 15% slow
      * gets fewer chunks from the plan, not none. */
     return !h->dev[d].is_gpu && count > 0 && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0 &&
-           m->pt[0] > 2.0 * hf_cost_time(m, m->pw[0], m->pb[0]) &&
-           (double)count * w * m->pt[0] / m->pw[0] > ms;
+           w * m->pt[0] / m->pw[0] > ms;
 }
 
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
@@ -186,8 +185,8 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
     size_t trial[nd];
     double best = counts_for(h, use, n, w, counts);
     /* A CPU whose last chunk was a slow surprise its model does not believe
-     * yet sits the round out when, at the surprise's pace, its share would end
-     * after the others: a real CPU's reprobe chunk after eight rounds idle
+     * yet sits the round out when, at the surprise's pace, even one chunk would
+     * end after the others: a real CPU's reprobe chunk after eight rounds idle
      * took 3.05 ms against its model's 0.1 ms, and the one chunk the plan gave
      * it next took 1.64 ms of a 0.9 ms round (make run's config, CPU + 1
      * H200). It comes back by the reprobe. (A GPU's share is hedged instead:
