@@ -230,7 +230,6 @@ static int partition_create(void **ctx, hf_config_t cfg)
     return check_weights(c, hf_config_where(cfg, "load", "parts"));
 }
 
-/* Level 0 borrows the input's CSR and holds its weights as integers. */
 /* With a GPU in the run, level 0's offsets and lists are a pinned copy of
  * the input's (made here, in setup, as the contraction's slots are pinned
  * here): the GPUs upload level 0 in their first MATCH piece, and from the
@@ -260,6 +259,8 @@ static int pin_input(struct hf_partition *c, const struct hf_devices *devs)
     return 0;
 }
 
+/* Level 0 borrows the input's CSR (a pinned copy of it with a GPU in the
+ * run) and holds its weights as integers. */
 static int partition_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_partition *c = ctx;
