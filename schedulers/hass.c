@@ -873,12 +873,7 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     double w = hf__mean_chunk_work(h->r), old_ms = 0.0, new_ms = 0.0, warm = 0.0;
     double old_m = 0.0, new_m = 0.0; /* the same without the spreads' allowance */
     int linked = 0;
-    double noise = h->stable_tol, fresh = 0.0;
-    for (int d = 0; d < h->ndev; d++)
-        fresh = fmax(fresh, hf__hass_finish_model(h, d, counts, w));
-    for (int d = 0; d < h->ndev; d++) /* a CPU the fresh plan left out for a slow surprise */
-        if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, fresh))
-            return 0;
+    double noise = h->stable_tol;
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;
@@ -892,6 +887,9 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
             warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
     }
+    for (int d = 0; d < h->ndev; d++) /* a CPU the fresh plan left out for a slow surprise */
+        if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, new_m))
+            return 0;
     double gain = old_ms - new_ms;
     /* Round 1's plan is judged by the models alone, without the noise test
      * (DESIGN, Adapt): round 0's came from profile spans, and the spreads
@@ -930,8 +928,8 @@ static void hedge_surprises(struct hass *h)
     for (int d = 0; d < h->ndev; d++) {
         const struct hf_cost_model *m = &h->model[d];
         h->hedge[d] = 0.0;
-        if (!h->dev[d].is_gpu || !h->steal || h->plan_n[d] < 2 || !m->fitted || m->run != 1 ||
-            m->run_sign <= 0 || m->pfresh || h->by_rates)
+        if (!h->dev[d].is_gpu || !h->steal || h->plan_n[d] < 2 || !hass_slow_surprise(m) ||
+            m->pfresh || h->by_rates)
             continue;
         double excess = m->pt[0] - hf_cost_time(m, m->pw[0], m->pb[0]);
         double cost = m->lat + fmax(h->warm[d], hf_cost_warmup(m));

@@ -95,6 +95,14 @@ struct hass {
     double *pwork, *ptime; /* ... its work and seconds */
 };
 
+/* Whether model m holds a slow surprise it does not believe yet (one bundle
+ * much slower than its fit: a stall, or the first of a slowdown), in
+ * m->pw[0] work taking m->pt[0] seconds. */
+static inline int hass_slow_surprise(const struct hf_cost_model *m)
+{
+    return m->fitted && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0;
+}
+
 /* hass_plan.c: the split under the devices' affine models. */
 void hf__hass_refresh_rates(struct hass *h);
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w);

@@ -155,8 +155,7 @@ int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, 
     const struct hf_cost_model *m = &h->model[d];
     /* Even one chunk at that pace: a CPU a few noisy chunks made 15% slow
      * gets fewer chunks from the plan, not none. */
-    return !h->dev[d].is_gpu && count > 0 && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0 &&
-           w * m->pt[0] / m->pw[0] > ms;
+    return !h->dev[d].is_gpu && count > 0 && hass_slow_surprise(m) && w * m->pt[0] / m->pw[0] > ms;
 }
 
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)

@@ -230,12 +230,26 @@ static int partition_create(void **ctx, hf_config_t cfg)
     return check_weights(c, hf_config_where(cfg, "load", "parts"));
 }
 
-/* With a GPU in the run, level 0's offsets and lists are a pinned copy of
- * the input's (made here, in setup, as the contraction's slots are pinned
- * here): the GPUs upload level 0 in their first MATCH piece, and from the
- * loader's pageable arrays that upload took 6.8-8.6 ms of rgg 2^20's first
- * round on an H200 (33 MB; about 0.7 ms at the link's speed). */
-static int pin_input(struct hf_partition *c, const struct hf_devices *devs)
+/* With a GPU in the run, everything a GPU piece copies to or from the host
+ * is pinned here, in setup, as the contraction's slots are:
+ * - level 0's offsets and lists, a copy of the input's: the GPUs upload level
+ *   0 in their first MATCH piece, and from the loader's pageable arrays that
+ *   upload took 6.8-8.6 ms of rgg 2^20's first round on an H200 (33 MB; about
+ *   0.7 ms at the link's speed);
+ * - the room the per-level arrays come from (hf_partition.pin): level 0's
+ *   match, cmap and parts, the leaders, and 1.5x the input's vertices more of
+ *   levels (match, cmap, parts, weights);
+ * - the slots' starts (ub) and the lists' lengths (cdeg): a GPU builds a
+ *   coarse level from them and the slots (partition_cuda.cu), and its
+ *   CONTRACT pieces upload ub and copy their lengths back; from pageable
+ *   memory, ub and the level's offsets (16 bytes a coarse vertex at 4-10 GB/s)
+ *   would take about as long as the slots themselves (12 bytes a fine arc at
+ *   ~50 GB/s) on rgg 2^20 of degree 6 (estimated, not measured);
+ * - the MATCH pieces' claims (hf_partition.claims): a round's GPU pieces
+ *   cover each vertex once, a claim each at most, plus a region's head per
+ *   piece.
+ * A CPU-only run allocates none of it and keeps its malloc'd arrays. */
+static int pin_for_gpus(struct hf_partition *c, const struct hf_devices *devs)
 {
     const struct hf_graph *g = &c->ga.g;
     struct hf_plevel *l = &c->lv[0];
@@ -256,7 +270,31 @@ static int pin_input(struct hf_partition *c, const struct hf_devices *devs)
     l->offsets = off;
     l->adj = adj;
     c->input_pinned = 1;
+    c->pin_cap = (size_t)g->nv * (3 * sizeof(uint32_t) + sizeof(uint32_t)) +
+                 (size_t)(1.5 * (double)g->nv) * (3 * sizeof(uint32_t) + sizeof(int64_t)) +
+                 16 * HF_PART_PIN_ALIGN;
+    c->claims_cap = g->nv + 2 * HF_PART_CLAIM_REGIONS;
+    c->pin = hf_host_alloc(devs, c->pin_cap);
+    c->ub_pinned = hf_host_alloc(devs, (g->nv + 1) * sizeof *c->ub_pinned);
+    c->cdeg_pinned = hf_host_alloc(devs, (g->nv ? g->nv : 1) * sizeof *c->cdeg_pinned);
+    c->claims = hf_host_alloc(devs, c->claims_cap * sizeof *c->claims);
+    if (!c->pin || !c->ub_pinned || !c->cdeg_pinned || !c->claims)
+        return hf_fail(HF_ENOMEM, "partition: out of memory for the pinned arrays of %llu "
+                                  "vertices", (unsigned long long)g->nv);
     return 0;
+}
+
+/* Frees what pin_for_gpus made (teardown, after every level is gone). */
+static void free_pinned(struct hf_partition *c)
+{
+    hf_host_free(c->pin);
+    hf_host_free(c->claims);
+    hf_host_free(c->ub_pinned);
+    hf_host_free(c->cdeg_pinned);
+    if (c->input_pinned) {
+        hf_host_free(c->lv[0].offsets);
+        hf_host_free(c->lv[0].adj);
+    }
 }
 
 /* Level 0 borrows the input's CSR (a pinned copy of it with a GPU in the
@@ -284,17 +322,9 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
     l->made = ++c->levels_made;
     l->offsets = g->offsets;
     l->adj = g->adj;
-    if (c->ngpu && (rc = pin_input(c, devs)))
+    if (c->ngpu && (rc = pin_for_gpus(c, devs)))
         return rc;
     size_t k = (size_t)c->k;
-    if (c->ngpu) { /* see hf_partition.pin: level 0's, the leaders and 1.5x more levels */
-        c->pin_cap = (size_t)g->nv * (3 * sizeof(uint32_t) + sizeof(uint32_t)) +
-                     (size_t)(1.5 * (double)g->nv) * (3 * sizeof(uint32_t) + sizeof(int64_t)) +
-                     16 * HF_PART_PIN_ALIGN;
-        if (!(c->pin = hf_host_alloc(devs, c->pin_cap)))
-            return hf_fail(HF_ENOMEM, "partition: out of memory for %zu bytes of level arrays",
-                           c->pin_cap);
-    }
     if (!(l->match = hf__part_take(c, g->nv * sizeof *l->match)) ||
         !(l->cmap = hf__part_take(c, g->nv * sizeof *l->cmap)) ||
         !(c->wait = malloc((g->nv + 1) * sizeof *c->wait)) ||
@@ -302,6 +332,7 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
         !(c->pw = calloc(k, sizeof *c->pw)) || !(c->mpw = calloc(k, sizeof *c->mpw)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu vertices",
                        (unsigned long long)g->nv);
+    c->pin_base = c->pin_used; /* level 0's match and cmap stay for every run */
     /* The contraction's list slots, for every level at once: pinned with a
      * GPU in the run, so that its pieces' coarse lists come back at the
      * link's speed (from pageable memory, faulted in level by level, a
@@ -313,27 +344,6 @@ static int partition_setup(void *ctx, const struct hf_devices *devs)
         !(c->tew = hf_host_alloc(devs, (g->ne ? g->ne : 1) * sizeof *c->tew)))
         return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse arc slots",
                        (unsigned long long)g->ne);
-    /* The slots' starts (ub) and the lists' lengths (cdeg), pinned too: a
-     * GPU builds a coarse level from all four (partition_cuda.cu), and its
-     * CONTRACT pieces upload ub and copy their lengths back. From
-     * pageable memory, ub and the level's offsets (16 bytes a coarse vertex
-     * at 4-10 GB/s) would take about as long as the slots themselves (12
-     * bytes a fine arc at ~50 GB/s) on rgg 2^20 of degree 6 (estimated, not
-     * measured). Only with a GPU: a CPU-only run keeps its malloc'd scratch. */
-    if (c->ngpu) {
-        c->ub_pinned = hf_host_alloc(devs, (g->nv + 1) * sizeof *c->ub_pinned);
-        c->cdeg_pinned = hf_host_alloc(devs, (g->nv ? g->nv : 1) * sizeof *c->cdeg_pinned);
-        if (!c->ub_pinned || !c->cdeg_pinned)
-            return hf_fail(HF_ENOMEM, "partition: out of memory for %llu coarse vertices' slots",
-                           (unsigned long long)g->nv);
-    }
-    c->pin_base = c->pin_used;
-    /* A round's GPU pieces cover each vertex once: a claim each at most,
-     * plus a region's head per piece. */
-    c->claims_cap = g->nv + 2 * HF_PART_CLAIM_REGIONS;
-    if (c->ngpu && !(c->claims = hf_host_alloc(devs, c->claims_cap * sizeof *c->claims)))
-        return hf_fail(HF_ENOMEM, "partition: out of memory for %llu claims",
-                       (unsigned long long)g->nv);
     if (g->weights) {
         if (!(l->ew = malloc(g->ne * sizeof *l->ew)))
             return hf_fail(HF_ENOMEM, "partition: out of memory for %llu edge weights",
@@ -860,12 +870,7 @@ static void partition_teardown(void *ctx)
     free(c->lv[0].vw);
     hf__part_give(c, c->lv[0].match);
     hf__part_give(c, c->lv[0].cmap);
-    hf_host_free(c->pin); /* after every array in it */
-    hf_host_free(c->claims);
-    if (c->input_pinned) {
-        hf_host_free(c->lv[0].offsets);
-        hf_host_free(c->lv[0].adj);
-    }
+    free_pinned(c); /* after every array in its room */
     free(c->wait);
     free(c->bnd);
     free(c->cbnd);
@@ -873,8 +878,6 @@ static void partition_teardown(void *ctx)
     free(c->mpw);
     hf_host_free(c->tadj);
     hf_host_free(c->tew);
-    hf_host_free(c->ub_pinned); /* after reset_levels: the scratch no longer points here */
-    hf_host_free(c->cdeg_pinned);
     hf__gapp_destroy(&c->ga);
     free(c);
 }
