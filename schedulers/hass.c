@@ -76,11 +76,14 @@
  * when there are several GPUs, as the whole tail chunks nearest it), but
  * not when its latency alone would outlast the CPU's whole buffer, and rounded
  * down to a power of two (sizes that recur: a real GPU pays for the first
- * bundle of every new size); a CPU team with nothing left steals one chunk
+ * bundle of every new size); while the CPU runs, halved until the steal ends
+ * the round sooner than leaving the tail to the CPU, a size the GPU never ran
+ * counted with its warm-up (no steal when none does); a CPU team with nothing left steals one chunk
  * from another CPU team. A CPU does not start one more chunk when, by the
  * models (its chunk time inflated by its spread, the GPUs' latency paid for
- * their bundles and for the steal it would cause), that would end the round
- * later than leaving it to the GPUs. A
+ * their bundles and for the steal it would cause, with the warm-up of a steal
+ * size no GPU ran), that would end the round later than leaving it to the
+ * GPUs. A
  * reserve of each GPU's share is laid at the CPU buffer's tail for noisy GPUs
  * (twice their measured spread when that exceeds 1% and the noise it absorbs
  * outweighs a GPU's latency, or the `reserve` knob), where the GPUs steal it
@@ -460,6 +463,20 @@ static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
     return y;
 }
 
+/* Whether device d has run a bundle of `count` chunks (its set of sizes;
+ * a full set counts every size as run, as size_slot does). */
+static int size_known(const struct hass *h, int d, size_t count)
+{
+    const size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
+    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
+        if (set[k] == key)
+            return 1;
+        if (set[k] == 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* The CPU buffer an idle device should steal from: the one that needs the most
  * time to drain at its owner's rate; -1 if none has chunks left. */
 static int steal_victim(const struct hass *h, int thief)
@@ -534,10 +551,44 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     size_t pow2 = 1;
     while (pow2 * 2 <= count)
         pow2 *= 2;
-    return hf__take_tail(h->buf, c, pow2, out);
+    /* A size this GPU never ran costs it its warm-up once: while the CPU
+     * runs, the largest size that ends the round sooner than leaving the
+     * tail to the CPU, counting that warm-up where the size is new (a 1-chunk
+     * steal that cost a 3 ms warm-up in a 0.2 ms round: issue 12's matrix,
+     * n1024-g1-j0.05-gpu, seed 5). An idle CPU's tail is always taken. */
+    double warm = fmax(h->warm[d], hf_cost_warmup(&h->model[d]));
+    for (; h->inflight[c] && warm > 0.0 && pow2 > 0; pow2 /= 2) {
+        double s = 0.0;
+        for (size_t i = 0; i < pow2 && lo + i < hi; i++)
+            s += ch[hi - 1 - i].work;
+        double gpu = h->model[d].lat + s / g + (size_known(h, d, pow2) ? 0.0 : warm);
+        if (fmax(busy + (left - s) / cr, gpu) < busy + left / cr)
+            break;
+    }
+    return pow2 > 0 && hf__take_tail(h->buf, c, pow2, out);
 }
 
 static int hass_pick(struct hass *h, int d, struct hf_span *out);
+
+/* What a GPU's steal of a CPU's last k chunks costs in warm-up: none when
+ * an alive GPU has run the power of two it would take (steal), else the
+ * least warm-up among the GPUs. Three chunks a CPU left to a GPU whose new
+ * sizes cost 3 ms held a 0.2 ms round 3 ms (issue 12's matrix,
+ * n1024-g1-j0.05-gpu, seed 5). */
+static double tail_warm(const struct hass *h, size_t k)
+{
+    size_t pow2 = 1;
+    while (pow2 * 2 <= k)
+        pow2 *= 2;
+    double least = INFINITY;
+    for (int g = 0; g < h->ndev; g++) {
+        if (!h->dev[g].is_gpu || !h->r->alive[g])
+            continue;
+        double warm = size_known(h, g, pow2) ? 0.0 : fmax(h->warm[g], hf_cost_warmup(&h->model[g]));
+        least = fmin(least, warm);
+    }
+    return isfinite(least) ? least : 0.0;
+}
 
 /* Whether CPU c should leave the rest of its buffer to the GPUs: when starting
  * one more chunk would end the round later, in the models' estimate, than
@@ -581,11 +632,12 @@ static int cpu_should_leave(const struct hass *h, int c)
     /* The GPUs pay a latency for their own bundles, and what the CPU leaves
      * costs them one more bundle: its latency too. (Wg holds the committed
      * work of bundles already running; their bytes are not counted again.) */
+    size_t k = h->buf[c].hi - h->buf[c].lo;
     double gpus = GPU_S(Wg, Yg) + L;
     double take = fmax(Wc / h->rate[c] + chunk_s,
-                       gpus + (h->buf[c].hi - h->buf[c].lo > 1
-                                   ? L + GPU_S(Rc - wn, Yc - next->bytes) : 0.0));
-    double leave = fmax(Wc / h->rate[c], gpus + L + GPU_S(Rc, Yc));
+                       gpus + (k > 1 ? L + tail_warm(h, k - 1) + GPU_S(Rc - wn, Yc - next->bytes)
+                                     : 0.0));
+    double leave = fmax(Wc / h->rate[c], gpus + L + tail_warm(h, k) + GPU_S(Rc, Yc));
 #undef GPU_S
     return take > leave;
 }

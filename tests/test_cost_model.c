@@ -228,6 +228,35 @@ static void test_new_unit_drops_old_repeats(void **unused)
     }
 }
 
+/* Two slow repeats of clearly different sizes restart HASS's model on the
+ * line through them. The bundles a GPU of issue 12's matrix ran
+ * (n1024-g1-j0.05-gpu, seed 5; times rounded): its standalone pass on the
+ * whole load, the first 236-chunk bundle (a 3 ms warm-up), its repeat and a
+ * 1-chunk steal, which leave an intercept of 0; then the 236-chunk bundle
+ * 14% slow (5% jitter) and a steal at the GPU's 20 us latency, both
+ * surprises. Taken as a slope (the two rates averaged) the pair made the
+ * GPU 12x slower per unit of work, and the next plan gave half its share to
+ * the CPU. The line through them fits both. */
+static void test_restart_on_two_sizes_fits_their_line(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    m.warm_fresh = 1;
+    double whole = 2147483648.0, big = 1979711488.0, one = 8388608.0;
+    hf_cost_add(&m, whole, 0.0, 0.2395e-3);
+    hf_cost_refit(&m);
+    hf_cost_add(&m, big, 0.0, 3.2e-3); /* the warm-up */
+    hf_cost_add(&m, big, 0.0, 0.192e-3);
+    hf_cost_add(&m, one, 0.0, 19.4e-6);
+    assert_true(m.lat == 0.0); /* the intercept fitted low */
+    hf_cost_add(&m, big, 0.0, 0.2186e-3);
+    hf_cost_add(&m, one, 0.0, 22.9e-6);
+    assert_true(m.restarted);
+    assert_true(fabs(hf_cost_time(&m, big, 0.0) / 0.2186e-3 - 1.0) < 1e-9);
+    assert_true(fabs(hf_cost_time(&m, one, 0.0) / 22.9e-6 - 1.0) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_unknown_latency_still_caps_time),
         cmocka_unit_test(test_new_unit_drops_old_repeats),
         cmocka_unit_test(test_warm_up_then_stall_leave_the_model),
+        cmocka_unit_test(test_restart_on_two_sizes_fits_their_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

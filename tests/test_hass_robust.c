@@ -296,6 +296,29 @@ static void test_round1_plan_weighs_a_guessed_warm_up(void **unused)
     hf_run_free(run);
 }
 
+/* The same cell at seed 5: the split settles, but the tail of the CPU's
+ * buffer went to the GPU in steals of sizes it never ran (2 chunks: 3 ms of
+ * warm-up in a 0.2 ms round), once because the CPU left its last 3 chunks to
+ * the GPU, once as a steal while the CPU was still at work; and the two
+ * 1-chunk steals that came in slow (at the 20 us latency the model had
+ * fitted as 0) restarted the GPU's model 12x too slow (test_cost_model.c),
+ * so a round gave the CPU half the load. Now a steal, and a CPU leaving its
+ * tail, count the warm-up of a size the GPU has not run, and no round from
+ * round 2 on pays one. */
+static void test_steals_weigh_new_sizes(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim_seed("hass",
+                                      MATMUL(1024) "[devices]\nsim = host, h200\n" CPU
+                                      "jitter = 0.05\n[sim.h200]\n" GPU "jitter = 0.05\n"
+                                      "warmup_ms = 40\nnew_size_ms = 3\n",
+                                      10, 4, 5);
+    show(run);
+    for (int r = 2; r < run->nrounds; r++)
+        assert_true(run->rounds[r].makespan_s < 1e-3);
+    hf_run_free(run);
+}
+
 /* A CPU whose chunk came back 30x slower than its model (on a real H200 host,
  * the CPU's first chunk after eight rounds idle): its model does not believe
  * one surprise, and the plan in force gave it the same chunk the next round,
@@ -573,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_warm_ups_do_not_move_the_plan),
         cmocka_unit_test(test_warmed_sizes_are_kept),
         cmocka_unit_test(test_round1_plan_weighs_a_guessed_warm_up),
+        cmocka_unit_test(test_steals_weigh_new_sizes),
         cmocka_unit_test(test_bound_outvoted_model),
         cmocka_unit_test(test_slow_cpu_chunk_sits_out),
         cmocka_unit_test(test_profile_stall_leaves_no_gpu_out),

@@ -30,7 +30,9 @@
  * process on the GPU, a recovered fault), and the window restarts from those two
  * bundles. That is the whole "never freeze" rule: one stall is ignored, a
  * persistent change is believed after two bundles. Which part of the fit the
- * restart corrects: the latency when the two came in faster, or (models with
+ * restart corrects: both, by the line through the two, when they are repeats
+ * (no warm-up in either) of sizes at least 2x apart; else the latency when
+ * the two came in faster, or (models with
  * `warm_fresh`, below) slower but both under a quarter of the window's
  * largest bundle (mostly latency: an intercept fitted low makes every small
  * steal slow); the slope otherwise. The first bundle of a size
@@ -489,7 +491,19 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         for (int i = 0; i < m->n; i++)
             big = fmax(big, m->w[i]);
         int small = m->warm_fresh && m->lat_known && COST_SMALL_PAIR * fmax(m->pw[0], work) < big;
-        if ((sign < 0 || small) && lat >= 0.0) {
+        /* Two repeats (no warm-up in either) of clearly different sizes make
+         * a line of their own: a GPU's 236-chunk bundle 14% slow and a
+         * 1-chunk steal at its latency (20 us, against a fitted intercept of
+         * 0), taken as a slope, made the GPU 12x slower per unit of work for
+         * a round (issue 12's matrix, n1024-g1-j0.05-gpu, seed 5). */
+        double wlo = fmin(m->pw[0], work), whi = fmax(m->pw[0], work);
+        double slope = (t1 - t0) / (work - m->pw[0]), line_lat = t0 - slope * m->pw[0];
+        if (!m->pfresh && !fresh && whi >= COST_PAIR_GAP * wlo && slope > 0.0 && line_lat >= 0.0) {
+            m->lat = line_lat;
+            m->inv = slope;
+            if (sign > 0 && inv0 > 0.0 && m->inv > inv0)
+                m->inv_bw = ibw * m->inv / inv0;
+        } else if ((sign < 0 || small) && lat >= 0.0) {
             m->lat = lat;
         } else {
             m->lat = sign < 0 ? 0.0 : fmin(m->lat, 0.5 * fmin(t0, t1));
