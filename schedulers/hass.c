@@ -148,7 +148,8 @@
  * static's 60.7). The
  * plan in force is kept unless the new one finishes sooner on those rates by
  * more than `stable_tol` and twice the rates' own noise (how far a device's
- * rate moved between two rounds that gave it the same chunks), and pays back
+ * rate moved between two rounds that gave it the same chunks, and at least a
+ * moved GPU's bundle spread), and pays back
  * its new sizes' warm-up within 4 rounds. On such a load a warm-up is read
  * only from a size's first bundle against its repeat: the models' unit moves
  * every round, so a bundle's overshoot of its model is the model's error (a

@@ -250,19 +250,25 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
  * where the GPUs steal it back at the end when the plan was right: the
  * `reserve` knob, or twice the largest spread the GPUs' models measured (at
  * most 10%) when that is larger than 1%: noisy GPUs get a tail to balance on,
- * steady ones (a real H200 varies well under 1%) keep one bundle per round. */
+ * steady ones (a real H200 varies well under 1%) keep one bundle per round.
+ * Not for a GPU planned alone: nobody else would take it, and its own steals
+ * of it cost two more bundles, or a CPU left out of the plan started it (on
+ * a real H200 host, make run's config: 0.8 ms rounds took 1.0 ms, or 1.3 ms
+ * with the CPU's chunk). */
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
 {
     double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
+    int planned = 0;
     for (int d = 0; d < h->ndev; d++) {
         ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
+        planned += h->r->alive[d] && counts[d] > 0;
         if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
             lat = fmin(lat, h->model[d].lat);
         }
     }
     /* Only where the noise it absorbs outweighs the extra bundle it costs. */
-    int pays = spread > 0.01 && lat < 0.5 * spread * ms;
+    int pays = planned > 1 && spread > 0.01 && lat < 0.5 * spread * ms;
     return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
 
@@ -388,8 +394,11 @@ static double run_inv(const struct hass *h, int d, const size_t *counts, double 
  * round). The split
  * makes all finish together under those lines; the plan in force is kept
  * unless the new one finishes sooner, on them, by more than stable_tol and
- * the rates' own noise (how far a device's rate moved between two rounds
- * that gave it the same chunks) and pays back the warm-up of its new sizes
+ * twice the rates' own noise (how far a device's rate moved between two rounds
+ * that gave it the same chunks; at least the bundle spread of a GPU whose
+ * count would change: hump-g2-j0.02-gpu moved its GPUs in rounds 3-5 for
+ * gains of 1.2-3.7% inside their 2% jitter, a 3 ms warm-up each, before two
+ * rounds of one plan had measured that noise) and pays back the warm-up of its new sizes
  * in HASS_AMORTISE rounds. Returns 0 when nothing could be planned (the
  * models plan instead). */
 int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
@@ -445,6 +454,11 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
             warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
     }
     double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
+    /* A GPU whose count would change: twice its bundles' spread too (a plan
+     * that moves every round never has two rounds that tell its rates' noise). */
+    for (int d = 0; d < nd; d++)
+        if (use[d] && h->dev[d].is_gpu && counts[d] != h->plan_n[d])
+            noise = fmax(noise, 2.0 * h->model[d].spread);
     if (!keep || (gain > noise * old_ms && gain * HASS_AMORTISE > warm)) {
         memcpy(h->plan_n, counts, sizeof counts);
         h->plan_chunks = n;
