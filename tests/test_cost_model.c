@@ -257,6 +257,32 @@ static void test_restart_on_two_sizes_fits_their_line(void **unused)
     assert_true(fabs(hf_cost_time(&m, one, 0.0) / 22.9e-6 - 1.0) < 1e-9);
 }
 
+/* A stall and a slow bundle after it do not agree, so they tell no drift:
+ * a GPU of issue 12's matrix (n4096-g8-j0.05-gpu, seed 8) stalled 5 ms on a
+ * 0.7 ms bundle, and its next bundle came in 14% slow (5% jitter); taken as
+ * a drift, the pair made it 4x slower per unit of work, and the next plan
+ * moved all eight GPUs to new sizes. The slow bundle starts a run of its
+ * own instead, and a second bundle as slow is the drift. */
+static void test_stall_and_slow_bundle_are_no_drift(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    for (double w = 4e9; w <= 3.2e10; w *= 2.0) {
+        hf_cost_add(&m, w, 0.0, truth(w, 0.0));
+        hf_cost_add(&m, w, 0.0, truth(w, 0.0));
+    }
+    hf_cost_refit(&m);
+    double w = 3.2e10, t = truth(w, 0.0), inv = m.inv;
+    assert_int_equal(hf_cost_add(&m, w, 0.0, t + 5e-3), 1); /* the stall: an outlier */
+    hf_cost_add(&m, w, 0.0, 1.14 * t);
+    assert_false(m.restarted);
+    assert_true(fabs(m.inv / inv - 1.0) < 0.05);
+    hf_cost_add(&m, w, 0.0, 1.14 * t); /* the same again: a drift */
+    assert_true(m.restarted);
+    assert_true(fabs(hf_cost_time(&m, w, 0.0) / (1.14 * t) - 1.0) < 0.01);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_new_unit_drops_old_repeats),
         cmocka_unit_test(test_warm_up_then_stall_leave_the_model),
         cmocka_unit_test(test_restart_on_two_sizes_fits_their_line),
+        cmocka_unit_test(test_stall_and_slow_bundle_are_no_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

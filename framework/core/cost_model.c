@@ -26,7 +26,9 @@
  * prediction is an outlier: counted, returned to the caller (the engine records
  * it in results.json) and not fitted. Any bundle off the prediction by more
  * than max(10%, 3x the spread seen so far) is a surprise; two surprises in a row
- * in the same direction are taken as a real change (thermal throttling, another
+ * in the same direction that agree (their relative deviations, or their
+ * excess seconds, within 2x of each other: a stall and a slightly slow
+ * bundle after it do not) are taken as a real change (thermal throttling, another
  * process on the GPU, a recovered fault), and the window restarts from those two
  * bundles. That is the whole "never freeze" rule: one stall is ignored, a
  * persistent change is believed after two bundles. Which part of the fit the
@@ -441,7 +443,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
             hf_cost_refit(m);
         return 0;
     }
-    double dev = seconds / hf_cost_time(m, work, bytes) - 1.0;
+    double pred = hf_cost_time(m, work, bytes), dev = seconds / pred - 1.0, ex = seconds - pred;
     int outlier = dev > COST_OUTLIER;
     double tol = fmax(COST_SURPRISE, 3.0 * m->spread);
     int sign = dev > tol ? 1 : dev < -tol ? -1 : 0;
@@ -460,7 +462,17 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         accept(m, work, bytes, seconds, fresh);
         return 0;
     }
-    if (m->run > 0 && sign == m->run_sign) {
+    /* Two surprises tell one change only when they agree, relatively (a
+     * slope that moved) or in seconds (an intercept that is off: a small
+     * bundle's deviation is then much the larger): a 5 ms stall (7x) and a
+     * bundle 14% slow after it, taken for a drift, made a GPU 4x slower for
+     * the plan and moved all eight GPUs to new sizes (3 ms each; issue 12's
+     * matrix, n4096-g8-j0.05-gpu, seed 8). The later one starts a run of
+     * its own then. */
+#define AGREE(a, b) (fmin(fabs(a), fabs(b)) >= 0.5 * fmax(fabs(a), fabs(b)))
+    int agree = AGREE(dev, m->pdev) || AGREE(ex, m->pex);
+#undef AGREE
+    if (m->run > 0 && sign == m->run_sign && agree) {
         /* A second surprise in the same direction: the device changed. Restart
          * the window from the two bundles and correct the fit: faster than
          * predicted corrects the latency first (warm-ups can only have
@@ -525,6 +537,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
     m->pb[0] = bytes;
     m->pt[0] = seconds;
     m->pfresh = fresh;
+    m->pdev = dev;
+    m->pex = ex;
     if (!outlier)
         accept(m, work, bytes, seconds, fresh);
     m->outliers += outlier;
