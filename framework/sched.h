@@ -101,6 +101,10 @@ void hf_cost_init(struct hf_cost_model *m);
  * copied) that took `seconds`; returns 1 when it was flagged as an outlier
  * (far slower than the fit predicts), else 0. Ignores empty bundles. */
 int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds);
+/* A bundle of `work` ran but is not fitted (a GPU's very first, which holds
+ * its first launch): its size is no longer new, so the next bundle of that
+ * size is a repeat, which tells the intercept, not a warm-up. */
+void hf_cost_seen(struct hf_cost_model *m, double work);
 /* The unit of work changed (a repeating load's chunk costs were re-estimated:
  * hf_round.cost_moved): the bundles in the window still fit a line, as they
  * always did, but no longer tell a per-byte term from the cost per unit of

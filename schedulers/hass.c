@@ -846,8 +846,13 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         return;
     }
     if (first) {
-        /* Its size is warmed all the same (the kernel was chosen then). */
+        /* Its size is warmed all the same (the kernel was chosen then), for
+         * the model too: a cut profile's 1-chunk span, the model's "first" of
+         * that size, gave its window no repeat to pair and left an equal GPU
+         * of eight 50% slower for the plan (issue 12's matrix,
+         * n4096-g8-j0-gpu, seed 1: 23 chunks to the others' 33). */
         learn_warm_cost(h, d, span->count, work, bytes, own, 1);
+        hf_cost_seen(&h->model[d], work);
     } else if (fit) {
         /* Behind a shared link, own still holds whatever the wait estimate
          * missed (the link's queue is known only for spans handed out

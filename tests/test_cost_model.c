@@ -283,6 +283,31 @@ static void test_stall_and_slow_bundle_are_no_drift(void **unused)
     assert_true(fabs(hf_cost_time(&m, w, 0.0) / (1.14 * t) - 1.0) < 0.01);
 }
 
+/* A GPU's cut profile (issue 12's matrix, n4096-g8-j0-gpu, seed 1): its
+ * first bundle of 1 chunk (not fitted: the first launch), then spans of 2
+ * and 4 chunks, each a new size with a 3 ms warm-up, the 2-chunk repeat, and
+ * the pool's last chunk. Spans that double are exactly 2x apart, which is
+ * "at least 2x" (the pairs had needed more, so this window had no slope at
+ * all), and the 1-chunk bundle is a repeat once the first is known as seen
+ * (hf_cost_seen): the line comes out exact, where it had made this GPU 50%
+ * slower than its seven equals. */
+static void test_doubling_spans_make_a_line(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    m.warm_fresh = 1;
+    double c = 5.36870912e8;
+    hf_cost_seen(&m, c);
+    hf_cost_add(&m, 2 * c, 0.0, truth(2 * c, 0.0) + 3e-3);
+    hf_cost_add(&m, 4 * c, 0.0, truth(4 * c, 0.0) + 3e-3);
+    hf_cost_add(&m, 2 * c, 0.0, truth(2 * c, 0.0));
+    hf_cost_add(&m, c, 0.0, truth(c, 0.0));
+    hf_cost_refit(&m);
+    assert_true(fabs(m.lat - LAT) < 1e-9);
+    assert_true(fabs(m.inv / INV - 1.0) < 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_warm_up_then_stall_leave_the_model),
         cmocka_unit_test(test_restart_on_two_sizes_fits_their_line),
         cmocka_unit_test(test_stall_and_slow_bundle_are_no_drift),
+        cmocka_unit_test(test_doubling_spans_make_a_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,7 +143,7 @@ void hf_cost_refit(struct hf_cost_model *m)
     for (int i = 0; i < m->n; i++) {
         nrep += !m->fresh[i];
         for (int j = 0; j < m->n; j++)
-            if (m->w[j] > COST_PAIR_GAP * m->w[i] && m->fresh[i] == m->fresh[j])
+            if (m->w[j] >= COST_PAIR_GAP * (1.0 - 1e-9) * m->w[i] && m->fresh[i] == m->fresh[j])
                 slopes[ns++] = (m->t[j] - ibw * m->b[j] - m->t[i] + ibw * m->b[i]) /
                                (m->w[j] - m->w[i]);
     }
@@ -263,6 +263,12 @@ static int size_seen(struct hf_cost_model *m, double work)
     if (m->nsizes < cap)
         m->nsizes++;
     return 0;
+}
+
+void hf_cost_seen(struct hf_cost_model *m, double work)
+{
+    if (work > 0.0)
+        size_seen(m, work);
 }
 
 /* The most a bundle of `work` moving `bytes` can take by the window, whatever
