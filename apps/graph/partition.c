@@ -34,7 +34,8 @@
  * and a level of at most HF_PART_FM_SMALL vertices stops after two: the
  * patient FM that follows does the rest (their 3rd-6th passes were 9-14
  * rounds of rgg 2^20 or road 2048^2 for no cut; bench/NOTES.md).
- * Then the host's localized FM (partition_fm.c, serial, in next_load) takes
+ * Then the host's localized FM (partition_fm.c, in next_load, on the main
+ * thread's team where the glue runs in parallel) takes
  * the level out of the greedy passes' local optimum with negative-gain moves
  * and rollback: on road-like grids the greedy passes alone ended 1.02-1.12x
  * METIS's cut, growing with the grid, because every level kept the

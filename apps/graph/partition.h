@@ -351,7 +351,8 @@ void hf__part_weigh(struct hf_partition *c, int l);
  * Returns the number of parts still over the bound. */
 long hf__part_balance(struct hf_partition *c, int l);
 
-/* partition_fm.c: localized k-way FM on level l (host, serial), keeping
+/* partition_fm.c: localized k-way FM on level l (host, on the main thread's
+ * team where the glue runs in parallel, else serial), keeping
  * c->pw exact and every part within maxpw. Returns the cut it saved. */
 int64_t hf__part_fm(struct hf_partition *c, int l);
 
