@@ -275,7 +275,8 @@ struct hf_partition {
      * clears bnd_ok (its kernels do not mark); a balance pass after the
      * projection, and the coarsest level, leave cbnd_ok 0. NULL: no marks
      * (hf__part_refine called outside a run). */
-    unsigned char *bnd, *cbnd; /* lv[0].nv each, swapped when a level's refinement begins */
+    unsigned char *bnd, *cbnd; /* lv[0].nv each, swapped when a level's refinement begins;
+                                  cbnd holds FM's claims once the greedy passes are done */
     int bnd_ok, cbnd_ok;       /* bnd_ok atomic: GPU pieces clear it during a round */
 
     int64_t *pw;              /* k part weights of the level being refined (atomic) */

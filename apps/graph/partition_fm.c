@@ -309,6 +309,11 @@ static int64_t list_flagged(const unsigned char *flag, uint64_t n, uint64_t most
 {
     uint64_t nb = 0;
     for (uint64_t u = 0; u < n && nb <= most; u++) {
+        uint64_t word;
+        if (u % 8 == 0 && u + 8 <= n && (memcpy(&word, flag + u, 8), word == 0)) {
+            u += 7; /* eight unflagged vertices at once: most are, on a mesh's levels */
+            continue;
+        }
         if (!flag[u])
             continue;
         if (room_for_one((void **)bnd, capb, nb, sizeof **bnd, 4096))
@@ -411,7 +416,14 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
     int grain = small ? 1 : 16;
     uint32_t *bnd = NULL;
     size_t capb = 0;
-    unsigned char *locked = calloc(n ? n : 1, 1);
+    /* The searches' claims go where the coarser level's marks were (cbnd):
+     * the level's first greedy pass was their last reader, and the next
+     * finer level's refinement overwrites them (begin_refine). A fresh
+     * array per level faulted in its pages each time (n bytes, serially,
+     * on every level of every run). */
+    int own = !c->cbnd;
+    unsigned char *locked = own ? calloc(n ? n : 1, 1) : c->cbnd;
+    c->cbnd_ok = 0;
     int64_t total = 0;
     if (!locked)
         goto out; /* refinement is optional: the greedy passes' partition stands */
@@ -424,17 +436,17 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
          * at once (best_move). Otherwise, after a pass of FM's own moves,
          * and when the marks are too many (the superset of a small level
          * whose passes moved many vertices may pass `most` where the
-         * boundary does not), the arcs are scanned, into locked, the scan's
-         * flag array until the searches lock vertices. */
+         * boundary does not), the arcs are scanned: the first pass's scan
+         * into the marks (the exact boundary), a later one into locked, the
+         * scan's flag array until the searches lock vertices. */
         int64_t found = -1;
         if (pass == 0 && c->bnd && __atomic_load_n(&c->bnd_ok, __ATOMIC_RELAXED))
             found = list_flagged(c->bnd, n, most, &bnd, &capb);
         if (found < 0 || (uint64_t)found > most) {
-            found = find_boundary(l, most, locked, &bnd, &capb);
-            if (found >= 0 && pass == 0 && c->bnd) { /* the exact boundary: the marks */
-                memcpy(c->bnd, locked, n);
+            unsigned char *flag = pass == 0 && c->bnd ? c->bnd : locked;
+            found = find_boundary(l, most, flag, &bnd, &capb);
+            if (found >= 0 && flag == c->bnd)
                 c->bnd_ok = 1;
-            }
         }
         if (found < 0)
             goto out;
@@ -451,6 +463,7 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
     }
 out:
     free(bnd);
-    free(locked);
+    if (own)
+        free(locked);
     return total;
 }
