@@ -103,9 +103,10 @@
  * Determinism: `seed` fixes the tie-breaks and METIS, but which claim wins a
  * matching conflict and the order of concurrent refinement moves depend on
  * how threads and devices interleave, so two runs may differ by a few
- * percent of cut (both checked); with cpu = 1, repeated runs of 4elt gave
- * the same partition (bundle boundaries, which the scheduler picks, still
- * change the visiting order).
+ * percent of cut (both checked); with cpu = 1 and a main thread's team of
+ * fewer than 4 (OMP_NUM_THREADS; from 4 up FM's searches run side by side,
+ * partition_fm.c), repeated runs of 4elt gave the same partition (bundle
+ * boundaries, which the scheduler picks, still change the visiting order).
  */
 #include <errno.h>
 #include <math.h>
