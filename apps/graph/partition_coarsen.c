@@ -279,8 +279,8 @@ void hf__part_give(struct hf_partition *c, void *p)
 
 /* Applies the claims numbered [b, e) of all regions, region r holding
  * those from first[r] on (first[regions] = all of them). */
-static void apply_claim_range(const struct hf_partition *c, uint32_t *match,
-                              const uint64_t *first, uint64_t regions, uint64_t b, uint64_t e)
+static void apply_claim_range(const struct hf_partition *c, uint32_t *match, const uint64_t *first,
+                              uint64_t regions, uint64_t b, uint64_t e)
 {
     uint64_t lo = 0, hi = regions; /* the region holding claim b: first[r] <= b < first[r + 1] */
     while (hi - lo > 1) {

@@ -366,9 +366,9 @@ static int fm_init(struct fm *f, size_t k)
  * only to a part with room. Returns the estimated cut saved; sets *oom when
  * a thread ran out of memory (its last search undone, the searches before
  * it kept, its later seeds skipped). */
-static int64_t search_pass(struct hf_partition *c, const struct hf_plevel *l,
-                           unsigned char *locked, size_t patience, int team, int grain,
-                           const uint32_t *bnd, uint64_t nb, uint64_t step, int *oom)
+static int64_t search_pass(struct hf_partition *c, const struct hf_plevel *l, unsigned char *locked,
+                           size_t patience, int team, int grain, const uint32_t *bnd, uint64_t nb,
+                           uint64_t step, int *oom)
 {
     int64_t gained = 0;
     int failed = 0;
@@ -411,8 +411,7 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
      * host, serial FM was 0.11-0.13 s of rgg 2^20's 0.30 s). Small levels:
      * 6 passes of ~500 searches, a few of them 200+ moves long, so seeds go
      * one at a time (see DESIGN). A thread's mark is a byte. */
-    int team = hf__part_glue_parallel((uint64_t)npass * (n + l->ne)) &&
-               omp_get_max_threads() < 255;
+    int team = hf__part_glue_parallel((uint64_t)npass * (n + l->ne)) && omp_get_max_threads() < 255;
     int grain = small ? 1 : 16;
     uint32_t *bnd = NULL;
     size_t capb = 0;

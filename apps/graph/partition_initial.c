@@ -74,9 +74,9 @@ struct rb_graph {
 /* What every METIS call of one initial partition shares. */
 struct rb_args {
     idx_t seed;
-    real_t ub;         /* the tolerance of each bisection */
-    uint32_t *part;    /* the coarsest graph's parts (by orig) */
-    int failed;        /* a METIS call failed (atomic) */
+    real_t ub;      /* the tolerance of each bisection */
+    uint32_t *part; /* the coarsest graph's parts (by orig) */
+    int failed;     /* a METIS call failed (atomic) */
 };
 
 /* METIS_PartGraphRecursive on g into k parts (target weights tp, NULL:
@@ -90,8 +90,8 @@ static int metis_rb(const struct rb_graph *g, idx_t k, real_t *tp, const struct 
     options[METIS_OPTION_OBJTYPE] = METIS_OBJTYPE_CUT;
     options[METIS_OPTION_NUMBERING] = 0;
     options[METIS_OPTION_SEED] = a->seed;
-    return METIS_PartGraphRecursive(&n, &ncon, g->xadj, g->adjncy, g->vwgt, NULL, g->adjwgt, &k,
-                                    tp, &ub, options, &objval, part);
+    return METIS_PartGraphRecursive(&n, &ncon, g->xadj, g->adjncy, g->vwgt, NULL, g->adjwgt, &k, tp,
+                                    &ub, options, &objval, part);
 }
 
 /* The subgraph of g induced by the vertices v with side[v] == s, into h
@@ -145,8 +145,7 @@ static void rb_free(struct rb_graph *h)
  * here (target weights k/2 : k - k/2, METIS's split), each half then
  * partitioned by its own task, `depth` times over; below that (or for a
  * half with no arc left) one METIS_PartGraphRecursive call. */
-static void rb_split(const struct rb_graph *g, idx_t k, idx_t first, int depth,
-                     struct rb_args *a)
+static void rb_split(const struct rb_graph *g, idx_t k, idx_t first, int depth, struct rb_args *a)
 {
     idx_t *part = malloc(((size_t)g->n + 1) * sizeof *part);
     idx_t *pos = malloc(((size_t)g->n + 1) * sizeof *pos);
