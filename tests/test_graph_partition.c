@@ -885,6 +885,65 @@ static void prefix_sums(void **state)
     free(a);
 }
 
+/* hf__part_apply_claims: every claim of every region lands, whatever the
+ * regions' sizes (empty ones, ones below and above the glue's parallel
+ * threshold), serially and on the main thread's team (4 threads: the
+ * parallel path even on 2 cores), and nothing else in match is written. */
+static void claims_applied(void **state)
+{
+    (void)state;
+    const uint64_t sizes[] = {0, 5, 70000, 1, 0, 40000, 123457, 3};
+    const size_t nreg = sizeof sizes / sizeof *sizes;
+    uint64_t all = 0;
+    for (size_t r = 0; r < nreg; r++)
+        all += sizes[r];
+    const uint64_t nv = all + 1000;
+    struct hf_partition *c = calloc(1, sizeof *c);
+    uint32_t *match = malloc(nv * sizeof *match);
+    assert_non_null(c);
+    assert_non_null(match);
+    c->claims_cap = all + 2 * nreg;
+    c->claims = malloc(c->claims_cap * sizeof *c->claims);
+    assert_non_null(c->claims);
+    c->lv[0].nv = nv;
+    c->lv[0].match = match;
+    int threads_before = omp_get_max_threads();
+    for (int team = 1; team <= 4; team += 3) {
+        omp_set_num_threads(team);
+        for (uint64_t v = 0; v < nv; v++)
+            match[v] = HF_PART_NONE;
+        /* Region r claims the vertices (i * 7919) mod nv for its run of i,
+         * each for partner i: distinct vertices, so any order gives one result. */
+        uint64_t at = 0, i = 0;
+        for (size_t r = 0; r < nreg; r++) {
+            c->claim_at[r] = at;
+            c->claims[at] = sizes[r];
+            uint32_t *pairs = (uint32_t *)(c->claims + at + 2);
+            for (uint64_t k = 0; k < sizes[r]; k++, i++) {
+                pairs[2 * k] = (uint32_t)(i * 7919 % nv);
+                pairs[2 * k + 1] = (uint32_t)i;
+            }
+            at += 2 + sizes[r]; /* the head, then one 8-byte pair a claim */
+        }
+        c->nclaim_regions = nreg;
+        c->claims_used = at;
+        hf__part_apply_claims(c);
+        assert_true(c->nclaim_regions == 0 && c->claims_used == 0);
+        uint64_t claimed = 0;
+        for (uint64_t v = 0; v < nv; v++) {
+            if (match[v] == HF_PART_NONE)
+                continue;
+            assert_true(match[v] * 7919ull % nv == v);
+            claimed++;
+        }
+        assert_true(claimed == all);
+    }
+    omp_set_num_threads(threads_before);
+    free(c->claims);
+    free(match);
+    free(c);
+}
+
 /* The sim engine: refused unless it executes the bundles; then the same
  * checks as a real run (a modelled GPU gets no chunks: no run_cuda). */
 static void simulated_runs(void **state)
@@ -939,6 +998,7 @@ int main(void)
         cmocka_unit_test(initial_partition_of_zero_weights),
         cmocka_unit_test(slots_hold_the_packed_level),
         cmocka_unit_test(prefix_sums),
+        cmocka_unit_test(claims_applied),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -34,7 +34,8 @@
  * and a level of at most HF_PART_FM_SMALL vertices stops after two: the
  * patient FM that follows does the rest (their 3rd-6th passes were 9-14
  * rounds of rgg 2^20 or road 2048^2 for no cut; bench/NOTES.md).
- * Then the host's localized FM (partition_fm.c, serial, in next_load) takes
+ * Then the host's localized FM (partition_fm.c, in next_load, on the main
+ * thread's team where the glue runs in parallel) takes
  * the level out of the greedy passes' local optimum with negative-gain moves
  * and rollback: on road-like grids the greedy passes alone ended 1.02-1.12x
  * METIS's cut, growing with the grid, because every level kept the
@@ -102,9 +103,10 @@
  * Determinism: `seed` fixes the tie-breaks and METIS, but which claim wins a
  * matching conflict and the order of concurrent refinement moves depend on
  * how threads and devices interleave, so two runs may differ by a few
- * percent of cut (both checked); with cpu = 1, repeated runs of 4elt gave
- * the same partition (bundle boundaries, which the scheduler picks, still
- * change the visiting order).
+ * percent of cut (both checked); with cpu = 1 and a main thread's team of
+ * fewer than 4 (OMP_NUM_THREADS; from 4 up FM's searches run side by side,
+ * partition_fm.c), repeated runs of 4elt gave the same partition (bundle
+ * boundaries, which the scheduler picks, still change the visiting order).
  */
 #include <errno.h>
 #include <math.h>
@@ -454,6 +456,20 @@ static void begin_match(struct hf_partition *c)
     c->level_gen++; /* a GPU's copy of the level before is stale */
 }
 
+/* A two-hop round starts with every slot empty (on the main thread's team
+ * where the glue runs there, as begin_match: serially, the slots of rgg
+ * 2^20's level 1, 2.3 MB touched for the first time in the run, took 0.8 ms
+ * of the dev VM's glue; the glue after level 1's resolve round, which is this
+ * reset, took 1.3-1.6 ms on the 16-core H200 host). */
+static void begin_twohop(struct hf_partition *c)
+{
+    uint64_t n = c->lv[c->cur].nv;
+#pragma omp parallel for schedule(static) if (hf__part_glue_parallel(n))
+    for (uint64_t v = 0; v <= n; v++)
+        c->wait[v] = HF_PART_NONE;
+    c->phase = HF_PP_TWOHOP;
+}
+
 /* Writes one part id per line, vertex order, to a temporary name then renamed. */
 static int write_parts(const struct hf_partition *c)
 {
@@ -516,9 +532,7 @@ static int advance(struct hf_partition *c)
         return 1;
     case HF_PP_RESOLVE:
         if ((double)c->unmatched > HF_PART_TWOHOP * (double)l->nv) {
-            for (uint64_t v = 0; v <= l->nv; v++)
-                c->wait[v] = HF_PART_NONE;
-            c->phase = HF_PP_TWOHOP;
+            begin_twohop(c);
             return 1;
         }
         __attribute__((fallthrough)); /* no two-hop round */

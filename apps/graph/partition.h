@@ -275,7 +275,8 @@ struct hf_partition {
      * clears bnd_ok (its kernels do not mark); a balance pass after the
      * projection, and the coarsest level, leave cbnd_ok 0. NULL: no marks
      * (hf__part_refine called outside a run). */
-    unsigned char *bnd, *cbnd; /* lv[0].nv each, swapped when a level's refinement begins */
+    unsigned char *bnd, *cbnd; /* lv[0].nv each, swapped when a level's refinement begins;
+                                  cbnd holds FM's claims once the greedy passes are done */
     int bnd_ok, cbnd_ok;       /* bnd_ok atomic: GPU pieces clear it during a round */
 
     int64_t *pw;              /* k part weights of the level being refined (atomic) */
@@ -351,7 +352,8 @@ void hf__part_weigh(struct hf_partition *c, int l);
  * Returns the number of parts still over the bound. */
 long hf__part_balance(struct hf_partition *c, int l);
 
-/* partition_fm.c: localized k-way FM on level l (host, serial), keeping
+/* partition_fm.c: localized k-way FM on level l (host, on the main thread's
+ * team where the glue runs in parallel, else serial), keeping
  * c->pw exact and every part within maxpw. Returns the cut it saved. */
 int64_t hf__part_fm(struct hf_partition *c, int l);
 

@@ -27,12 +27,20 @@
  * It runs between rounds (next_load), after a level's greedy passes, on
  * the main thread's team where next_load's glue runs in parallel: the O(|E|)
  * scan for the boundary that starts each pass (on the 16-core GPU host, FM
- * all serial took ~0.9 s of a 24M-vertex grid's 4.8 s) and, on levels of
- * more than HF_PART_FM_SMALL vertices, the searches themselves
- * (search_pass: each thread searches from seeds it takes in turn, and
- * claims every vertex it moves; a move's weight is reserved in its target
- * and stays counted in its source until the search ends, so rollbacks
- * never overfill a part). Small levels' long searches stay serial. FM runs
+ * all serial took ~0.9 s of a 24M-vertex grid's 4.8 s) and the searches
+ * themselves (search_pass: each thread searches from seeds it takes in
+ * turn, and claims every vertex it moves; a move's weight is reserved in
+ * its target and stays counted in its source until the search ends, so
+ * rollbacks never overfill a part). Small levels' patient searches run there
+ * too, one seed at a time, when their passes' arcs (passes times the
+ * level's arcs) reach the glue's threshold: serial, rgg 2^20's one small
+ * level (13.7k vertices, 6 passes of ~10k moves, nearly all rolled back)
+ * took 19-22 ms of the 16-core GPU host's ~0.076-0.089 s of glue, the
+ * largest single piece of it. On the 2-core dev VM with a team of 4 (2
+ * cores; the team path) that level's FM went 15.2 -> 8.4 ms (median of 8
+ * runs); cut medians over seeds 1-8 stayed within noise of the serial
+ * searches' (rgg 2^20, a team of 16, 32 runs: 3318 -> 3284; road 1024^2, 8,
+ * 24 runs: 2380 -> 2377; grid 512^2, 4, 16 runs: 1226 -> 1220). FM runs
  * only on levels whose boundary is a small part of the vertices (meshes, not
  * Kronecker graphs, whose every vertex touches many parts and whose cut is
  * already within the issue's bound; the listing stops once it sees that).
@@ -301,6 +309,11 @@ static int64_t list_flagged(const unsigned char *flag, uint64_t n, uint64_t most
 {
     uint64_t nb = 0;
     for (uint64_t u = 0; u < n && nb <= most; u++) {
+        uint64_t word;
+        if (u % 8 == 0 && u + 8 <= n && (memcpy(&word, flag + u, 8), word == 0)) {
+            u += 7; /* eight unflagged vertices at once: most are, on a mesh's levels */
+            continue;
+        }
         if (!flag[u])
             continue;
         if (room_for_one((void **)bnd, capb, nb, sizeof **bnd, 4096))
@@ -346,16 +359,16 @@ static int fm_init(struct fm *f, size_t k)
 
 /* One pass's searches from the boundary bnd[nb], in the scrambled order of
  * `step`: on this thread alone, or on the main thread's team when `team`.
- * There each thread takes seeds in turn and searches as a serial pass
- * would, claiming every vertex it moves (take_move); a search then reads
- * parts other searches are moving, so the gains it adds up are estimates,
- * as in the parallel greedy passes, and every move still goes only to a
- * part with room. Returns the estimated cut saved; sets *oom when a thread
- * ran out of memory (its last search undone, the searches before it kept,
- * its later seeds skipped). */
-static int64_t search_pass(struct hf_partition *c, const struct hf_plevel *l,
-                           unsigned char *locked, size_t patience, int team, const uint32_t *bnd,
-                           uint64_t nb, uint64_t step, int *oom)
+ * There each thread takes seeds in turn, `grain` at a time, and searches as
+ * a serial pass would, claiming every vertex it moves (take_move); a search
+ * then reads parts other searches are moving, so the gains it adds up are
+ * estimates, as in the parallel greedy passes, and every move still goes
+ * only to a part with room. Returns the estimated cut saved; sets *oom when
+ * a thread ran out of memory (its last search undone, the searches before
+ * it kept, its later seeds skipped). */
+static int64_t search_pass(struct hf_partition *c, const struct hf_plevel *l, unsigned char *locked,
+                           size_t patience, int team, int grain, const uint32_t *bnd, uint64_t nb,
+                           uint64_t step, int *oom)
 {
     int64_t gained = 0;
     int failed = 0;
@@ -365,7 +378,7 @@ static int64_t search_pass(struct hf_partition *c, const struct hf_plevel *l,
                        .me = (unsigned char)(omp_get_thread_num() + 1)};
         int stop = fm_init(&t, (size_t)c->k) != 0;
         failed |= stop;
-#pragma omp for schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, grain)
         for (uint64_t i = 0; i < nb; i++) {
             uint32_t s = bnd[(i * step) % nb];
             if (stop || __atomic_load_n(&locked[s], __ATOMIC_RELAXED))
@@ -391,14 +404,25 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
      * pass (see DESIGN). */
     int small = n <= HF_PART_FM_SMALL, npass = small ? HF_PART_FM_PASSES : 1;
     size_t patience = small ? HF_PART_FM_PATIENCE_SMALL : HF_PART_FM_PATIENCE;
-    /* Large levels' searches run on the main thread's team where the glue
-     * does (short searches from a boundary of thousands of vertices: on the
-     * 16-core GPU host, serial FM was 0.11-0.13 s of rgg 2^20's 0.30 s);
-     * small levels' long searches stay serial. A thread's mark is a byte. */
-    int team = !small && hf__part_glue_parallel(n + l->ne) && omp_get_max_threads() < 255;
+    /* The searches run on the main thread's team where the glue does, for
+     * a level's work: its arcs per pass (a small level's pass moves, and
+     * mostly rolls back, about 0.7 of its vertices). Large levels: short
+     * searches from a boundary of thousands of vertices (on the 16-core GPU
+     * host, serial FM was 0.11-0.13 s of rgg 2^20's 0.30 s). Small levels:
+     * 6 passes of ~500 searches, a few of them 200+ moves long, so seeds go
+     * one at a time (see DESIGN). A thread's mark is a byte. */
+    int team = hf__part_glue_parallel((uint64_t)npass * (n + l->ne)) && omp_get_max_threads() < 255;
+    int grain = small ? 1 : 16;
     uint32_t *bnd = NULL;
     size_t capb = 0;
-    unsigned char *locked = calloc(n ? n : 1, 1);
+    /* The searches' claims go where the coarser level's marks were (cbnd):
+     * the level's first greedy pass was their last reader, and the next
+     * finer level's refinement overwrites them (begin_refine). A fresh
+     * array per level faulted in its pages each time (n bytes, serially,
+     * on every level of every run). */
+    int own = !c->cbnd;
+    unsigned char *locked = own ? calloc(n ? n : 1, 1) : c->cbnd;
+    c->cbnd_ok = 0;
     int64_t total = 0;
     if (!locked)
         goto out; /* refinement is optional: the greedy passes' partition stands */
@@ -411,17 +435,17 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
          * at once (best_move). Otherwise, after a pass of FM's own moves,
          * and when the marks are too many (the superset of a small level
          * whose passes moved many vertices may pass `most` where the
-         * boundary does not), the arcs are scanned, into locked, the scan's
-         * flag array until the searches lock vertices. */
+         * boundary does not), the arcs are scanned: the first pass's scan
+         * into the marks (the exact boundary), a later one into locked, the
+         * scan's flag array until the searches lock vertices. */
         int64_t found = -1;
         if (pass == 0 && c->bnd && __atomic_load_n(&c->bnd_ok, __ATOMIC_RELAXED))
             found = list_flagged(c->bnd, n, most, &bnd, &capb);
         if (found < 0 || (uint64_t)found > most) {
-            found = find_boundary(l, most, locked, &bnd, &capb);
-            if (found >= 0 && pass == 0 && c->bnd) { /* the exact boundary: the marks */
-                memcpy(c->bnd, locked, n);
+            unsigned char *flag = pass == 0 && c->bnd ? c->bnd : locked;
+            found = find_boundary(l, most, flag, &bnd, &capb);
+            if (found >= 0 && flag == c->bnd)
                 c->bnd_ok = 1;
-            }
         }
         if (found < 0)
             goto out;
@@ -431,13 +455,14 @@ int64_t hf__part_fm(struct hf_partition *c, int li)
         memset(locked, 0, n);
         uint64_t step = hf__part_visit_step(salt + (uint64_t)pass, nb);
         int oom;
-        int64_t gained = search_pass(c, l, locked, patience, team, bnd, nb, step, &oom);
+        int64_t gained = search_pass(c, l, locked, patience, team, grain, bnd, nb, step, &oom);
         total += gained;
         if (oom || gained == 0)
             break;
     }
 out:
     free(bnd);
-    free(locked);
+    if (own)
+        free(locked);
     return total;
 }
