@@ -28,6 +28,11 @@
 #define CPU "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
 #define GPU "kind = gpu\nrate = 5.0e13\nlatency_us = 20\nbandwidth_gbs = 55\n"
 #define MATMUL(n) "[run]\napp = matmul\n[load]\nn = " #n "\ndtype = float32\n"
+/* The stress matrix's n1024-g1-j0.05-gpu cell without stalls: CPU + 1 GPU, 5%
+ * jitter, a 40 ms first launch and 3 ms for every new bundle size. */
+#define N1024_G1_GPU                                                                            \
+    MATMUL(1024) "[devices]\nsim = host, h200\n" CPU "jitter = 0.05\n[sim.h200]\n" GPU            \
+                 "jitter = 0.05\nwarmup_ms = 40\nnew_size_ms = 3\n"
 /* Issue 18's hump as the stress matrix runs it: 512 chunks, 0.5 MB each, whose
  * work differs 200x (a GPU's cheap ones are copy-bound), costs learned. */
 #define HUMP "[run]\napp = noop\ngrain = 1\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\n" \
@@ -284,11 +289,7 @@ static void test_warmed_sizes_are_kept(void **unused)
 static void test_round1_plan_weighs_a_guessed_warm_up(void **unused)
 {
     (void)unused;
-    struct hf_run *run = run_sim_seed("hass",
-                                      MATMUL(1024) "[devices]\nsim = host, h200\n" CPU
-                                      "jitter = 0.05\n[sim.h200]\n" GPU "jitter = 0.05\n"
-                                      "warmup_ms = 40\nnew_size_ms = 3\n",
-                                      10, 4, 2);
+    struct hf_run *run = run_sim_seed("hass", N1024_G1_GPU, 10, 4, 2);
     show(run);
     assert_true(run->rounds[1].makespan_s > 2e-3); /* the planned size's warm-up */
     for (int r = 2; r < run->nrounds; r++)
@@ -308,11 +309,7 @@ static void test_round1_plan_weighs_a_guessed_warm_up(void **unused)
 static void test_steals_weigh_new_sizes(void **unused)
 {
     (void)unused;
-    struct hf_run *run = run_sim_seed("hass",
-                                      MATMUL(1024) "[devices]\nsim = host, h200\n" CPU
-                                      "jitter = 0.05\n[sim.h200]\n" GPU "jitter = 0.05\n"
-                                      "warmup_ms = 40\nnew_size_ms = 3\n",
-                                      10, 4, 5);
+    struct hf_run *run = run_sim_seed("hass", N1024_G1_GPU, 10, 4, 5);
     show(run);
     for (int r = 2; r < run->nrounds; r++)
         assert_true(run->rounds[r].makespan_s < 1e-3);
@@ -325,7 +322,7 @@ static void test_steals_weigh_new_sizes(void **unused)
  * a round (on a real H200 host, make run's config: 0.8 ms rounds took 1.0
  * ms, or 1.3 ms where the CPU left out started a chunk of it). Now such a
  * GPU runs its share as one bundle. */
-static void test_lone_gpu_keeps_its_reserve(void **unused)
+static void test_lone_gpu_runs_one_bundle(void **unused)
 {
     (void)unused;
     struct hf_run *run = run_sim_seed("hass",
@@ -641,7 +638,7 @@ int main(void)
         cmocka_unit_test(test_warmed_sizes_are_kept),
         cmocka_unit_test(test_round1_plan_weighs_a_guessed_warm_up),
         cmocka_unit_test(test_steals_weigh_new_sizes),
-        cmocka_unit_test(test_lone_gpu_keeps_its_reserve),
+        cmocka_unit_test(test_lone_gpu_runs_one_bundle),
         cmocka_unit_test(test_bound_outvoted_model),
         cmocka_unit_test(test_slow_cpu_chunk_sits_out),
         cmocka_unit_test(test_profile_stall_leaves_no_gpu_out),
