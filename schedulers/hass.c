@@ -78,8 +78,8 @@
  * down to a power of two (sizes that recur: a real GPU pays for the first
  * bundle of every new size); while the CPU runs, halved until the steal ends
  * the round sooner than leaving the tail to the CPU, a size the GPU never ran
- * counted with its warm-up (no steal when none does); a CPU team with nothing left steals one chunk
- * from another CPU team. A CPU does not start one more chunk when, by the
+ * counted with its warm-up (no steal when none does); a CPU team with nothing
+ * left steals one chunk from another CPU team. A CPU does not start one more chunk when, by the
  * models (its chunk time inflated by its spread, the GPUs' latency paid for
  * their bundles and for the steal it would cause, with the warm-up of a steal
  * size no GPU ran), that would end the round later than leaving it to the

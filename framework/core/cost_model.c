@@ -515,7 +515,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * 0), taken as a slope, made the GPU 12x slower per unit of work for
          * a round (issue 12's matrix, n1024-g1-j0.05-gpu, seed 5). */
         double wlo = fmin(m->pw[0], work), whi = fmax(m->pw[0], work);
-        double slope = (t1 - t0) / (work - m->pw[0]), line_lat = t0 - slope * m->pw[0];
+        double slope = whi > wlo ? (t1 - t0) / (work - m->pw[0]) : 0.0;
+        double line_lat = t0 - slope * m->pw[0];
         if (!m->pfresh && !fresh && whi >= COST_PAIR_GAP * wlo && slope > 0.0 && line_lat >= 0.0) {
             m->lat = line_lat;
             m->inv = slope;
