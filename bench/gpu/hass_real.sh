@@ -4,7 +4,9 @@
 #
 #   1. `make run`'s own config (configs/default.ini: matmul n = 2048, CPU + every GPU), the
 #      real engine only, every scheduler, 10 rounds, twice (two passes: the issue saw the
-#      result change from pass to pass);
+#      result change from pass to pass); even passes run the schedulers in the reverse
+#      order (on one H200 host the first of a `compare` ran its identical GPU bundle 3-5%
+#      faster in three of four compares: bench/NOTES.md, twelfth session);
 #   2. matmul n = 16384 float32 on CPU + 1 GPU and CPU + 2 GPUs, every scheduler, 10 rounds.
 # Builds nothing: build here with `make` (nvcc present), carry build/ (and .gpulibs/ when the
 # GPU machine lacks the host libraries), then from the repository root:
@@ -48,10 +50,13 @@ nvidia-smi -L 2>&1 | tee -a "$log"
 grep -m1 'model name' /proc/cpuinfo | tee -a "$log"
 
 # 1. configs/default.ini, real engine only.
+REVERSED=$(echo "$SCHEDULERS" | tr ',' '\n' | tac | sed 's/^ *//' | paste -sd, | sed 's/,/, /g')
 for p in $(seq "$PASSES"); do
     ini=$OUT/default-ini-pass$p.ini
+    order=$SCHEDULERS
+    [ $((p % 2)) = 0 ] && order=$REVERSED
     python3 bench/ini_set.py configs/default.ini "$ini" run.rounds="$ROUNDS" \
-        compare.engines=real compare.schedulers="$SCHEDULERS"
+        compare.engines=real compare.schedulers="$order"
     compare "default-ini-pass$p" "$ini" 120
 done
 
