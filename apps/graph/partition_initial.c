@@ -43,7 +43,11 @@
  * the cuts (rgg 2^20 with teams of 4 and 16, 40 runs: 3298 / 3266 -> 3284 /
  * 3287; road 1024^2, 16: 2366 -> 2365; grid 512^2, 4: 1241 -> 1218) and the
  * coarsest graph's (rgg 5025 / 4955 -> 5003 / 5026) are within noise. A
- * failed call anywhere falls back to the one serial call.
+ * failed call anywhere falls back to the one serial call. METIS calls run
+ * side by side here: Debian's libmetis keeps GKlib's per-call state (its
+ * memory core, its error jump buffers) thread-local (TLS), and the glibc
+ * rand it also calls is locked, so concurrent calls are safe; which draws
+ * each gets depends on timing, as the partition's determinism note says.
  *
  * METIS indices are 32-bit (IDXTYPEWIDTH in Debian's build), so the coarsest
  * graph's total vertex and edge weight must fit; a graph whose weights do
