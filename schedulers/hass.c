@@ -464,6 +464,15 @@ static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
     return y;
 }
 
+/* The largest power of two not above k (1 for k <= 1): the size of a steal. */
+static size_t pow2_floor(size_t k)
+{
+    size_t p = 1;
+    while (p * 2 <= k)
+        p *= 2;
+    return p;
+}
+
 /* Whether device d has run a bundle of `count` chunks (its set of sizes;
  * a full set counts every size as run, as size_slot does). */
 static int size_known(const struct hass *h, int d, size_t count)
@@ -549,15 +558,13 @@ static int steal(struct hass *h, int d, struct hf_span *out)
         acc += ch[hi - 1 - count++].work;
     /* Steal sizes are powers of two: a real GPU pays for the first bundle of
      * every new size (a cuBLAS kernel choice), and powers of two recur. */
-    size_t pow2 = 1;
-    while (pow2 * 2 <= count)
-        pow2 *= 2;
+    size_t pow2 = pow2_floor(count);
     /* A size this GPU never ran costs it its warm-up once: while the CPU
      * runs, the largest size that ends the round sooner than leaving the
      * tail to the CPU, counting that warm-up where the size is new (a 1-chunk
      * steal that cost a 3 ms warm-up in a 0.2 ms round: issue 12's matrix,
      * n1024-g1-j0.05-gpu, seed 5). An idle CPU's tail is always taken. */
-    double warm = fmax(h->warm[d], hf_cost_warmup(&h->model[d]));
+    double warm = hass_new_size_cost(h, d);
     for (; h->inflight[c] && warm > 0.0 && pow2 > 0; pow2 /= 2) {
         double s = 0.0;
         for (size_t i = 0; i < pow2 && lo + i < hi; i++)
@@ -578,15 +585,12 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out);
  * n1024-g1-j0.05-gpu, seed 5). */
 static double tail_warm(const struct hass *h, size_t k)
 {
-    size_t pow2 = 1;
-    while (pow2 * 2 <= k)
-        pow2 *= 2;
+    size_t pow2 = pow2_floor(k);
     double least = INFINITY;
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !h->r->alive[g])
             continue;
-        double warm = size_known(h, g, pow2) ? 0.0 : fmax(h->warm[g], hf_cost_warmup(&h->model[g]));
-        least = fmin(least, warm);
+        least = fmin(least, size_known(h, g, pow2) ? 0.0 : hass_new_size_cost(h, g));
     }
     return isfinite(least) ? least : 0.0;
 }
@@ -943,7 +947,7 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
         if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
             noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
-            warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
+            warm = fmax(warm, hass_new_size_cost(h, d));
     }
     for (int d = 0; d < h->ndev; d++) /* a CPU the fresh plan left out for a slow surprise */
         if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, new_m))
@@ -990,7 +994,7 @@ static void hedge_surprises(struct hass *h)
             m->pfresh || h->by_rates)
             continue;
         double excess = m->pt[0] - hf_cost_time(m, m->pw[0], m->pb[0]);
-        double cost = m->lat + fmax(h->warm[d], hf_cost_warmup(m));
+        double cost = m->lat + hass_new_size_cost(h, d);
         if (excess > HASS_HEDGE_PAYS * cost && all - h->rate[d] >= 0.5 * h->rate[d])
             h->hedge[d] = 0.5;
     }

@@ -4,6 +4,7 @@
 #ifndef HF_HASS_H
 #define HF_HASS_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "sched.h"
@@ -101,6 +102,14 @@ struct hass {
 static inline int hass_slow_surprise(const struct hf_cost_model *m)
 {
     return m->fitted && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0;
+}
+
+/* What a bundle of a size device d never ran costs it once: its warm-up as
+ * learned from first bundles (hass.c, learn_warm_cost) or as its model's
+ * window shows it (hf_cost_warmup), whichever is larger. */
+static inline double hass_new_size_cost(const struct hass *h, int d)
+{
+    return fmax(h->warm[d], hf_cost_warmup(&h->model[d]));
 }
 
 /* hass_plan.c: the split under the devices' affine models. */

@@ -451,7 +451,7 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
         if (use[d] && counts[d] > 0)
             new_ms = fmax(new_ms, lat[d] + (double)counts[d] * w * inv[d]);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
-            warm = fmax(warm, fmax(h->warm[d], hf_cost_warmup(&h->model[d])));
+            warm = fmax(warm, hass_new_size_cost(h, d));
     }
     double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
     /* A GPU whose count would change: twice its bundles' spread too (a plan

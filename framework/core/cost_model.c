@@ -265,6 +265,12 @@ static int size_seen(struct hf_cost_model *m, double work)
     return 0;
 }
 
+/* Whether a and b are within 2x of each other in magnitude. */
+static int within_2x(double a, double b)
+{
+    return fmin(fabs(a), fabs(b)) >= 0.5 * fmax(fabs(a), fabs(b));
+}
+
 void hf_cost_seen(struct hf_cost_model *m, double work)
 {
     if (work > 0.0)
@@ -475,9 +481,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
      * the plan and moved all eight GPUs to new sizes (3 ms each; issue 12's
      * matrix, n4096-g8-j0.05-gpu, seed 8). The later one starts a run of
      * its own then. */
-#define AGREE(a, b) (fmin(fabs(a), fabs(b)) >= 0.5 * fmax(fabs(a), fabs(b)))
-    int agree = AGREE(dev, m->pdev) || AGREE(ex, m->pex);
-#undef AGREE
+    int agree = within_2x(dev, m->pdev) || within_2x(ex, m->pex);
     if (m->run > 0 && sign == m->run_sign && agree) {
         /* A second surprise in the same direction: the device changed. Restart
          * the window from the two bundles and correct the fit: faster than

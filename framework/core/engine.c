@@ -380,22 +380,19 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
             lat[d] = 0.0;
         }
         /* A device that ran work with no usable model is bound by what it
-         * achieved: leaving it out could raise the bound past the makespan. */
-        if ((!alive || alive[d]) && st[d].work > 0 && st[d].busy_s > 0 &&
-            !(use[d] && inv[d] > 0.0 && isfinite(inv[d]) && lat[d] >= 0.0 && ibw[d] >= 0.0)) {
-            use[d] = 1;
-            lat[d] = ibw[d] = 0.0;
-            inv[d] = st[d].busy_s / st[d].work;
-        }
-        /* Nor does a model that flagged most of the device's bundles of the
+         * achieved: leaving it out could raise the bound past the makespan.
+         * Nor does a model that flagged most of the device's bundles of the
          * round as outliers describe it: a few stalls are outliers, most of a
          * CPU team's 416 chunks are a model fitted on others (a learned load:
          * the CPU's model, fitted on chunks whose learned cost ran ahead of
          * their time, read 20x its achieved rate, and HASS's bound on the
          * irregular noop fell to 2.7 ms against a 52 ms round, efficiency
          * 0.05, on one H200 host). Its line is then what it achieved. */
-        if (use[d] && st[d].work > 0 && st[d].busy_s > 0 && st[d].bundles >= BOUND_MANY &&
-            2 * st[d].outliers > st[d].bundles) {
+        int no_model = !(use[d] && inv[d] > 0.0 && isfinite(inv[d]) && lat[d] >= 0.0 &&
+                         ibw[d] >= 0.0);
+        int outvoted = use[d] && st[d].bundles >= BOUND_MANY && 2 * st[d].outliers > st[d].bundles;
+        if ((!alive || alive[d]) && st[d].work > 0 && st[d].busy_s > 0 && (no_model || outvoted)) {
+            use[d] = 1;
             lat[d] = ibw[d] = 0.0;
             inv[d] = st[d].busy_s / st[d].work;
         }
