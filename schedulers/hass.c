@@ -103,7 +103,10 @@
  * change after the plan should have settled. From round 2 on, the plan in
  * force keeps its exact chunk counts unless the new one finishes sooner,
  * under the models, by more than `stable_tol`
- * and more than twice the largest spread measured (noise), and pays back the
+ * and more than the noise of the devices it moves (each one's allowance for
+ * spread, over the round: twice its spread times its largest bundle, so a
+ * CPU's is one chunk's; a noisy CPU whose count did not move had held a split
+ * of 8 GPUs 10% off for good), and pays back the
  * warm-up its new bundle sizes cost within 4 rounds (each device's one-off
  * cost of a new size is learned from how far such bundles overshoot its
  * model, and read from the window's first-of-size bundles as soon as the
@@ -922,9 +925,9 @@ static void save_models(struct hass *h)
 
 /* Whether the plan in force is still worth keeping against `counts`, a fresh
  * plan for n chunks: it is, unless the fresh plan finishes sooner (under the
- * current models) by more than stable_tol of the round and by more than
- * twice the largest spread measured on the devices at work (a gain inside the
- * noise is the noise), and pays back, within
+ * current models) by more than stable_tol of the round and by more than the
+ * noise of the devices whose counts change (each one's allowance for spread
+ * over the round: a gain inside the noise is the noise), and pays back, within
  * HASS_AMORTISE rounds, the warm-up its new bundle sizes cost the devices
  * whose counts change. A plan for another chunk count, or one that feeds a
  * retired device, is never kept. */
@@ -944,10 +947,13 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
         old_m = fmax(old_m, hf__hass_finish_model(h, d, h->plan_n, w));
         new_m = fmax(new_m, hf__hass_finish_model(h, d, counts, w));
         linked |= h->link_of[d] >= 0 && (h->plan_n[d] > 0 || counts[d] > 0);
-        if (h->plan_n[d] > 0 || counts[d] > 0) /* a gain inside the noise is none */
-            noise = fmax(noise, 2.0 * h->model[d].spread);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
             warm = fmax(warm, hass_new_size_cost(h, d));
+    }
+    for (int d = 0; d < h->ndev; d++) { /* a gain inside the noise is none */
+        size_t c = counts[d] > h->plan_n[d] ? counts[d] : h->plan_n[d];
+        if (counts[d] != h->plan_n[d] && old_ms > 0.0)
+            noise = fmax(noise, hf__hass_allowance(h, d, c, w) / old_ms);
     }
     for (int d = 0; d < h->ndev; d++) /* a CPU the fresh plan left out for a slow surprise */
         if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, new_m))

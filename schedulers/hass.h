@@ -114,6 +114,7 @@ static inline double hass_new_size_cost(const struct hass *h, int d)
 
 /* hass_plan.c: the split under the devices' affine models. */
 void hf__hass_refresh_rates(struct hass *h);
+double hf__hass_allowance(const struct hass *h, int d, size_t c, double w);
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w);
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);
 /* Whether CPU d, whose last chunk was a slow surprise its model does not

@@ -67,15 +67,19 @@ static double model_time(const struct hass *h, int d, size_t c, double w)
     return lat + (double)c * w * inv;
 }
 
-/* When device d finishes c chunks of work w each, by its model, plus twice its
- * spread times its largest single bundle (see DESIGN). */
+/* The allowance for device d's spread on c > 0 chunks of work w each: twice
+ * its spread times its largest single bundle (a GPU's whole share, a CPU's
+ * one chunk; see DESIGN). */
+double hf__hass_allowance(const struct hass *h, int d, size_t c, double w)
+{
+    return 2.0 * h->model[d].spread * model_time(h, d, h->dev[d].is_gpu ? c : 1, w);
+}
+
+/* When device d finishes c chunks of work w each, by its model, plus its
+ * allowance for spread. */
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
 {
-    if (c == 0)
-        return 0.0;
-    double t = model_time(h, d, c, w);
-    double one = h->dev[d].is_gpu ? t : model_time(h, d, 1, w);
-    return t + 2.0 * h->model[d].spread * one;
+    return c ? model_time(h, d, c, w) + hf__hass_allowance(h, d, c, w) : 0.0;
 }
 
 /* Device d's finish for its count in `counts` by its model alone, without
