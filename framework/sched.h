@@ -82,6 +82,7 @@ struct hf_cost_model {
     double pw[2], pt[2], pb[2]; /* the surprises of the current run (drift candidates) */
     int run, run_sign;    /* surprises in a row, and their direction */
     int pfresh;           /* the surprise in pw/pt was the first of its size */
+    int pwarm;            /* ... taken for a warm-up, not fitted: only its repeat pairs */
     double pdev, pex;     /* ... and how far off the fit it was: relative, in seconds */
     long outliers;        /* bundles flagged so far */
     double sizes[64];     /* recent distinct bundle sizes (work), a ring */

@@ -42,7 +42,10 @@
  * latency is known (before that too, in a `warm_fresh` model, when it is
  * slower than any latency allows): not fitted and not a surprise, so a
  * split that moves does not teach the model that the device got slower (on a real H200 the first
- * bundle of a new size took up to 40 ms where repeats took 0.7 ms). Before
+ * bundle of a new size took up to 40 ms where repeats took 0.7 ms). It is
+ * remembered, though, where no surprise is pending: a repeat of its size in
+ * the same time (within the surprise tolerance) says there was no warm-up,
+ * and the two restart the window like two surprises. Before
  * the latency is known a bundle of a size the window lacks is fitted
  * unjudged, except one slower than 1.5x the most any latency allows (no more
  * than a bundle of more work took, no more than k times a bundle of 1/k the
@@ -412,6 +415,21 @@ static void try_candidate(struct hf_cost_model *m, double work, double bytes, do
     }
 }
 
+/* Starts a run of surprises (the drift candidates) with this one. */
+static void remember_surprise(struct hf_cost_model *m, double work, double bytes, double seconds,
+                              int fresh, double dev, double ex)
+{
+    m->run = 1;
+    m->run_sign = dev > 0.0 ? 1 : -1;
+    m->pw[0] = work;
+    m->pb[0] = bytes;
+    m->pt[0] = seconds;
+    m->pfresh = fresh;
+    m->pwarm = 0;
+    m->pdev = dev;
+    m->pex = ex;
+}
+
 int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double seconds)
 {
     if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
@@ -467,6 +485,10 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * time per unit). */
         m->warmups++;
         m->outliers += outlier;
+        if (m->run == 0) { /* a surprise pending stays the one to pair */
+            remember_surprise(m, work, bytes, seconds, 1, dev, ex);
+            m->pwarm = 1;
+        }
         return outlier;
     }
     if (sign == 0) {
@@ -482,6 +504,21 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
      * matrix, n4096-g8-j0.05-gpu, seed 8). The later one starts a run of
      * its own then. */
     int agree = within_2x(dev, m->pdev) || within_2x(ex, m->pex);
+    /* A new size's slow first bundle, set aside as a warm-up, and its repeat
+     * as slow: there was no warm-up, the model is off at that size (a GPU
+     * planned 2x the chunks of its equals on noisy profile spans ran them 60%
+     * slower than its model, twice, before two repeats restarted it: 3
+     * rounds lost in n1024-g4-j0.05-clean, seed 1). Only a repeat of its own
+     * size, in the same time within the noise, tells that (a stall after a
+     * real warm-up is within 2x of it too), and only of a size that is not
+     * small against the window (below: a pair of small ones corrects the
+     * latency). */
+    double big = 0.0;
+    for (int i = 0; i < m->n; i++)
+        big = fmax(big, m->w[i]);
+    if (m->pwarm)
+        agree = !fresh && fabs(work - m->pw[0]) <= 1e-9 * work && COST_SMALL_PAIR * work >= big &&
+                fabs(seconds / m->pt[0] - 1.0) <= tol;
     if (m->run > 0 && sign == m->run_sign && agree) {
         /* A second surprise in the same direction: the device changed. Restart
          * the window from the two bundles and correct the fit: faster than
@@ -509,9 +546,6 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * next large bundle. The engine's models (bound_s) keep the slope
          * correction: with this rule the bound of the 2x-slowdown cells came
          * out weaker. */
-        double big = 0.0;
-        for (int i = 0; i < m->n; i++)
-            big = fmax(big, m->w[i]);
         int small = m->warm_fresh && m->lat_known && COST_SMALL_PAIR * fmax(m->pw[0], work) < big;
         /* Two repeats (no warm-up in either) of clearly different sizes make
          * a line of their own: a GPU's 236-chunk bundle 14% slow and a
@@ -542,14 +576,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         m->outliers += outlier;
         return outlier;
     }
-    m->run = 1;
-    m->run_sign = sign;
-    m->pw[0] = work;
-    m->pb[0] = bytes;
-    m->pt[0] = seconds;
-    m->pfresh = fresh;
-    m->pdev = dev;
-    m->pex = ex;
+    remember_surprise(m, work, bytes, seconds, fresh, dev, ex);
     if (!outlier)
         accept(m, work, bytes, seconds, fresh);
     m->outliers += outlier;
