@@ -56,7 +56,16 @@
  * a CPU its start; on a repeating load a chunk's work is the engine's learned
  * estimate, and when those estimates move the models' per-byte terms wait for
  * bundles in the new unit). A GPU gets
- * its buffer as ONE bundle, a CPU drains its buffer one chunk per request.
+ * its buffer as ONE bundle, a CPU drains its buffer one chunk per request -
+ * except that a GPU whose share is long against its fixed costs (3 more
+ * latencies and two new sizes' warm-up under 1% of its time, both known)
+ * runs it as 4 pieces (hf__hass_plan_pieces): a piece much slower than its
+ * model (a surprise, not a warm-up) releases the rest of its buffer, which
+ * its owner runs on from the front only while that ends the round sooner
+ * than leaving it, and the other devices steal from the tail as from a CPU's
+ * (released_piece, steal). One bundle held a GPU slowed 2x mid-run to twice
+ * the round (n32768-fs-j0-slow: 1086 ms against 556; with pieces 619, and
+ * HASS's mean from round 2 590 ms against greedy's 601).
  * Devices that declare one shared link (hf_device_info.link: the nodes behind
  * rank 0's link, GPUs behind one PCIe switch) are split with the link in the
  * model (hass_link.c): the link serves them one transfer at a time in index
@@ -203,6 +212,9 @@ static void hass_destroy(void *state)
     free(h->last_rate);
     free(h->last_plan);
     free(h->hedge);
+    free(h->piece);
+    free(h->released);
+    free(h->spent);
     free(h->bundles);
     free(h->chunk_s);
     free(h->chunk_dev);
@@ -275,6 +287,9 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->last_rate = calloc(n, sizeof *h->last_rate);
     h->last_plan = calloc(n, sizeof *h->last_plan);
     h->hedge = calloc(n, sizeof *h->hedge);
+    h->piece = calloc(n, sizeof *h->piece);
+    h->released = calloc(n, sizeof *h->released);
+    h->spent = calloc(n, sizeof *h->spent);
     h->bundles = calloc(n, sizeof *h->bundles);
     h->was_alive = calloc(n, sizeof *h->was_alive);
     h->link_of = calloc(n, sizeof *h->link_of);
@@ -308,7 +323,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
         !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
         !h->inflight || !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone ||
         !h->prep || !h->pwork || !h->psize || !h->ptime || !h->last_rate || !h->last_plan ||
-        !h->bundles || !h->hedge) {
+        !h->bundles || !h->hedge || !h->piece || !h->released ||
+        !h->spent) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
@@ -418,6 +434,9 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     memset(h->buf, 0, (size_t)h->ndev * sizeof *h->buf);
     memset(h->committed, 0, (size_t)h->ndev * sizeof *h->committed);
     memset(h->inflight, 0, (size_t)h->ndev * sizeof *h->inflight);
+    memset(h->piece, 0, (size_t)h->ndev * sizeof *h->piece);
+    memset(h->released, 0, (size_t)h->ndev * sizeof *h->released);
+    memset(h->spent, 0, (size_t)h->ndev * sizeof *h->spent);
     if (r->round == 0 && !h->have_ratio) {
         for (int d = 0; d < h->ndev; d++) {
             h->pspan[d] = (size_t)h->profile_chunks;
@@ -446,6 +465,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     memcpy(counts, h->plan_n, sizeof counts);
     hf__hass_refresh_rates(h);
     hf__hass_lay_out(h, counts, 0);
+    hf__hass_plan_pieces(h);
     return 0;
 }
 
@@ -492,15 +512,23 @@ static int size_known(const struct hass *h, int d, size_t count)
 
 /* The CPU buffer an idle device should steal from: the one that needs the most
  * time to drain at its owner's rate; -1 if none has chunks left. */
+/* The rate at which victim c runs its own buffer: a CPU's planned rate, a
+ * released GPU's the rate its slow piece showed. */
+static double victim_rate(const struct hass *h, int c)
+{
+    return h->dev[c].is_gpu ? h->released[c] : h->rate[c];
+}
+
 static int steal_victim(const struct hass *h, int thief)
 {
     int best = -1;
     double best_t = 0.0;
     for (int c = 0; c < h->ndev; c++) {
-        if (c == thief || h->dev[c].is_gpu || h->buf[c].hi <= h->buf[c].lo)
+        if (c == thief || (h->dev[c].is_gpu && !(h->released[c] > 0.0)) ||
+            h->buf[c].hi <= h->buf[c].lo)
             continue;
-        double left = buf_work(h->r, &h->buf[c]);
-        double t = h->rate[c] > 0.0 ? left / h->rate[c] : INFINITY;
+        double left = buf_work(h->r, &h->buf[c]), cr = victim_rate(h, c);
+        double t = cr > 0.0 ? left / cr : INFINITY;
         if (best < 0 || t > best_t) {
             best = c;
             best_t = t;
@@ -521,8 +549,9 @@ static double gpu_rate_on(const struct hass *h, int g, double rho)
     return 1.0 / (inv + h->inv_bw[g] * rho);
 }
 
-/* An idle device with an empty buffer steals from the tail of a CPU buffer: a
- * GPU the share that makes it finish with the CPU, a CPU team one chunk. */
+/* An idle device with an empty buffer steals from the tail of a CPU buffer
+ * (or a released GPU's: its owner runs it from the front as a CPU does): a
+ * GPU the share that makes it finish with the owner, a CPU team one chunk. */
 static int steal(struct hass *h, int d, struct hf_span *out)
 {
     int c = steal_victim(h, d);
@@ -534,9 +563,9 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     size_t lo = h->buf[c].lo, hi = h->buf[c].hi;
     double left = buf_work(h->r, &h->buf[c]);
     double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0; /* bytes per work */
-    double g = gpu_rate_on(h, d, rho), cr = h->rate[c], gsum = 0.0;
+    double g = gpu_rate_on(h, d, rho), cr = victim_rate(h, c), gsum = 0.0;
     for (int k = 0; k < h->ndev; k++)
-        if (h->dev[k].is_gpu && h->r->alive[k])
+        if (h->dev[k].is_gpu && h->r->alive[k] && k != c)
             gsum += gpu_rate_on(h, k, rho);
     if (!(g > 0.0) || !(cr > 0.0) || !(gsum > 0.0))
         return hf__take_tail(h->buf, c, 1, out);
@@ -547,7 +576,9 @@ static int steal(struct hass *h, int d, struct hf_span *out)
      * busy + (left - x) / cr = x / gsum. With several GPUs this one takes
      * only its part of it, by rate, and comes back for more, so that no GPU
      * walks off with a tail the others need. */
-    double busy = h->inflight[c] ? hf__mean_chunk_work(h->r) / cr : 0.0;
+    double running = h->dev[c].is_gpu ? (double)h->piece[c] * hf__mean_chunk_work(h->r)
+                                       : hf__mean_chunk_work(h->r);
+    double busy = h->inflight[c] ? running / cr : 0.0;
     double x = fmin((busy + left / cr) / (1.0 / cr + 1.0 / gsum), left);
     double last = ch[hi - 1].work; /* the tail chunk: the least a steal takes */
     if (x < 0.5 * last && h->inflight[c])
@@ -650,6 +681,38 @@ static int cpu_should_leave(const struct hass *h, int c)
     return take > leave;
 }
 
+/* GPU d's next piece of its released buffer (see DESIGN, Split), from the
+ * front, when running it at the pace its slow piece showed ends the round
+ * sooner than leaving it to the other GPUs (their own buffers first, at
+ * their planned rates). Once the buffer is empty it steals like any GPU (a
+ * CPU may have left its tail to it). */
+static int released_piece(struct hass *h, int d, struct hf_span *out)
+{
+    const struct hf_round *r = h->r;
+    struct hf__buf *b = &h->buf[d];
+    size_t k = b->hi - b->lo < h->piece[d] ? b->hi - b->lo : h->piece[d];
+    double G = 0.0, W = 0.0, rest = buf_work(r, b), mine = 0.0;
+    for (int g = 0; g < h->ndev; g++) {
+        if (g == d || !h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
+            continue;
+        G += h->rate[g];
+        W += h->committed[g] + buf_work(r, &h->buf[g]);
+    }
+    for (size_t i = b->lo; i < b->lo + k; i++)
+        mine += r->chunks[i].work;
+    if (G > 0.0) {
+        double take = fmax(h->spent[d] + mine / h->released[d], (W + rest - mine) / G);
+        double leave = fmax(h->spent[d], (W + rest) / G);
+        if (take >= leave)
+            return 0;
+    }
+    out->first = b->lo;
+    out->count = k;
+    out->stolen = 0;
+    b->lo += k;
+    return 1;
+}
+
 /* Hands out a span and books it for the time estimates. */
 static int give(struct hass *h, int d, int got, const struct hf_span *out)
 {
@@ -713,6 +776,16 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
     }
     if (!h->dev[d].is_gpu && cpu_should_leave(h, d))
         return 0;
+    if (h->released[d] > 0.0 && h->buf[d].lo < h->buf[d].hi)
+        return released_piece(h, d, out);
+    if (h->piece[d] > 0 && h->buf[d].lo < h->buf[d].hi) {
+        size_t k = h->buf[d].hi - h->buf[d].lo;
+        out->first = h->buf[d].lo;
+        out->count = k < h->piece[d] ? k : h->piece[d];
+        out->stolen = 0;
+        h->buf[d].lo += out->count;
+        return 1;
+    }
     if (hf__take_own(h->buf, h->dev, d, out))
         return 1;
     if (hf__take_orphan(h->buf, h->dev, r->alive, h->ndev, d, out))
@@ -823,6 +896,7 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     if (seconds <= 0.0)
         return;
     h->bundles[d]++;
+    h->spent[d] += seconds;
     if (!h->dev[d].is_gpu && span->count == 1 && span->first < h->chunk_n) {
         h->chunk_s[span->first] = seconds;
         h->chunk_dev[span->first] = d;
@@ -870,6 +944,13 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         learn_warm_cost(h, d, span->count, work, bytes, own, h->link_of[d] >= 0);
         hf_cost_add(&h->model[d], work, bytes, own);
     }
+    /* A piece of a GPU's own buffer much slower than its model (a surprise,
+     * not a new size's warm-up): the rest of the buffer is opened to the
+     * other devices (see DESIGN, Split). */
+    const struct hf_cost_model *m = &h->model[d];
+    if (fit && h->split && h->piece[d] > 0 && !span->stolen && h->buf[d].lo < h->buf[d].hi &&
+        hass_slow_surprise(m) && !m->pfresh)
+        h->released[d] = work / own;
     if (h->split)
         return;
     double rate = work / seconds;

@@ -12,6 +12,9 @@
 
 #define HASS_SIZES 64   /* bundle sizes remembered per device */
 #define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
+#define HASS_PIECES 4   /* a GPU's long share runs as this many bundles (hass.c, Split) */
+#define HASS_PIECE_COST 0.01 /* ... where their extra latency and new sizes cost at most this
+                                share of its time */
 #define HASS_HEDGE_PAYS 8 /* a slow surprise is hedged when its excess is this many times
                              what a hedge costs (hass.c, hedge_surprises) */
 
@@ -43,6 +46,11 @@ struct hass {
     double plan_reserve; /* the reserve fraction fixed with the plan */
     double *hedge;      /* per device: the part of its share laid at a CPU's tail in the
                            next round only, after a slow surprise (hass.c, hedge_surprises) */
+    size_t *piece;      /* per GPU: the chunks of each bundle of its own buffer this round
+                           (0: the whole buffer as one bundle; hf__hass_plan_pieces) */
+    double *released;   /* per GPU: > 0 once a piece came in as a slow surprise, the rate
+                           (work/s) it showed; the rest of its buffer is open to thieves */
+    double *spent;      /* per device: seconds of its bundles finished this round */
     int have_ratio;
     double *warm;       /* per device: what a bundle of a new size costs it once (s) */
     long *nwarm;        /* per device: measures of it so far */
@@ -125,6 +133,7 @@ int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, 
 void hf__hass_add_probes(struct hass *h, size_t *counts);
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
+void hf__hass_plan_pieces(struct hass *h);
 void hf__hass_split_rest(struct hass *h, size_t base);
 int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n);
 int hf__hass_warm_models(struct hass *h);

@@ -310,6 +310,29 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
     h->pool_next = h->r->nchunks;
 }
 
+/* Splits each GPU's own buffer into HASS_PIECES bundles where its planned
+ * time is long enough that the extra bundles' latency, and the two new sizes
+ * they are (a piece and the last one), cost it at most HASS_PIECE_COST, both
+ * known (its latency seen, its warm-up measured at least once; see
+ * hass.c, DESIGN, Split): a piece much slower than its model releases the
+ * rest of the buffer to the others (hass_finished). Not on a shared link,
+ * whose waits are estimated per bundle handed out, nor under a plan by rates,
+ * whose buffers are cut by learned cost. */
+void hf__hass_plan_pieces(struct hass *h)
+{
+    double w = hf__mean_chunk_work(h->r);
+    for (int d = 0; d < h->ndev; d++) {
+        size_t c = h->buf[d].hi - h->buf[d].lo;
+        h->piece[d] = 0;
+        if (!h->dev[d].is_gpu || h->by_rates || h->link_of[d] >= 0 || c < HASS_PIECES ||
+            !h->model[d].lat_known || h->nwarm[d] == 0)
+            continue;
+        double extra = (HASS_PIECES - 1) * h->model[d].lat + 2.0 * hass_new_size_cost(h, d);
+        if (extra <= HASS_PIECE_COST * model_time(h, d, c, w))
+            h->piece[d] = (c + HASS_PIECES - 1) / HASS_PIECES;
+    }
+}
+
 /* Whole chunk counts for n chunks of work w from the continuous split x under
  * the lines lat + work * inv: floors, then each leftover chunk to whoever
  * finishes it first. 0 when no device can take one. */
@@ -482,6 +505,8 @@ void hf__hass_split_rest(struct hass *h, size_t base)
         return; /* nobody is measured: keep serving the shared pool */
     h->plan_reserve = hf__hass_reserve_for(h, counts);
     hf__hass_lay_out(h, counts, base);
+    if (!h->profiling)
+        hf__hass_plan_pieces(h);
 }
 
 /* Loads a model for every device from the profile; 1 when all were there. */

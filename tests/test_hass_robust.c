@@ -137,13 +137,15 @@ static void test_slowdown_reopens_the_split(void **unused)
     hf_run_free(run);
 }
 
-/* A GPU slowed 2x from round 4 on: its one bundle holds round 4 at twice its
- * length (nobody can take it back), and its model believes the change only
- * after a second slow bundle. Round 5 must not pay the same again: HASS lays
- * half the surprised GPU's share at the CPU's tail, where the other GPU
- * steals it (hedge_surprises). Before, round 5 took 211.6 ms as round 4 did
- * (greedy, one chunk at a time, 147 ms); now about the 141 ms of the split
- * that matches. */
+/* A GPU slowed 2x from round 4 on. Its share (~0.1 s against a 20 us
+ * latency) runs as 4 pieces, and the first slow piece opens the rest of its
+ * buffer to the other GPU (hass_finished, released_piece): round 4 took 1.48x
+ * the settled round, where one bundle had held it at 2x (211.6 ms). Its model
+ * believes the change only after a second slow bundle, and round 5 must not
+ * pay again: HASS lays half the surprised GPU's share at the CPU's tail,
+ * where the other GPU steals it (hedge_surprises). Before, round 5 took
+ * 211.6 ms as round 4 did (greedy, one chunk at a time, 147 ms); now about
+ * the 141 ms of the split that matches. */
 static void test_slowdown_costs_one_round(void **unused)
 {
     (void)unused;
@@ -154,7 +156,8 @@ static void test_slowdown_costs_one_round(void **unused)
                                  8, 64);
     show(run);
     double settled = run->rounds[3].makespan_s;
-    assert_true(run->rounds[4].makespan_s > 1.8 * settled); /* the slowdown happened */
+    assert_true(run->rounds[4].makespan_s > 1.2 * settled); /* the slowdown happened, */
+    assert_true(run->rounds[4].makespan_s < 1.6 * settled); /* and was shared */
     for (int r = 5; r < run->nrounds; r++)
         assert_true(run->rounds[r].makespan_s < 1.45 * settled);
     hf_run_free(run);
