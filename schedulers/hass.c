@@ -58,8 +58,9 @@
  * bundles in the new unit). A GPU gets
  * its buffer as ONE bundle, a CPU drains its buffer one chunk per request -
  * except that a GPU whose share is long against its fixed costs (3 more
- * latencies and two new sizes' warm-up under 1% of its time, both known)
- * runs it as 4 pieces (hf__hass_plan_pieces): a piece much slower than its
+ * latencies and two new sizes' warm-up under 1% of its time, both known),
+ * beside devices that together run at half its rate or more, runs it as 4
+ * pieces (hf__hass_plan_pieces): a piece much slower than its
  * model (a surprise, not a warm-up) releases the rest of its buffer, which
  * its owner runs on from the front only while that ends the round sooner
  * than leaving it, and the other devices steal from the tail as from a CPU's
@@ -214,6 +215,7 @@ static void hass_destroy(void *state)
     free(h->hedge);
     free(h->piece);
     free(h->released);
+    free(h->piece_plan);
     free(h->spent);
     free(h->bundles);
     free(h->chunk_s);
@@ -289,6 +291,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->hedge = calloc(n, sizeof *h->hedge);
     h->piece = calloc(n, sizeof *h->piece);
     h->released = calloc(n, sizeof *h->released);
+    h->piece_plan = calloc(n, sizeof *h->piece_plan);
     h->spent = calloc(n, sizeof *h->spent);
     h->bundles = calloc(n, sizeof *h->bundles);
     h->was_alive = calloc(n, sizeof *h->was_alive);
@@ -324,7 +327,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
         !h->inflight || !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone ||
         !h->prep || !h->pwork || !h->psize || !h->ptime || !h->last_rate || !h->last_plan ||
         !h->bundles || !h->hedge || !h->piece || !h->released ||
-        !h->spent) {
+        !h->spent || !h->piece_plan) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }

@@ -48,6 +48,8 @@ struct hass {
                            next round only, after a slow surprise (hass.c, hedge_surprises) */
     size_t *piece;      /* per GPU: the chunks of each bundle of its own buffer this round
                            (0: the whole buffer as one bundle; hf__hass_plan_pieces) */
+    size_t *piece_plan; /* per GPU: its planned count when its pieces were switched on
+                           (0: off) */
     double *released;   /* per GPU: > 0 once a piece came in as a slow surprise, the rate
                            (work/s) it showed; the rest of its buffer is open to thieves */
     double *spent;      /* per device: seconds of its bundles finished this round */

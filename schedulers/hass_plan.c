@@ -313,23 +313,37 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
 /* Splits each GPU's own buffer into HASS_PIECES bundles where its planned
  * time is long enough that the extra bundles' latency, and the two new sizes
  * they are (a piece and the last one), cost it at most HASS_PIECE_COST, both
- * known (its latency seen, its warm-up measured at least once; see
- * hass.c, DESIGN, Split): a piece much slower than its model releases the
- * rest of the buffer to the others (hass_finished). Not on a shared link,
- * whose waits are estimated per bundle handed out, nor under a plan by rates,
- * whose buffers are cut by learned cost. */
+ * known (its latency seen, its warm-up measured at least once; see hass.c,
+ * DESIGN, Split), and where the other devices together run at half its rate
+ * or more (a CPU at 1/35 of a GPU's rate gains nothing from its released
+ * pieces: on an H200, n = 32768, the pieces cost 0.8% of the round). A piece
+ * much slower than its model releases the rest of the buffer to the others
+ * (hass_finished). Once on, pieces stay on while the GPU's planned count
+ * holds (their own warm-ups, once measured, would turn them off again: two
+ * rounds of new sizes for nothing). Not on a shared link, whose waits are
+ * estimated per bundle handed out, nor under a plan by rates, whose buffers
+ * are cut by learned cost. */
 void hf__hass_plan_pieces(struct hass *h)
 {
-    double w = hf__mean_chunk_work(h->r);
+    double w = hf__mean_chunk_work(h->r), all = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        all += h->r->alive[d] ? h->rate[d] : 0.0;
     for (int d = 0; d < h->ndev; d++) {
         size_t c = h->buf[d].hi - h->buf[d].lo;
         h->piece[d] = 0;
         if (!h->dev[d].is_gpu || h->by_rates || h->link_of[d] >= 0 || c < HASS_PIECES ||
-            !h->model[d].lat_known || h->nwarm[d] == 0)
+            !h->model[d].lat_known || h->nwarm[d] == 0 || all - h->rate[d] < 0.5 * h->rate[d]) {
+            h->piece_plan[d] = 0;
             continue;
+        }
         double extra = (HASS_PIECES - 1) * h->model[d].lat + 2.0 * hass_new_size_cost(h, d);
-        if (extra <= HASS_PIECE_COST * model_time(h, d, c, w))
+        int on = h->piece_plan[d] > 0 && h->piece_plan[d] == h->plan_n[d];
+        if (on || extra <= HASS_PIECE_COST * model_time(h, d, c, w)) {
             h->piece[d] = (c + HASS_PIECES - 1) / HASS_PIECES;
+            h->piece_plan[d] = h->plan_n[d];
+        } else {
+            h->piece_plan[d] = 0;
+        }
     }
 }
 

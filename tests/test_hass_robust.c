@@ -163,6 +163,29 @@ static void test_slowdown_costs_one_round(void **unused)
     hf_run_free(run);
 }
 
+/* The same long share (~0.2 s a round against a 20 us latency) next to a CPU
+ * alone: the CPU, at 1/35 of the GPU's rate, would gain nothing from pieces
+ * released to it, so the GPU runs its buffer as one bundle (on an H200,
+ * n = 32768, 4 pieces had cost 0.8% of the round). Beside a second GPU the
+ * same share runs as 4 pieces once its model knows its latency. */
+static void test_pieces_only_beside_a_helper(void **unused)
+{
+    (void)unused;
+    for (int gpus = 1; gpus <= 2; gpus++) {
+        struct hf_run *run =
+            run_sim("hass",
+                    gpus == 1 ? MATMUL(16384) "[devices]\nsim = host, h200\n" CPU "[sim.h200]\n" GPU
+                              : MATMUL(16384) "[devices]\nsim = host, h200, h200\n" CPU
+                                              "[sim.h200]\n" GPU,
+                    6, 64);
+        for (int r = 3; r < run->nrounds; r++) { /* its latency is known from round 3 */
+            const struct hf_round_device *g = &run->rounds[r].dev[1];
+            assert_int_equal(g->bundles - g->stolen, gpus == 1 ? 1 : 4);
+        }
+        hf_run_free(run);
+    }
+}
+
 /* A small load where fixed costs outweigh help: 64 us of GPU work, one GPU
  * with 20 us per bundle, one with 200 us, a CPU at 100 us per chunk. The
  * near GPU alone finishes in 84 us; HASS must use it alone, not three devices. */
@@ -659,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_stall_costs_at_most_two_rounds),
         cmocka_unit_test(test_slowdown_reopens_the_split),
         cmocka_unit_test(test_slowdown_costs_one_round),
+        cmocka_unit_test(test_pieces_only_beside_a_helper),
         cmocka_unit_test(test_small_load_leaves_devices_out),
         cmocka_unit_test(test_noisy_cpu_is_not_the_straggler),
         cmocka_unit_test(test_efficiency_never_exceeds_one),
