@@ -183,8 +183,10 @@
  * in a 0.85 ms round, and a first rule that asked for twice the model's time
  * missed a 1.9x one, which the next round then paid again.
  * A device left out of the split for `reprobe` rounds gets one chunk to
- * re-measure it where that chunk ends within the planned round (a probe must
- * cost nothing), so a device left out on old evidence can come back.
+ * re-measure it where that chunk ends within the planned round even at 4x
+ * its model's time (a probe must cost nothing, and a device idle for rounds
+ * runs its first chunk cold), so a device left out on old evidence can come
+ * back.
  * Models are saved in the profile (`hass.model`, and `hass.rate` = 1/inv) at
  * every round_end.
  *
@@ -1147,7 +1149,9 @@ static const struct hf_config_key hass_keys[] = {
     {NULL, "growth_stop", HF_KEY_NUM, 0, 10, 0, NULL, "0.10",
      "profiling stops when the rate grows less"},
     {NULL, "stable_tol", HF_KEY_NUM, 0, 1, 0, NULL, "0.01", "a split this close is stable"},
-    {NULL, "window", HF_KEY_INT, 1, 64, 0, NULL, "4", "rounds of rates averaged"},
+    {NULL, "window", HF_KEY_INT, 1, 64, 0, NULL, "4", "accepted and ignored (old configs)"},
+    {NULL, "reprobe", HF_KEY_INT, 0, 1048576.0, 0, NULL, "8",
+     "rounds before a left-out device is re-measured (0: never)"},
     {NULL, "reserve", HF_KEY_NUM, 0, 0.5, 0, NULL, "0", "share of each GPU's work left to steal"},
     {NULL, "steal", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "idle GPUs steal from the CPU buffer"},
     {NULL, "warm_start", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "start from the saved profile"},

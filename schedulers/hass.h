@@ -12,6 +12,7 @@
 
 #define HASS_SIZES 64   /* bundle sizes remembered per device */
 #define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
+#define HASS_COLD 4     /* a probe's chunk, run cold, may take this many times its model's time */
 #define HASS_PIECES 4   /* a GPU's long share runs as this many bundles (hass.c, Split) */
 #define HASS_PIECE_COST 0.01 /* ... where their extra latency and new sizes cost at most this
                                 share of its time */

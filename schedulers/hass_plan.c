@@ -228,8 +228,11 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
 /* Gives one chunk to each alive device that was left out for `reprobe` rounds
  * in a row (taken from the device with the most chunks), so that its model is
  * measured again - but only where that chunk, by the model, ends before the
- * planned round does: a probe must cost nothing. A device left out for its
- * latency at a small load comes back when the load grows. */
+ * planned round does even at HASS_COLD times its time: a probe must cost
+ * nothing, and a device idle for rounds runs its first chunk cold (a real
+ * CPU's thread pool and caches: on an H200 host, make run's config, a probe
+ * predicted to fit a 0.8 ms round took 1.6 ms and held it). A device left
+ * out for its latency at a small load comes back when the load grows. */
 void hf__hass_add_probes(struct hass *h, size_t *counts)
 {
     double w = hf__mean_chunk_work(h->r), ms = 0.0;
@@ -237,7 +240,7 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
         ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
     for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
         if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
-            !h->model[d].fitted || finish_plus(h, d, counts, w) > ms)
+            !h->model[d].fitted || HASS_COLD * finish_plus(h, d, counts, w) > ms)
             continue;
         int most = 0;
         for (int k = 1; k < h->ndev; k++)

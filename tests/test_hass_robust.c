@@ -392,6 +392,29 @@ static void test_slow_cpu_chunk_sits_out(void **unused)
     hf_run_free(run);
 }
 
+/* A CPU slowed 30x from round 3 (another process took its cores), its chunk
+ * 0.38 ms against a 0.9 ms round: it sits out, and its probe chunk (every 2
+ * rounds here: [hass] reprobe, a documented knob the key table had lacked)
+ * fitted the round by its model, so round 6 ran it at 11.7 ms. A device idle
+ * for rounds runs its first chunk cold (on a real H200 host a CPU probe
+ * predicted to fit a 0.8 ms round took 1.6 ms), so a probe must fit the
+ * round at HASS_COLD (4) times its model's time: after the slowdown's own
+ * round no round is held by the CPU. */
+static void test_cold_probe_does_not_hold_the_round(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(2048) "[devices]\nsim = host, h200\n" CPU
+                                 "slowdown = 30@3\n[sim.h200]\n" GPU "[hass]\nreprobe = 2\n",
+                                 12, 64);
+    show(run);
+    double settled = run->rounds[2].makespan_s;
+    assert_true(run->rounds[3].makespan_s > 5.0 * settled); /* the slow chunk */
+    for (int r = 4; r < run->nrounds; r++)
+        assert_true(run->rounds[r].makespan_s < 1.2 * settled);
+    hf_run_free(run);
+}
+
 /* The bound when a device's model flags most of its bundles of the round as
  * outliers (a CPU model fitted on learned costs that ran ahead of their
  * time: on a real H200 host HASS's bound fell to 2.7 ms against 52 ms
@@ -700,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_lone_gpu_runs_one_bundle),
         cmocka_unit_test(test_bound_outvoted_model),
         cmocka_unit_test(test_slow_cpu_chunk_sits_out),
+        cmocka_unit_test(test_cold_probe_does_not_hold_the_round),
         cmocka_unit_test(test_profile_stall_leaves_no_gpu_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
