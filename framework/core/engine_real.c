@@ -24,6 +24,10 @@
  * merge's task, usually comes within that, and finds it running. Woken from
  * sleep on the GPU machine's vCPUs it took 1.3 ms to start a round's bundle,
  * and 4-7 ms in some runs (kron-22 BFS, whose whole search is 1-2 ms).
+ * SPIN_S covers the host's own work between two rounds as well: make run's
+ * config verifies 16 rows of C per round (44 ms), and with 20 ms of polling
+ * its 0.8 ms rounds were held 0.03-0.07 ms on average past the GPU's bundle,
+ * 0.2-0.3 ms in some (0.006-0.016 ms without the verification).
  * wake_gen counts the wake-ups, so that polling misses none.
  */
 #include <omp.h>
@@ -58,7 +62,7 @@ struct hf__real {
     unsigned long wake_gen;  /* bumped (under the lock) at every wake-up of the devices */
 };
 
-#define SPIN_S 0.02 /* a GPU's host thread polls this long before it sleeps */
+#define SPIN_S 0.1 /* a GPU's host thread polls this long before it sleeps */
 
 /* Wakes every device thread; with the lock held. */
 static void wake_devices(struct hf__real *R)
