@@ -515,8 +515,6 @@ static int size_known(const struct hass *h, int d, size_t count)
     return 1;
 }
 
-/* The CPU buffer an idle device should steal from: the one that needs the most
- * time to drain at its owner's rate; -1 if none has chunks left. */
 /* The rate at which victim c runs its own buffer: a CPU's planned rate, a
  * released GPU's the rate its slow piece showed. */
 static double victim_rate(const struct hass *h, int c)
@@ -524,6 +522,9 @@ static double victim_rate(const struct hass *h, int c)
     return h->dev[c].is_gpu ? h->released[c] : h->rate[c];
 }
 
+/* The buffer an idle device should steal from (a CPU's, or a released GPU's):
+ * the one that needs the most time to drain at its owner's rate; -1 if none
+ * has chunks left. */
 static int steal_victim(const struct hass *h, int thief)
 {
     int best = -1;
@@ -686,6 +687,16 @@ static int cpu_should_leave(const struct hass *h, int c)
     return take > leave;
 }
 
+/* Hands out the first k chunks of buffer b (at most what it holds). */
+static int take_front(struct hf__buf *b, size_t k, struct hf_span *out)
+{
+    out->first = b->lo;
+    out->count = k < b->hi - b->lo ? k : b->hi - b->lo;
+    out->stolen = 0;
+    b->lo += out->count;
+    return 1;
+}
+
 /* GPU d's next piece of its released buffer (see DESIGN, Split), from the
  * front, when running it at the pace its slow piece showed ends the round
  * sooner than leaving it to the other GPUs (their own buffers first, at
@@ -711,11 +722,7 @@ static int released_piece(struct hass *h, int d, struct hf_span *out)
         if (take >= leave)
             return 0;
     }
-    out->first = b->lo;
-    out->count = k;
-    out->stolen = 0;
-    b->lo += k;
-    return 1;
+    return take_front(b, k, out);
 }
 
 /* Hands out a span and books it for the time estimates. */
@@ -783,14 +790,8 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         return 0;
     if (h->released[d] > 0.0 && h->buf[d].lo < h->buf[d].hi)
         return released_piece(h, d, out);
-    if (h->piece[d] > 0 && h->buf[d].lo < h->buf[d].hi) {
-        size_t k = h->buf[d].hi - h->buf[d].lo;
-        out->first = h->buf[d].lo;
-        out->count = k < h->piece[d] ? k : h->piece[d];
-        out->stolen = 0;
-        h->buf[d].lo += out->count;
-        return 1;
-    }
+    if (h->piece[d] > 0 && h->buf[d].lo < h->buf[d].hi)
+        return take_front(&h->buf[d], h->piece[d], out);
     if (hf__take_own(h->buf, h->dev, d, out))
         return 1;
     if (hf__take_orphan(h->buf, h->dev, r->alive, h->ndev, d, out))
