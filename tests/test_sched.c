@@ -72,6 +72,11 @@ static void node_init(struct tnode *n, const char *spec)
     }
 }
 
+/* The chunks' declared work is `w` times this, their time that of `w`, and the
+ * round says its estimates moved by `unit_moved` (hf_round.cost_moved): a
+ * repeating load whose chunk costs were re-estimated in a new unit. */
+static double unit_scale = 1.0, unit_moved = 0.0;
+
 /* Runs one round of `nchunks` chunks of `w` work each; fails the test on any
  * contract violation. Standalone rates are passed when `standalone`. */
 static void run_round(const struct hf_sched_ops *ops, void *st, struct tnode *n, int round,
@@ -85,7 +90,7 @@ static void run_round(const struct hf_sched_ops *ops, void *st, struct tnode *n,
         ch[i].index = i;
         ch[i].begin = i;
         ch[i].end = i + 1;
-        ch[i].work = w;
+        ch[i].work = w * unit_scale;
     }
     double sa[MAXD], sum_sa = 0.0;
     for (int d = 0; d < n->ndev; d++) {
@@ -97,8 +102,8 @@ static void run_round(const struct hf_sched_ops *ops, void *st, struct tnode *n,
             sum_sa += sa[d];
     }
     struct hf_round r = {.round = round, .nchunks = nchunks, .chunks = ch,
-                         .total_work = w * nchunks, .alive = n->alive,
-                         .standalone_rate = standalone ? sa : NULL};
+                         .total_work = w * unit_scale * nchunks, .alive = n->alive,
+                         .standalone_rate = standalone ? sa : NULL, .cost_moved = unit_moved};
     memset(out, 0, sizeof *out);
     assert_int_equal(ops->round_begin(st, &r), 0);
 
@@ -319,6 +324,37 @@ static void test_hass_profile_growth_and_knobs(void **unused)
     unmake(&f);
 }
 
+/* Qilin on a repeating load whose chunk costs were re-estimated in a new unit
+ * (hf_round.cost_moved; here every chunk's declared work doubled, its time
+ * did not): its training points are counted again in the new estimates and
+ * the lines refitted (refit_in_new_unit), so the CPU and the GPU (4 s a
+ * bundle, a fifth of its round) split the load as they did when nothing
+ * moved. In the old unit the lines priced every chunk twice and the GPU's
+ * latency half. */
+static void test_qilin_refits_in_a_new_unit(void **unused)
+{
+    (void)unused;
+    size_t gpu[3] = {0};
+    for (int scale = 1; scale <= 2; scale++) {
+        struct tnode n;
+        node_init(&n, "c:2:0.01,g:50:4");
+        struct fixture f;
+        assert_int_equal(make(&f, "qilin", &n, "[qilin]\ntrain_fraction = 0.2\npoints = 4\n"), 0);
+        struct tround tr;
+        run_round(f.ops, f.st, &n, 0, 1000, 1.0, 0, &tr);
+        unit_scale = scale;
+        unit_moved = scale == 2 ? 1.0 : 0.0;
+        run_round(f.ops, f.st, &n, 1, 1000, 1.0, 0, &tr);
+        unit_scale = 1.0;
+        unit_moved = 0.0;
+        gpu[scale] = tr.chunks[1];
+        unmake(&f);
+    }
+    print_message("GPU chunks: %zu as before, %zu in the new unit\n", gpu[1], gpu[2]);
+    assert_true(gpu[1] > 0);
+    assert_true(gpu[2] + 1 >= gpu[1] && gpu[2] <= gpu[1] + 1);
+}
+
 /* Qilin's fit is exact for a linear device model: a GPU span of N work takes
  * lat + N/rate, a CPU chunk lat + w/rate (so T(k chunks) is linear too). */
 static void test_qilin_fit_exact(void **unused)
@@ -431,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_hass_warm_start_and_steal),
         cmocka_unit_test(test_hass_profile_growth_and_knobs),
         cmocka_unit_test(test_qilin_fit_exact),
+        cmocka_unit_test(test_qilin_refits_in_a_new_unit),
         cmocka_unit_test(test_static),
         cmocka_unit_test(test_greedy_and_minmin),
     };
