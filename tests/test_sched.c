@@ -260,7 +260,7 @@ static void test_hass_converges(void **unused)
         if (round >= 3)
             for (int d = 0; d < n.ndev; d++)
                 assert_true(fabs(tr.plan[d] - prev[d]) < 0.01);
-        /* A GPU's share here takes ~10 s against 2 ms a bundle: it runs as
+        /* A GPU's share here takes ~1 s against 2 ms a bundle: it runs as
          * HASS_PIECES (4) bundles of its own buffer (a short share runs as
          * one: test_hass_robust's test_lone_gpu_runs_one_bundle), plus steals. */
         if (round >= 1)
