@@ -43,7 +43,7 @@
  * slower than any latency allows): not fitted and not a surprise, so a
  * split that moves does not teach the model that the device got slower (on a real H200 the first
  * bundle of a new size took up to 40 ms where repeats took 0.7 ms). It is
- * remembered, though, where no surprise is pending: a repeat of its size in
+ * remembered, though, where no slow surprise is pending: a repeat of its size in
  * the same time (within the surprise tolerance) says there was no warm-up,
  * and the two restart the window like two surprises. Before
  * the latency is known a bundle of a size the window lacks is fitted
@@ -485,7 +485,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * time per unit). */
         m->warmups++;
         m->outliers += outlier;
-        if (m->run == 0) { /* a surprise pending stays the one to pair */
+        if (m->run == 0 || m->run_sign < 0) { /* a slow surprise pending stays the one to pair */
             remember_surprise(m, work, bytes, seconds, 1, dev, ex);
             m->pwarm = 1;
         }
