@@ -30,7 +30,8 @@
  * are told to expect warm-ups: hf_cost_model.warm_fresh). A whole profile
  * span slower per unit of work than the one half its size (a stall: an
  * affine device's rate only rises with the span) is not fitted and is run
- * once more; a GPU whose profile the round cut off before that rerun takes
+ * once more, its size marked run (the rerun is a repeat, without the
+ * warm-up); a GPU whose profile the round cut off before that rerun takes
  * the model of the GPU most like it by the standalone pass
  * (restart_cut_profile). Then the rest of the pool is split as below. A
  * device that round 0 leaves unmeasured (a GPU whose first bundle ran while
