@@ -1084,9 +1084,6 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
  * round 8: 2 chunks of the hump's middle in 84 ms, a 59 ms round before). */
 static void hedge_surprises(struct hass *h)
 {
-    double all = 0.0;
-    for (int d = 0; d < h->ndev; d++)
-        all += h->r->alive[d] ? h->rate[d] : 0.0;
     for (int d = 0; d < h->ndev; d++) {
         const struct hf_cost_model *m = &h->model[d];
         h->hedge[d] = 0.0;
@@ -1095,7 +1092,7 @@ static void hedge_surprises(struct hass *h)
             continue;
         double excess = m->pt[0] - hf_cost_time(m, m->pw[0], m->pb[0]);
         double cost = m->lat + hass_new_size_cost(h, d);
-        if (excess > HASS_HEDGE_PAYS * cost && all - h->rate[d] >= 0.5 * h->rate[d])
+        if (excess > HASS_HEDGE_PAYS * cost && hass_has_helpers(h, d))
             h->hedge[d] = 0.5;
     }
 }

@@ -115,6 +115,17 @@ static inline int hass_slow_surprise(const struct hf_cost_model *m)
     return m->fitted && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0;
 }
 
+/* Whether the other alive devices together run at half device d's rate or
+ * more: enough help to take over part of its share mid-round (a hedge, a
+ * released piece), where a CPU at 1/35 of a GPU's rate is not. */
+static inline int hass_has_helpers(const struct hass *h, int d)
+{
+    double all = 0.0;
+    for (int k = 0; k < h->ndev; k++)
+        all += h->r->alive[k] ? h->rate[k] : 0.0;
+    return all - h->rate[d] >= 0.5 * h->rate[d];
+}
+
 /* What a bundle of a size device d never ran costs it once: its warm-up as
  * learned from first bundles (hass.c, learn_warm_cost) or as its model's
  * window shows it (hf_cost_warmup), whichever is larger. */

@@ -150,10 +150,8 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
     return ms;
 }
 
-/* Plans chunk counts for n chunks: every alive, measured device first, then
- * leaving out one device at a time while that finishes sooner. A device with
- * no model yet is planned as the slowest measured device of its kind would be,
- * so that it gets measured. Returns 0 when no device can be planned. */
+/* Whether CPU d, its last chunk a slow surprise, would end even one of its
+ * `count` chunks after ms at that pace (see hass.h). */
 int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, double ms)
 {
     const struct hf_cost_model *m = &h->model[d];
@@ -162,6 +160,10 @@ int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, 
     return !h->dev[d].is_gpu && count > 0 && hass_slow_surprise(m) && w * m->pt[0] / m->pw[0] > ms;
 }
 
+/* Plans chunk counts for n chunks: every alive, measured device first, then
+ * leaving out one device at a time while that finishes sooner. A device with
+ * no model yet is planned as the slowest measured device of its kind would be,
+ * so that it gets measured. Returns 0 when no device can be planned. */
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
 {
     int nd = h->ndev, use[nd], any = 0;
@@ -328,14 +330,12 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
  * are cut by learned cost. */
 void hf__hass_plan_pieces(struct hass *h)
 {
-    double w = hf__mean_chunk_work(h->r), all = 0.0;
-    for (int d = 0; d < h->ndev; d++)
-        all += h->r->alive[d] ? h->rate[d] : 0.0;
+    double w = hf__mean_chunk_work(h->r);
     for (int d = 0; d < h->ndev; d++) {
         size_t c = h->buf[d].hi - h->buf[d].lo;
         h->piece[d] = 0;
         if (!h->dev[d].is_gpu || h->by_rates || h->link_of[d] >= 0 || c < HASS_PIECES ||
-            !h->model[d].lat_known || h->nwarm[d] == 0 || all - h->rate[d] < 0.5 * h->rate[d]) {
+            !h->model[d].lat_known || h->nwarm[d] == 0 || !hass_has_helpers(h, d)) {
             h->piece_plan[d] = 0;
             continue;
         }
