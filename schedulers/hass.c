@@ -34,10 +34,13 @@
  * warm-up); a GPU whose profile the round cut off before that rerun takes
  * the model of the GPU most like it by the standalone pass
  * (restart_cut_profile). Then the rest of the pool is split as below. A
- * device that round 0 leaves unmeasured (a GPU whose first bundle ran while
- * the CPU drained the pool) starts its model from the engine's standalone
- * pass on the load, a bundle it really ran (seed_standalone), so it is
- * planned rather than left out. With `warm_start`, the models saved in the
+ * GPU's first bundle can outlast the pool (a 40 ms first launch at a load
+ * the CPU drains in 3 ms): the other devices leave it the chunks of one
+ * repeat of that bundle (pool_held), whose size is warmed, so its time is
+ * the latency and a little work. A GPU whose model round 0 leaves with one
+ * size (that repeat) or none adds the engine's standalone pass on the load,
+ * a warm bundle it really ran (seed_standalone): two sizes, a latency and a
+ * rate, and a device planned rather than left out. With `warm_start`, the models saved in the
  * profile (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
  * profiling.
  *
@@ -344,15 +347,31 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     return 0;
 }
 
+/* Whether the model's window holds bundles of one size only (within 2x). */
+static int one_size(const struct hf_cost_model *m)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        lo = fmin(lo, m->w[i]);
+        hi = fmax(hi, m->w[i]);
+    }
+    return hi < 2.0 * lo;
+}
+
 /* The engine's standalone pass of each device on this load is a bundle it
  * ran: a GPU's whole load as one bundle, a CPU's chunks one at a time (a
- * chunk of the mean work, at the rate the pass measured). A model that round
- * 0 left empty starts from it (a GPU whose first bundle, never fitted, ran
- * while the CPU drained the profiling pool), so that the device is planned
- * by what it did rather than left out, and its first bundle of a new size is
- * judged against it (a warm-up is not taken for its rate). Models that round
- * 0 filled keep only their own bundles: on a load whose chunk costs are
- * learned, the standalone bundle is in the declared unit of work. */
+ * chunk of the mean work, at the rate the pass measured), and a warm one (a
+ * repeat to the model). A model that round 0 left empty starts from it, and
+ * a GPU's that holds one size, its profile cut (a first bundle, never
+ * fitted, ran while the CPU drained the profiling pool, and at most its
+ * repeat after it), adds it: the device is planned by what it did rather
+ * than left out, its latency is told from its rate (planned by its
+ * standalone rate alone, a GPU of four got a round-1 split 5% short for
+ * good), and its first bundle of a new size is judged against it (a warm-up
+ * is not taken for its rate). Other models keep only their own bundles: on
+ * a load whose chunk costs are learned, the standalone bundle is in the
+ * declared unit of work, and the whole-load bundle's jitter told latencies
+ * of 0-63 us for 20 (n16384-g8-j0.02-slow). */
 static void seed_standalone(struct hass *h, const struct hf_round *r)
 {
     if (!r->standalone_rate || r->nchunks == 0)
@@ -362,9 +381,11 @@ static void seed_standalone(struct hass *h, const struct hf_round *r)
         bytes += r->chunks[i].bytes;
     for (int d = 0; d < h->ndev; d++) {
         double rate = r->standalone_rate[d];
-        if (!(rate > 0.0) || h->model[d].n > 0)
+        int cut = h->dev[d].is_gpu && !h->profiled[d] && one_size(&h->model[d]);
+        if (!(rate > 0.0) || (h->model[d].n > 0 && !cut))
             continue;
         double w = h->dev[d].is_gpu ? r->total_work : r->total_work / (double)r->nchunks;
+        hf_cost_seen(&h->model[d], w); /* a warm pass: the best of several on real devices */
         hf_cost_add(&h->model[d], w, h->dev[d].is_gpu ? bytes : 0.0, w / rate);
     }
 }
@@ -757,6 +778,33 @@ static int same_work(const struct hass *h, size_t first, size_t k, double w)
     return fabs(x - w) <= 1e-9 * w;
 }
 
+/* The chunks of round 0's pool that device d leaves to other GPUs for a
+ * repeat of their first bundle's size, which tells the latency (DESIGN,
+ * Profile): to those whose first bundle runs, and those whose first bundle
+ * ended and who have not asked since. A GPU due for its own repeat takes it
+ * whatever that leaves the others, so some device can always take (those
+ * held for are running, or are asked when a bundle ends). A first bundle holds the first
+ * launch (40 ms on an H200), and at a small load the CPU drained the pool
+ * meanwhile: the GPU was planned from its standalone pass alone, without a
+ * latency, and its round-1 split stayed 5% off static's for good, since
+ * moving it paid new sizes (issue 12's matrix, n1024-fs-j0-gpu: 0.0975 ms a
+ * round against 0.0923). */
+static size_t pool_held(const struct hass *h, int d)
+{
+    size_t held = 0;
+    if (h->dev[d].is_gpu && h->prep[d] == REPEAT_DUE && !h->profiled[d])
+        return 0;
+    for (int g = 0; g < h->ndev; g++) {
+        if (g == d || !h->dev[g].is_gpu || !h->r->alive[g] || h->profiled[g])
+            continue;
+        if (h->fed[g] == 0 && h->inflight[g])
+            held += h->pspan[g];
+        else if (h->prep[g] == REPEAT_FIRST)
+            held += h->psize[g];
+    }
+    return held;
+}
+
 /* Chooses device d's next span: round 0's pool, its own buffer, an orphaned
  * buffer, or a steal. */
 static int hass_pick(struct hass *h, int d, struct hf_span *out)
@@ -765,12 +813,19 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
     if (!r->alive[d])
         return 0;
     if (!h->split) {
-        /* Round 0 before the split: everyone eats from the shared pool. */
-        if (h->pool_next >= r->nchunks)
+        /* Round 0 before the split: everyone eats from the shared pool, but
+         * leaves the other GPUs the repeat that starts their profile. */
+        size_t held = pool_held(h, d);
+        if (h->dev[d].is_gpu && h->prep[d] == REPEAT_FIRST && !h->profiled[d]) {
+            int short_of = h->pool_next + held + h->pspan[d] > r->nchunks;
+            h->prep[d] = short_of ? REPEAT_DUE : REPEAT_NONE_FITTED;
+            held = pool_held(h, d);
+        }
+        if (h->pool_next + held >= r->nchunks)
             return 0;
-        size_t left = r->nchunks - h->pool_next, k = h->dev[d].is_gpu ? h->pspan[d] : 1;
+        size_t left = r->nchunks - h->pool_next - held, k = h->dev[d].is_gpu ? h->pspan[d] : 1;
         if (h->dev[d].is_gpu && h->prep[d] == REPEAT_DUE && !h->profiled[d]) {
-            /* The repeat of the first fitted span (hass_finished) - unless
+            /* The repeat of its first bundle or first fitted span - unless
              * its chunks' work differs: its model would take it for a new
              * size (chunks need not cost the same) and learn nothing. */
             size_t again = h->psize[d] < left ? h->psize[d] : left;
@@ -947,6 +1002,13 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
          * n4096-g8-j0-gpu, seed 1: 23 chunks to the others' 33). */
         learn_warm_cost(h, d, span->count, work, bytes, own, 1);
         hf_cost_seen(&h->model[d], work);
+        if (!h->split && !h->profiled[d]) {
+            /* Where the pool left too little for its profile, the repeat of
+             * this warmed size tells its latency (pool_held). */
+            h->prep[d] = REPEAT_FIRST;
+            h->psize[d] = span->count;
+            h->pwork[d] = work;
+        }
     } else if (fit) {
         /* Behind a shared link, own still holds whatever the wait estimate
          * missed (the link's queue is known only for spans handed out

@@ -19,12 +19,15 @@
 #define HASS_HEDGE_PAYS 8 /* a slow surprise is hedged when its excess is this many times
                              what a hedge costs (hass.c, hedge_surprises) */
 
-/* Where a GPU stands with the repeat of its first fitted profile span
- * (hass.c: it tells the GPU's latency from its per-size warm-up). */
+/* Where a GPU stands with the repeat of its first fitted profile span, or of
+ * its first bundle (hass.c: it tells the GPU's latency from its per-size
+ * warm-up). */
 enum hass_repeat {
     REPEAT_NONE_FITTED, /* no profile span fitted yet */
+    REPEAT_FIRST,       /* the first bundle ran: repeat it where the pool is nearly empty */
     REPEAT_ONE_FITTED,  /* the first fitted: psize, pwork, ptime hold it */
-    REPEAT_DUE,         /* doubling it barely moved the time: run it again */
+    REPEAT_DUE,         /* run it again: doubling it barely moved the time, or the
+                           pool is too short for more than the first's repeat */
     REPEAT_DONE,        /* run, or not needed */
 };
 

@@ -232,9 +232,10 @@ static void test_noisy_cpu_is_not_the_straggler(void **unused)
 }
 
 /* The stress matrix's n = 1024 `gpu` trouble on CPU + 1 GPU: the GPU's first
- * bundle takes 40 ms, so the CPU drains round 0's profiling pool and the GPU
- * ends round 0 unmeasured (its first bundle is never fitted). HASS starts its
- * model from the engine's standalone pass and plans it by that; the first
+ * bundle takes 40 ms, so the CPU drains round 0's profiling pool but for the
+ * chunk of the GPU's repeat of that bundle, and the GPU ends round 0 with
+ * one bundle fitted, of one size (its first is never fitted). HASS adds the
+ * engine's standalone pass to its model and plans it by the two; the first
  * bundle of the new size (3 ms more) is judged against it, not fitted, so the
  * split of round 1 stands: from round 2 the GPU repeats one bundle size and
  * HASS reads >= 0.95 (it read 0.64: planned on the CPU alone, then on the
@@ -247,7 +248,7 @@ static void test_unmeasured_gpu_starts_from_standalone(void **unused)
                                  "warmup_ms = 40\nnew_size_ms = 3\n",
                                  10, 4);
     show(run);
-    assert_int_equal(run->rounds[0].dev[1].chunks, 1); /* unmeasured in round 0 */
+    assert_int_equal(run->rounds[0].dev[1].chunks, 2); /* its first bundle and the repeat */
     double mean = 0;
     for (int r = 2; r < run->nrounds; r++)
         mean += run->rounds[r].efficiency / (run->nrounds - 2);
@@ -284,9 +285,12 @@ static void test_warm_ups_do_not_move_the_plan(void **unused)
  * HASS moved the split by a few chunks in rounds 3 and 6, each time for 6 us
  * of gain and 3 ms of warm-up (mean makespan from round 2 9.1x the static
  * split's). HASS now reads the warm-up from a size's first bundle against
- * its first repeat, keeps the sizes the GPUs have run, and is within 10% of
- * the static split (an oracle here: its ratios are the devices' true rates)
- * with every GPU on its round-1 count. */
+ * its first repeat, keeps the sizes the GPUs have run, with every GPU on its
+ * round-1 count. That count came from the standalone pass alone, without a
+ * latency, 5.6% behind the static split (an oracle here: its ratios are the
+ * devices' true rates) for good; the CPU now leaves each GPU in its first
+ * bundle the chunk for a repeat of it, which with the standalone pass tells
+ * its latency, and HASS is at least as fast as the static split. */
 static void test_warmed_sizes_are_kept(void **unused)
 {
     (void)unused;
@@ -300,7 +304,7 @@ static void test_warmed_sizes_are_kept(void **unused)
     for (int r = 2; r < hass->nrounds; r++)
         for (int d = 1; d < hass->ndevices; d++)
             assert_int_equal(hass->rounds[r].dev[d].chunks, hass->rounds[1].dev[d].chunks);
-    assert_true(makespan_ratio(hass, fixed) <= 1.10);
+    assert_true(makespan_ratio(hass, fixed) <= 1.0);
     hf_run_free(hass);
     hf_run_free(fixed);
 }
