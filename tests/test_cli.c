@@ -12,6 +12,8 @@
 
 #include "test_files.h"
 
+#include <cJSON.h>
+
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -53,6 +55,14 @@ static int exists(const char *name)
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return stat(path, &st) == 0;
+}
+
+/* The whole of file `name` in the temporary directory (free it), or NULL. */
+static char *text_in_dir(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return read_text(path);
 }
 
 static void test_help(void **state)
@@ -180,6 +190,59 @@ static void test_sim_compare(void **state)
     assert_false(exists("r2.json"));
 }
 
+/* [compare] passes = 3 over three schedulers: nine runs, pass p from the
+ * p-th scheduler on (every scheduler once first, once last), pass p with
+ * seed + p - 1 (fresh jitter: a scheduler's passes differ), numbered in
+ * results.json and the report, summed up per scheduler after the table. */
+static void test_compare_passes(void **state)
+{
+    (void)state;
+    write_in_dir("p.ini", "[run]\napp = noop\nrounds = 3\nengine = sim\nprogress = no\n"
+                          "[load]\nchunks = 64\n[devices]\nsim = host, gpu\n"
+                          "[sim.host]\nkind = cpu\nrate = 1e6\njitter = 0.05\n"
+                          "[sim.gpu]\nkind = gpu\nrate = 4e6\njitter = 0.05\n"
+                          "[compare]\nschedulers = greedy, static, minmin\npasses = 3\n");
+    int rc = hetfarm("compare p.ini -o r.json");
+    if (rc != 0)
+        fail_msg("hetfarm compare failed (%d):\n%s", rc, out);
+    assert_non_null(strstr(out, "greedy p3"));
+    assert_non_null(strstr(out, "over the passes"));
+    char *json = text_in_dir("r.json");
+    assert_non_null(json);
+    cJSON *doc = cJSON_Parse(json);
+    free(json);
+    assert_non_null(doc);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
+    assert_int_equal(cJSON_GetArraySize(runs), 9);
+    static const char *const order[9] = {"greedy", "static", "minmin", "static", "minmin",
+                                         "greedy", "minmin", "greedy", "static"};
+    double greedy_ms[3] = {0};
+    for (int i = 0; i < 9; i++) {
+        const cJSON *r = cJSON_GetArrayItem(runs, i);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "scheduler")->valuestring,
+                            order[i]);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(r, "pass")->valueint, i / 3 + 1);
+        if (strcmp(order[i], "greedy") == 0) {
+            const cJSON *rounds = cJSON_GetObjectItemCaseSensitive(r, "rounds");
+            greedy_ms[i / 3] =
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rounds, 2), "makespan_s")
+                    ->valuedouble;
+        }
+    }
+    assert_true(greedy_ms[0] != greedy_ms[1] && greedy_ms[1] != greedy_ms[2]);
+    cJSON_Delete(doc);
+    char *html = text_in_dir("report.html");
+    assert_non_null(html);
+    assert_non_null(strstr(html, "minmin (pass 2)"));
+    free(html);
+    /* A pass count out of range names the key and the value. */
+    write_in_dir("p0.ini", "[run]\napp = noop\nengine = sim\n[devices]\nsim = host\n"
+                           "[sim.host]\nkind = cpu\nrate = 1e6\n[compare]\npasses = 0\n");
+    assert_int_equal(hetfarm("compare p0.ini -o r0.json"), 1);
+    assert_non_null(strstr(out, "p0.ini:10: [compare] passes = 0"));
+    assert_false(exists("r0.json"));
+}
+
 /* SIGINT and SIGTERM in the middle of a run: the devices stop, nothing is
  * written, and the exit status says which signal (130, 143). */
 static void test_interrupt(void **state)
@@ -254,6 +317,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_compare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,17 +3,18 @@
 # baselines on real GPUs against the new bound (bound_s), and what do outliers look like.
 #
 #   1. `make run`'s own config (configs/default.ini: matmul n = 2048, CPU + every GPU), the
-#      real engine only, every scheduler, 10 rounds, twice (two passes: the issue saw the
-#      result change from pass to pass); even passes run the schedulers in the reverse
-#      order (on one H200 host the first of a `compare` ran its identical GPU bundle 3-5%
-#      faster in three of four compares: bench/NOTES.md, twelfth session);
+#      real engine only, every scheduler, 10 rounds, PASSES times in one compare
+#      ([compare] passes: the issue saw the result change from pass to pass, and pass p
+#      starts from the p-th scheduler, since on one H200 host the first of a `compare` ran
+#      its identical GPU bundle 3-5% faster in three of four compares: bench/NOTES.md,
+#      twelfth session);
 #   2. matmul n = 16384 float32 on CPU + 1 GPU and CPU + 2 GPUs, every scheduler, 10 rounds.
 # Builds nothing: build here with `make` (nvcc present), carry build/ (and .gpulibs/ when the
 # GPU machine lacks the host libraries), then from the repository root:
 #
 #   OUT=/some/dir bench/gpu/hass_real.sh
 #
-# Results in $OUT: default-ini-pass<P>.json, matmul-n16384-g<G>.json (each with its .ini and
+# Results in $OUT: default-ini.json, matmul-n16384-g<G>.json (each with its .ini and
 # a Chrome trace), hass-real.log (the tables). Profiles go to $OUT/profiles, fresh the first
 # time (standalone rates measured once, then reused by every later run of this script).
 # Environment: BUILD (build), ROUNDS (10), PASSES (2), GPUS ("1 2"), N (16384).
@@ -50,15 +51,10 @@ nvidia-smi -L 2>&1 | tee -a "$log"
 grep -m1 'model name' /proc/cpuinfo | tee -a "$log"
 
 # 1. configs/default.ini, real engine only.
-REVERSED=$(echo "$SCHEDULERS" | tr ',' '\n' | tac | sed 's/^ *//' | paste -sd, | sed 's/,/, /g')
-for p in $(seq "$PASSES"); do
-    ini=$OUT/default-ini-pass$p.ini
-    order=$SCHEDULERS
-    [ $((p % 2)) = 0 ] && order=$REVERSED
-    python3 bench/ini_set.py configs/default.ini "$ini" run.rounds="$ROUNDS" \
-        compare.engines=real compare.schedulers="$order"
-    compare "default-ini-pass$p" "$ini" 120
-done
+ini=$OUT/default-ini.ini
+python3 bench/ini_set.py configs/default.ini "$ini" run.rounds="$ROUNDS" \
+    compare.engines=real compare.schedulers="$SCHEDULERS" compare.passes="$PASSES"
+compare default-ini "$ini" $((60 * PASSES))
 
 # 2. matmul n = N on CPU + 1 and + 2 GPUs.
 for g in $GPUS; do
@@ -104,7 +100,8 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         eff = sum(x["efficiency"] for x in rs) / max(1, len(rs))
         ms = sum(x["makespan_s"] for x in rs) / max(1, len(rs))
         out = sum(d.get("outliers", 0) for x in r["rounds"] for d in x["devices"])
-        print(f"  {r['scheduler']:8s} eff(r>=2) {eff:.3f}  makespan(r>=2) {ms * 1e3:9.3f} ms"
+        name = r["scheduler"] + (f" p{r['pass']}" if "pass" in r else "")
+        print(f"  {name:10s} eff(r>=2) {eff:.3f}  makespan(r>=2) {ms * 1e3:9.3f} ms"
               f"  outliers {out}")
 PY
 exit $status

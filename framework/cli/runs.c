@@ -2,7 +2,9 @@
  *
  * DESIGN
  * ------
- * One hf_run per (engine, scheduler); the first failure stops everything and
+ * One hf_run per (engine, pass, scheduler): pass p (of [compare] passes)
+ * runs the list from its p-th scheduler on, with seed + p - 1 (plan.c says
+ * why), and the runs are numbered with it. The first failure stops everything and
  * no results.json is written, so a stale or half-made results.json is never
  * mistaken for this run's (a run across nodes that fails leaves what it
  * finished in results.partial.json instead: partial.c). Results go out only
@@ -33,14 +35,17 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
                      int *nruns, struct hf__cli_failure *failed)
 {
     *nruns = 0;
-    if (!(*runs = calloc((size_t)(p->nengines * p->nsched), sizeof **runs)))
+    int passes = p->passes > 1 ? p->passes : 1;
+    if (!(*runs = calloc((size_t)p->nengines * (size_t)passes * (size_t)p->nsched, sizeof **runs)))
         return hf__cli_fail(HF_ENOMEM);
     int st = 0;
     for (int e = 0; e < p->nengines && !st; e++) {
-        for (int s = 0; s < p->nsched && !st; s++) {
+        for (int i = 0; i < passes * p->nsched && !st; i++) {
+            int pass = i / p->nsched, s = (i % p->nsched + pass) % p->nsched;
             struct hf_run_options o = p->base;
             o.engine = p->engines[e];
             o.sched = p->sched[s];
+            o.seed = p->base.seed + (uint64_t)pass;
             hf_clear_error();
             /* A node of a run across nodes serves rank 0's real-engine runs
              * and records none (cluster.c). */
@@ -58,7 +63,7 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
             if (rc != 0 || !(*runs)[*nruns])
                 st = hf__cli_fail(rc ? rc : HF_EINVAL);
             else
-                ++*nruns;
+                (*runs)[(*nruns)++]->pass = passes > 1 ? pass + 1 : 0;
         }
     }
     return st ? st : hf__cli_check_after(cfg);

@@ -122,6 +122,7 @@ struct hf_run {
     struct hf_event *inner_events;
     double wall_s;              /* host seconds the run took */
     char fault[256];            /* what went wrong on a device, "" if nothing */
+    int pass;                   /* `compare` with [compare] passes > 1: which (1..), else 0 */
     int nfigures;               /* the app's own figures (struct hf_app.figures) */
     struct hf_run_figure figures[HF_RUN_FIGURES];
 };

@@ -319,6 +319,13 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
     int rc = not_object(file, w, o);
     if (!rc)
         rc = get_str(file, w, o, "scheduler", REQ, NULL, &r->sched);
+    double pass = 0;
+    if (!rc)
+        rc = get_num(file, w, o, "pass", OPT, 0, &pass);
+    if (!rc && pass > 0) {
+        snprintf(r->label, sizeof r->label, "%s (pass %.0f)", r->sched, pass);
+        r->sched = r->label;
+    }
     if (!rc)
         rc = get_str(file, w, o, "engine", REQ, NULL, &r->engine);
     if (!rc)

@@ -181,6 +181,8 @@ static cJSON *run_json(const struct hf_run *r)
     cJSON_AddStringToObject(o, "engine", r->engine);
     cJSON_AddStringToObject(o, "signature", r->signature);
     cJSON_AddBoolToObject(o, "simulated", strcmp(r->engine, "sim") == 0);
+    if (r->pass > 0)
+        cJSON_AddNumberToObject(o, "pass", r->pass);
     cJSON *devs = cJSON_AddArrayToObject(o, "devices");
     for (int d = 0; d < r->ndevices; d++) {
         cJSON *x = cJSON_CreateObject();
@@ -371,6 +373,62 @@ static void device_list(const struct hf_run *r, char *buf, size_t width)
     }
 }
 
+/* A run's mean makespan from round 2 (its last round's when it has no round
+ * 2), and its mean efficiency there (NAN when none). */
+static double mean_from_round2(const struct hf_run *r, double *eff)
+{
+    double ms = 0.0, ef = 0.0;
+    int n = 0;
+    for (int k = 0; k < r->nrounds; k++)
+        if (r->rounds[k].round >= 2) {
+            ms += r->rounds[k].makespan_s;
+            ef += r->rounds[k].efficiency;
+            n++;
+        }
+    *eff = n ? ef / n : NAN;
+    return n ? ms / n : r->nrounds ? r->rounds[r->nrounds - 1].makespan_s : 0.0;
+}
+
+/* Runs of several passes ([compare] passes): one line per scheduler and
+ * engine over its passes, the mean makespan from round 2 averaged, with the
+ * least and the most of any pass: where the spread between passes is wider
+ * than the gap between two schedulers, the order of the table is luck. */
+static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
+{
+    fprintf(f, "\nover the passes: mean makespan from round 2 (s)\n%-14s %-9s %6s %11s %11s %11s "
+               "%9s\n", "scheduler", "engine", "passes", "mean", "least", "most", "eff(r>=2)");
+    for (int i = 0; i < nruns; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(runs[j]->scheduler, runs[i]->scheduler) ||
+                    strcmp(runs[j]->engine, runs[i]->engine);
+        if (!first)
+            continue;
+        double sum = 0.0, lo = INFINITY, hi = 0.0, esum = 0.0, eff;
+        int n = 0, ne = 0;
+        for (int j = i; j < nruns; j++) {
+            if (strcmp(runs[j]->scheduler, runs[i]->scheduler) ||
+                strcmp(runs[j]->engine, runs[i]->engine))
+                continue;
+            double m = mean_from_round2(runs[j], &eff);
+            sum += m;
+            lo = fmin(lo, m);
+            hi = fmax(hi, m);
+            n++;
+            if (!isnan(eff)) {
+                esum += eff;
+                ne++;
+            }
+        }
+        char ebuf[16] = "-";
+        if (ne)
+            snprintf(ebuf, sizeof ebuf, "%.3f", esum / ne);
+        fprintf(f, "%-14s %-9s %6d %11.4g %11.4g %11.4g %9s\n", runs[i]->scheduler,
+                strcmp(runs[i]->engine, "sim") == 0 ? "SIMULATED" : runs[i]->engine, n, sum / n,
+                lo, hi, ebuf);
+    }
+}
+
 /* One row per run; the footer explains the columns and flags simulated
  * times and faults, so the table can be pasted into a report as it is. */
 void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
@@ -380,37 +438,39 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
     fprintf(f, "%-10s %-9s %-30s %11s %11s %11s %6s %9s %7s %7s %4s\n", "scheduler", "engine",
             "devices", "makespan_s", "bound_s", "ideal_s", "eff", "eff(r>=2)", "stable",
             "stolen", "out");
+    int any_pass = 0;
     for (int i = 0; i < nruns; i++) {
         const struct hf_run *r = runs[i];
         int sim = strcmp(r->engine, "sim") == 0;
         any_sim |= sim;
+        any_pass |= r->pass > 0;
         any_fault |= r->fault[0] != '\0';
         char devs[31];
         device_list(r, devs, 30);
         const struct hf_round_stats *last = r->nrounds > 0 ? &r->rounds[r->nrounds - 1] : NULL;
-        double mean = 0;
-        int nmean = 0;
         size_t stolen = 0, outliers = 0;
-        for (int k = 0; k < r->nrounds; k++) {
-            for (int d = 0; d < r->ndevices && r->rounds[k].dev; d++)
+        for (int k = 0; k < r->nrounds; k++)
+            for (int d = 0; d < r->ndevices && r->rounds[k].dev; d++) {
                 outliers += r->rounds[k].dev[d].outliers;
-            if (r->rounds[k].round >= 2) {
-                mean += r->rounds[k].efficiency;
-                nmean++;
-            }
-            for (int d = 0; d < r->ndevices && r->rounds[k].dev; d++)
                 stolen += r->rounds[k].dev[d].stolen;
-        }
+            }
+        double mean;
+        mean_from_round2(r, &mean);
         char meanbuf[16] = "-", stablebuf[16] = "-";
-        if (nmean)
-            snprintf(meanbuf, sizeof meanbuf, "%.3f", mean / nmean);
+        if (!isnan(mean))
+            snprintf(meanbuf, sizeof meanbuf, "%.3f", mean);
         int st = plan_stable_round(r);
         if (st >= 0)
             snprintf(stablebuf, sizeof stablebuf, "%d", st);
         else if (st == -2)
             snprintf(stablebuf, sizeof stablebuf, "never");
+        char name[48];
+        if (r->pass > 0)
+            snprintf(name, sizeof name, "%s p%d", r->scheduler, r->pass);
+        else
+            snprintf(name, sizeof name, "%s", r->scheduler);
         fprintf(f, "%-10s %-9s %-30s %11.4g %11.4g %11.4g %6.3f %9s %7s %7zu %4zu%s\n",
-                r->scheduler, sim ? "SIMULATED" : r->engine, devs, last ? last->makespan_s : 0,
+                name, sim ? "SIMULATED" : r->engine, devs, last ? last->makespan_s : 0,
                 last ? last->bound_s : 0, last ? last->ideal_s : 0, last ? last->efficiency : 0,
                 meanbuf, stablebuf, stolen, outliers, r->fault[0] ? "  (fault)" : "");
     }
@@ -419,7 +479,9 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
                "ideal_s = work / sum of standalone rates (the older figure);\n"
                "eff(r>=2) = mean over rounds >= 2; stable = round from which the planned shares "
                "change < 1%%;\nout = bundles flagged as outliers (far slower than the device's "
-               "model).\n");
+               "model)%s.\n", any_pass ? "; p<N> = pass N of [compare] passes" : "");
+    if (any_pass)
+        passes_table(f, runs, nruns);
     if (any_sim)
         fprintf(f, "SIMULATED: virtual seconds from the sim engine's device models, not "
                    "measurements on this machine.\n");
