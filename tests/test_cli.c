@@ -190,10 +190,12 @@ static void test_sim_compare(void **state)
     assert_false(exists("r2.json"));
 }
 
-/* [compare] passes = 3 over three schedulers: nine runs, pass p from the
- * p-th scheduler on (every scheduler once first, once last), pass p with
- * seed + p - 1 (fresh jitter: a scheduler's passes differ), numbered in
- * results.json and the report, summed up per scheduler after the table. */
+/* [compare] passes = 4 over three schedulers: twelve runs in the orders of
+ * a Williams design (passes 1-3 rotate the list, pass 4 is pass 1 reversed:
+ * over six passes each scheduler follows each other one equally often),
+ * pass p with seed + p - 1 (fresh jitter: a scheduler's passes differ),
+ * numbered in results.json and the report, summed up per scheduler after
+ * the table. */
 static void test_compare_passes(void **state)
 {
     (void)state;
@@ -201,11 +203,11 @@ static void test_compare_passes(void **state)
                           "[load]\nchunks = 64\n[devices]\nsim = host, gpu\n"
                           "[sim.host]\nkind = cpu\nrate = 1e6\njitter = 0.05\n"
                           "[sim.gpu]\nkind = gpu\nrate = 4e6\njitter = 0.05\n"
-                          "[compare]\nschedulers = greedy, static, minmin\npasses = 3\n");
+                          "[compare]\nschedulers = greedy, static, minmin\npasses = 4\n");
     int rc = hetfarm("compare p.ini -o r.json");
     if (rc != 0)
         fail_msg("hetfarm compare failed (%d):\n%s", rc, out);
-    assert_non_null(strstr(out, "greedy p3"));
+    assert_non_null(strstr(out, "greedy p4"));
     assert_non_null(strstr(out, "over the passes"));
     char *json = text_in_dir("r.json");
     assert_non_null(json);
@@ -213,11 +215,12 @@ static void test_compare_passes(void **state)
     free(json);
     assert_non_null(doc);
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
-    assert_int_equal(cJSON_GetArraySize(runs), 9);
-    static const char *const order[9] = {"greedy", "static", "minmin", "static", "minmin",
-                                         "greedy", "minmin", "greedy", "static"};
-    double greedy_ms[3] = {0};
-    for (int i = 0; i < 9; i++) {
+    assert_int_equal(cJSON_GetArraySize(runs), 12);
+    static const char *const order[12] = {"greedy", "static", "minmin", "static",
+                                          "minmin", "greedy", "minmin", "greedy",
+                                          "static", "minmin", "static", "greedy"};
+    double greedy_ms[4] = {0};
+    for (int i = 0; i < 12; i++) {
         const cJSON *r = cJSON_GetArrayItem(runs, i);
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "scheduler")->valuestring,
                             order[i]);

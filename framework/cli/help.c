@@ -83,9 +83,11 @@ void hf__cli_help(FILE *f, enum hf__cmd c)
                    "Runs every scheduler of [compare] schedulers (default: all) on the same loads\n"
                    "and seed, once per engine of [compare] engines (default: [run] engine),\n"
                    "prints one table row per run and writes all runs to the results JSON.\n"
-                   "[compare] passes = P runs the list P times, pass p from its p-th scheduler\n"
-                   "on with seed + p - 1 (on real devices the first of a list is favoured),\n"
-                   "and adds each scheduler's mean makespan from round 2 over its passes.\n\n"
+                   "[compare] passes = P runs the list P times in varied orders (on real\n"
+                   "devices a run's place in the list counts): over n passes of n schedulers\n"
+                   "(2n for odd n) each runs once in every place and after every other one\n"
+                   "equally often; pass p has seed + p - 1. The table then adds each\n"
+                   "scheduler's mean makespan from round 2 over its passes.\n\n"
                    "options:\n%s\nschedulers:\n",
                 common_opts);
         list_schedulers(f);

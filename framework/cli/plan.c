@@ -37,7 +37,8 @@ static const struct hf_config_key run_keys[] = {
     {"compare", "engines", HF_KEY_LIST, 0, 0, 0, NULL, "[run] engine",
      "the engines to compare on: real, sim"},
     {"compare", "passes", HF_KEY_INT, 1, 1000, 0, NULL, "1",
-     "runs of the list; pass p starts at its p-th scheduler, with seed + p - 1"},
+     "runs of the list, each in another order (every position, every predecessor), "
+     "pass p with seed + p - 1"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -188,9 +189,9 @@ static const struct hf_sched_ops *find_sched(const char *where, const char *name
  * scheduler of a comparison runs with the same seed, so they see the same
  * loads and the same sim jitter. With [compare] passes = P the list runs P
  * times (runs.c): on real devices the order counts (the first of a compare
- * on one H200 host ran its identical GPU bundles 3-5% faster), so each pass
- * starts one scheduler later, and pass p has seed + p - 1, so that passes
- * on the sim engine are fresh draws. */
+ * on one H200 host ran its identical GPU bundles 3-5% faster), so the
+ * passes vary it (each scheduler in every position, after every other), and
+ * pass p has seed + p - 1, so that passes on the sim engine are fresh draws. */
 static int read_schedulers(const struct hf__cli *c, hf_config_t cfg, struct hf__plan *p)
 {
     const char *sname;

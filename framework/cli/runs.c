@@ -3,8 +3,13 @@
  * DESIGN
  * ------
  * One hf_run per (engine, pass, scheduler): pass p (of [compare] passes)
- * runs the list from its p-th scheduler on, with seed + p - 1 (plan.c says
- * why), and the runs are numbered with it. The first failure stops everything and
+ * runs the list in the order of row p of a Williams design, with seed + p - 1
+ * (plan.c says why), and the runs are numbered with it. Over n passes of n
+ * schedulers (2n when n is odd) each scheduler runs once in every position
+ * and right after every other one equally often: a plain rotation kept each
+ * one's predecessor, so whatever a run leaves behind (a CPU-heavy static
+ * split's heat, caches, clocks) always fell on the same next scheduler. The
+ * first failure stops everything and
  * no results.json is written, so a stale or half-made results.json is never
  * mistaken for this run's (a run across nodes that fails leaves what it
  * finished in results.partial.json instead: partial.c). Results go out only
@@ -31,6 +36,17 @@ static void note_failure(struct hf__cli_failure *f, const struct hf_run_options 
     snprintf(f->message, sizeof f->message, "%s", hf_last_error());
 }
 
+/* The scheduler at position k of pass `pass` over n (a Williams design: row
+ * 0 is 0, 1, n-1, 2, n-2, ...; row r adds r mod n; for odd n the next n
+ * rows are those reversed). */
+static int pass_order(int n, int pass, int k)
+{
+    if (n % 2 && (pass / n) % 2)
+        k = n - 1 - k;
+    int base = k == 0 ? 0 : k % 2 ? (k + 1) / 2 : n - k / 2;
+    return (base + pass) % n;
+}
+
 int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
                      int *nruns, struct hf__cli_failure *failed)
 {
@@ -41,7 +57,7 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
     int st = 0;
     for (int e = 0; e < p->nengines && !st; e++) {
         for (int i = 0; i < passes * p->nsched && !st; i++) {
-            int pass = i / p->nsched, s = (i % p->nsched + pass) % p->nsched;
+            int pass = i / p->nsched, s = pass_order(p->nsched, pass, i % p->nsched);
             struct hf_run_options o = p->base;
             o.engine = p->engines[e];
             o.sched = p->sched[s];
