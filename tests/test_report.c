@@ -297,6 +297,63 @@ static void no_scheduler(cJSON *root)
                                "scheduler");
 }
 
+/* Two passes of [compare] passes: the hass run as pass 1 and a copy of it,
+ * every makespan doubled, as pass 2; greedy as pass 1. */
+static void two_passes(cJSON *root)
+{
+    cJSON *runs = cJSON_GetObjectItem(root, "runs");
+    cJSON *again = cJSON_Duplicate(cJSON_GetArrayItem(runs, 0), 1);
+    cJSON *rd;
+    cJSON_ArrayForEach(rd, cJSON_GetObjectItem(again, "rounds"))
+    {
+        cJSON *m = cJSON_GetObjectItem(rd, "makespan_s");
+        cJSON_SetNumberValue(m, 2 * m->valuedouble);
+    }
+    cJSON_AddNumberToObject(cJSON_GetArrayItem(runs, 0), "pass", 1);
+    cJSON_AddNumberToObject(cJSON_GetArrayItem(runs, 1), "pass", 1);
+    cJSON_AddNumberToObject(again, "pass", 2);
+    cJSON_AddItemToArray(runs, again);
+}
+
+static void bad_pass(cJSON *root)
+{
+    cJSON_AddNumberToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 1), "pass",
+                            1.5);
+}
+
+/* Runs of [compare] passes: labelled with their pass, and summed up per
+ * scheduler (the mean makespan from round 2 over the passes, the least and
+ * the most); a file without passes has no such table. */
+static void renders_passes(void **state)
+{
+    struct paths *p = *state;
+    assert_int_equal(fix_write(p->config, FIX_CONFIG_TEXT), 0);
+    assert_int_equal(fix_write_results(p->results, p->config), 0);
+    assert_int_equal(hf_report_write(p->results, p->html), 0);
+    char *h = read_text(p->html);
+    assert_non_null(h);
+    assert_null(strstr(h, "id=\"passes\""));
+    free(h);
+    write_edited(p, two_passes);
+    hf_clear_error();
+    assert_int_equal(hf_report_write(p->results, p->html), 0);
+    h = read_text(p->html);
+    assert_non_null(h);
+    assert_non_null(strstr(h, "hass (pass 2)"));
+    const char *t = strstr(h, "id=\"passes\"");
+    assert_non_null(t);
+    assert_int_equal(count_str(t, "<tr class=\"pass\">"), 2);
+    /* hass: rounds 2 and 3 of the fixture take 2.05 and 2.0 s, twice that in pass 2. */
+    const char *row = strstr(t, "<tr class=\"pass\"><td>hass</td>");
+    assert_non_null(row);
+    const char *end = strstr(row, "</tr>");
+    assert_non_null(end);
+    const char *two = strstr(row, "<td class=\"n\">2</td>"), *least = strstr(row, ">2.025<"),
+               *most = strstr(row, ">4.05<");
+    assert_true(two && two < end && least && least < end && most && most < end);
+    free(h);
+}
+
 /* The text of the Gantt lane labels of `h` in page order, "|"-separated. */
 static void lane_labels(const char *h, char *out, size_t cap)
 {
@@ -387,6 +444,8 @@ static void refuses_bad_input(void **state)
     expect_fail(p, HF_EINVAL, "runs[0].rounds[2]", "has 1 entries, the run has 2");
     write_edited(p, no_scheduler);
     expect_fail(p, HF_EINVAL, "runs[1]", "missing string \"scheduler\"");
+    write_edited(p, bad_pass);
+    expect_fail(p, HF_EINVAL, "runs[1]", "\"pass\" = 1.5");
     /* A run across nodes: its devices inside the nodes must agree. */
     write_edited_fmt(p, node_fixture_fmt, unknown_node);
     expect_fail(p, HF_EINVAL, "runs[0].node_devices[2]", "\"node\" = \"node3\"");
@@ -426,6 +485,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(renders_every_chart, setup, teardown),
         cmocka_unit_test_setup_teardown(renders_nodes, setup, teardown),
+        cmocka_unit_test_setup_teardown(renders_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(merges_crowded_lanes, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_bad_input, setup, teardown),
         cmocka_unit_test(default_path),

@@ -187,6 +187,80 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
                      "previous round's (\"-\": never, or a policy without a plan).</p>\n");
 }
 
+/* A run's mean makespan from round 2 (its last round's when it has none) and
+ * its mean efficiency there (NaN when none). */
+static double mean_from_round2(const struct hf__rp_run *r, double *eff)
+{
+    double ms = 0.0, ef = 0.0;
+    int n = 0;
+    for (int k = 0; k < r->nrounds; k++)
+        if (r->rd[k].round >= 2) {
+            ms += r->rd[k].makespan;
+            ef += r->rd[k].eff;
+            n++;
+        }
+    *eff = n ? ef / n : NAN;
+    return n ? ms / n : r->nrounds ? r->rd[r->nrounds - 1].makespan : NAN;
+}
+
+/* Runs of [compare] passes: one row per scheduler and engine over its
+ * passes, as the command's table sums them up (hf_pass_groups). */
+static void passes_summary(struct hf__sb *b, const struct hf__rp_doc *doc)
+{
+    int any = 0, nr = doc->nruns;
+    for (int i = 0; i < nr; i++)
+        any |= doc->runs[i].pass > 0;
+    const char **names = any ? calloc((size_t)nr, sizeof *names) : NULL;
+    const char **engines = any ? calloc((size_t)nr, sizeof *engines) : NULL;
+    double *means = any ? calloc((size_t)nr, sizeof *means) : NULL;
+    double *effs = any ? calloc((size_t)nr, sizeof *effs) : NULL;
+    struct hf_pass_group *g = any ? calloc((size_t)nr, sizeof *g) : NULL;
+    if (!names || !engines || !means || !effs || !g) {
+        free(names);
+        free(engines);
+        free(means);
+        free(effs);
+        free(g);
+        return;
+    }
+    for (int i = 0; i < nr; i++) {
+        names[i] = doc->runs[i].name;
+        engines[i] = doc->runs[i].engine;
+        means[i] = mean_from_round2(&doc->runs[i], &effs[i]);
+    }
+    int ng = hf_pass_groups(names, engines, means, effs, nr, g);
+    hf__sb_printf(b, "<h2 id=\"passes\">Over the passes</h2>\n<table class=\"summary passes\">"
+                     "<thead><tr><th>scheduler</th><th>engine</th><th>passes</th>"
+                     "<th>mean makespan from round 2 (s)</th><th>least</th><th>most</th>"
+                     "<th>efficiency from round 2</th></tr></thead><tbody>\n");
+    for (int k = 0; k < ng; k++) {
+        const struct hf__rp_run *r = &doc->runs[g[k].first];
+        hf__sb_printf(b, "<tr class=\"pass\"><td>");
+        hf__sb_esc(b, r->name);
+        hf__sb_printf(b, "</td><td class=\"eng\">");
+        hf__sb_esc(b, r->engine);
+        hf__report_sim_badge(b, r);
+        hf__sb_printf(b, "</td><td class=\"n\">%d</td><td class=\"n\">", g[k].n);
+        num(b, "%.4g", g[k].mean);
+        hf__sb_printf(b, "</td><td class=\"n\">");
+        num(b, "%.4g", g[k].least);
+        hf__sb_printf(b, "</td><td class=\"n\">");
+        num(b, "%.4g", g[k].most);
+        hf__sb_printf(b, "</td><td class=\"n\">");
+        num(b, "%.3f", g[k].eff);
+        hf__sb_printf(b, "</td></tr>\n");
+    }
+    free(names);
+    free(engines);
+    free(means);
+    free(effs);
+    free(g);
+    hf__sb_printf(b, "</tbody></table>\n<p class=\"note\">[compare] passes ran the list in "
+                     "varied orders (each scheduler in every place, after every other); where "
+                     "the least and the most of a scheduler's passes span more than the gap "
+                     "between two schedulers, their order in one pass is luck.</p>\n");
+}
+
 /* Each device's share of the work per round, one chart per run (Fig. 3.7);
  * the devices inside a node (a run across nodes) dashed, in shares of the
  * whole round, so that a node's line is the sum of its devices' lines. */
@@ -434,6 +508,7 @@ static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
         hf__sb_printf(b, "</p>\n");
     }
     summary(b, doc);
+    passes_summary(b, doc);
     hf__sb_printf(b, "<h2 id=\"makespan\">Makespan and efficiency per round</h2>\n");
     if ((rc = makespans(b, doc)) != 0)
         return rc;

@@ -40,6 +40,22 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
  * the CLI table and the HTML report alike. */
 int hf_plan_stable_round(const double *const *plans, const int *rounds, int nrounds, int ndev);
 
+/* One scheduler on one engine over its runs of [compare] passes. */
+struct hf_pass_group {
+    int first;               /* the index of its first run */
+    int n;                   /* its runs */
+    double mean, least, most; /* of the runs' mean makespans from round 2 */
+    double eff;              /* the mean of the runs' mean efficiencies (NaN: none) */
+    int neff;                /* the runs with an efficiency */
+};
+/* Groups runs by scheduler and engine, in the order of their first runs:
+ * run i is names[i] on engines[i], its mean makespan from round 2 means[i]
+ * and its mean efficiency there effs[i] (NaN: none). Writes one group per
+ * pair to out (room for nruns) and returns how many. Used by the CLI table
+ * and the HTML report alike. */
+int hf_pass_groups(const char *const *names, const char *const *engines, const double *means,
+                   const double *effs, int nruns, struct hf_pass_group *out);
+
 /* Writes Chrome trace-event JSON (Perfetto, chrome://tracing). */
 int hf_trace_write(const char *path, struct hf_run *const *runs, int nruns);
 

@@ -42,6 +42,8 @@ struct hf__rp_event {
 struct hf__rp_run {
     const char *sched, *app, *engine, *sig, *fault; /* sched: the name, "hass (pass 2)" ... */
     char label[64];  /* ... for a run of [compare] passes (its "pass") */
+    const char *name; /* the scheduler's name alone */
+    int pass;         /* its pass of [compare] passes, 0: not one of several */
     int sim, ndev, nrounds;
     int ninner;   /* devices inside the nodes (run's "node_devices"), after the ndev own ones */
     size_t nev;

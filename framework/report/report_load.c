@@ -322,8 +322,12 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
     double pass = 0;
     if (!rc)
         rc = get_num(file, w, o, "pass", OPT, 0, &pass);
-    if (!rc && pass > 0) {
-        snprintf(r->label, sizeof r->label, "%s (pass %.0f)", r->sched, pass);
+    if (!rc && !(pass >= 0 && pass <= 1e6 && pass == floor(pass)))
+        rc = hf_fail(HF_EINVAL, "%s: %s: \"pass\" = %g is not a pass number", file, w, pass);
+    r->name = r->sched;
+    r->pass = rc ? 0 : (int)pass;
+    if (!rc && r->pass > 0) {
+        snprintf(r->label, sizeof r->label, "%s (pass %d)", r->sched, r->pass);
         r->sched = r->label;
     }
     if (!rc)

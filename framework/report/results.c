@@ -389,44 +389,67 @@ static double mean_from_round2(const struct hf_run *r, double *eff)
     return n ? ms / n : r->nrounds ? r->rounds[r->nrounds - 1].makespan_s : 0.0;
 }
 
+int hf_pass_groups(const char *const *names, const char *const *engines, const double *means,
+                   const double *effs, int nruns, struct hf_pass_group *out)
+{
+    int ng = 0;
+    for (int i = 0; i < nruns; i++) {
+        int g = 0;
+        while (g < ng && (strcmp(names[out[g].first], names[i]) ||
+                          strcmp(engines[out[g].first], engines[i])))
+            g++;
+        if (g == ng)
+            out[ng++] = (struct hf_pass_group){.first = i, .least = INFINITY, .most = -INFINITY};
+        struct hf_pass_group *p = &out[g];
+        p->mean += means[i]; /* a sum until the end */
+        p->least = fmin(p->least, means[i]);
+        p->most = fmax(p->most, means[i]);
+        p->n++;
+        if (!isnan(effs[i])) {
+            p->eff += effs[i];
+            p->neff++;
+        }
+    }
+    for (int g = 0; g < ng; g++) {
+        out[g].mean /= out[g].n;
+        out[g].eff = out[g].neff ? out[g].eff / out[g].neff : NAN;
+    }
+    return ng;
+}
+
 /* Runs of several passes ([compare] passes): one line per scheduler and
  * engine over its passes, the mean makespan from round 2 averaged, with the
  * least and the most of any pass: where the spread between passes is wider
  * than the gap between two schedulers, the order of the table is luck. */
 static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
 {
-    fprintf(f, "\nover the passes: mean makespan from round 2 (s)\n%-14s %-9s %6s %11s %11s %11s "
-               "%9s\n", "scheduler", "engine", "passes", "mean", "least", "most", "eff(r>=2)");
-    for (int i = 0; i < nruns; i++) {
-        int first = 1;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(runs[j]->scheduler, runs[i]->scheduler) ||
-                    strcmp(runs[j]->engine, runs[i]->engine);
-        if (!first)
-            continue;
-        double sum = 0.0, lo = INFINITY, hi = 0.0, esum = 0.0, eff;
-        int n = 0, ne = 0;
-        for (int j = i; j < nruns; j++) {
-            if (strcmp(runs[j]->scheduler, runs[i]->scheduler) ||
-                strcmp(runs[j]->engine, runs[i]->engine))
-                continue;
-            double m = mean_from_round2(runs[j], &eff);
-            sum += m;
-            lo = fmin(lo, m);
-            hi = fmax(hi, m);
-            n++;
-            if (!isnan(eff)) {
-                esum += eff;
-                ne++;
-            }
+    const char **names = calloc((size_t)nruns, sizeof *names);
+    const char **engines = calloc((size_t)nruns, sizeof *engines);
+    double *means = calloc((size_t)nruns, sizeof *means), *effs = calloc((size_t)nruns, sizeof *effs);
+    struct hf_pass_group *g = calloc((size_t)nruns, sizeof *g);
+    if (names && engines && means && effs && g) {
+        for (int i = 0; i < nruns; i++) {
+            names[i] = runs[i]->scheduler;
+            engines[i] = strcmp(runs[i]->engine, "sim") == 0 ? "SIMULATED" : runs[i]->engine;
+            means[i] = mean_from_round2(runs[i], &effs[i]);
         }
-        char ebuf[16] = "-";
-        if (ne)
-            snprintf(ebuf, sizeof ebuf, "%.3f", esum / ne);
-        fprintf(f, "%-14s %-9s %6d %11.4g %11.4g %11.4g %9s\n", runs[i]->scheduler,
-                strcmp(runs[i]->engine, "sim") == 0 ? "SIMULATED" : runs[i]->engine, n, sum / n,
-                lo, hi, ebuf);
+        int ng = hf_pass_groups(names, engines, means, effs, nruns, g);
+        fprintf(f, "\nover the passes: mean makespan from round 2 (s)\n%-14s %-9s %6s %11s %11s "
+                   "%11s %9s\n", "scheduler", "engine", "passes", "mean", "least", "most",
+                "eff(r>=2)");
+        for (int k = 0; k < ng; k++) {
+            char ebuf[16] = "-";
+            if (!isnan(g[k].eff))
+                snprintf(ebuf, sizeof ebuf, "%.3f", g[k].eff);
+            fprintf(f, "%-14s %-9s %6d %11.4g %11.4g %11.4g %9s\n", names[g[k].first],
+                    engines[g[k].first], g[k].n, g[k].mean, g[k].least, g[k].most, ebuf);
+        }
     }
+    free(names);
+    free(engines);
+    free(means);
+    free(effs);
+    free(g);
 }
 
 /* One row per run; the footer explains the columns and flags simulated
