@@ -273,8 +273,11 @@ static void test_qilin_leaves_the_first_launch_out(void **unused)
     hf_run_free(run);
 }
 
-/* A real run saves its estimates beside the profile and the next run of the
- * same load starts from them; a bad file or one for another load is ignored. */
+/* A real run saves its learned estimates beside the profile and the next run
+ * of the same load starts from them; a bad file or one for another load is
+ * ignored. A load whose declared work holds saves none, and removes a bad
+ * file: read back, a file turns learning on, and the next runs of a regular
+ * load learned their devices' noise. */
 static void test_estimates_persist(void **unused)
 {
     (void)unused;
@@ -294,14 +297,29 @@ static void test_estimates_persist(void **unused)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "for f in %s/*/*.cost; do echo 'chunks 64' > \"$f\"; done", dir);
     assert_int_equal(system(cmd), 0);
-    struct hf_run *third = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
+    struct hf_run *third = run_opts("greedy", ini, 3, HF_ENGINE_REAL, dir);
     assert_int_equal(third->chunk_cost_loaded, 0);
     struct hf_run *fourth = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
     assert_int_equal(fourth->chunk_cost_loaded, 1);
+    /* The same hump with its costs declared: nothing to learn, so no file, and
+     * a bad one left where its file would go is removed. */
+    const char *known = "[run]\napp = noop\n[load]\nchunks = 64\nspin_ns = 20000\n"
+                        "shape = hump\n[devices]\ncpu = 1\ncuda = none\n";
+    snprintf(cmd, sizeof cmd, "for d in %s/*/; do echo 'chunks 64' > \"$d/noop.chunks=64_work=1_"
+                              "bytes=0_shape=hump_grain=1.cost\"; done", dir);
+    assert_int_equal(system(cmd), 0);
+    struct hf_run *fifth = run_opts("greedy", known, 3, HF_ENGINE_REAL, dir);
+    assert_int_equal(fifth->chunk_cost_loaded, 0);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls %s/*/*shape=hump_grain=1.cost 2>/dev/null)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    struct hf_run *sixth = run_opts("greedy", known, 2, HF_ENGINE_REAL, dir);
+    assert_int_equal(sixth->chunk_cost_loaded, 0);
     hf_run_free(first);
     hf_run_free(second);
     hf_run_free(third);
     hf_run_free(fourth);
+    hf_run_free(fifth);
+    hf_run_free(sixth);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }

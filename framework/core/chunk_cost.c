@@ -33,10 +33,12 @@
  * evidence, capped so that estimates keep following the load. After folding, the estimates are scaled to sum to the declared total
  * work: the unit stays the app's, device independent, and rates, bound_s and
  * every scheduler's plan keep their meaning. A load that does not repeat (a
- * graph frontier) keeps its declared work. The estimates of the last round
+ * graph frontier) keeps its declared work. Learned estimates of the last round
  * are saved beside the profile (<profile>.cost, atomically) by real runs and
- * read back by the next run of the same load; a file that does not match the
- * load, or does not parse, is ignored with a warning.
+ * read back by the next run of the same load, which goes on learning; a load
+ * whose declared work held saves none (read back, a file of declared work
+ * would start the next run learning its noise). A file that does not match
+ * the load, or does not parse, is ignored with a warning.
  */
 #include "chunk_cost.h"
 
@@ -45,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/files.h"
 
@@ -299,6 +302,18 @@ int hf__chunk_cost_save(const struct hf__chunk_cost *c, const char *path)
 {
     if (!path || !*path || c->n == 0)
         return 0;
+    if (!c->learning) {
+        /* A file read back turns learning on: written for a regular load, it
+         * had the next run fold its devices' noise into the costs of chunks
+         * that cost the same (matmul n = 2048 on one H200 host: rows learned
+         * as 1.6x to 3.1x one another, and Qilin's saved fits, read back in
+         * a unit the estimates had moved, gave the CPU 29% of the load: 40 ms
+         * rounds against 0.8; fourteenth session). */
+        if (unlink(path) != 0 && errno != ENOENT)
+            return hf_fail(HF_EIO, "cannot remove stale chunk costs %s: %s", path,
+                           strerror(errno));
+        return 0;
+    }
     size_t cap = 64 + c->n * 80, len = 0;
     char *buf = malloc(cap);
     if (!buf)

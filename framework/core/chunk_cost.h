@@ -45,7 +45,10 @@ void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count
  * with a warning on stderr. */
 void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struct hf_chunk *chunks,
                          size_t n);
-/* Writes the estimates to `path` atomically; 0 or an HF_E* code. */
+/* Writes the estimates to `path` atomically when they were learned; where the
+ * declared work held (nothing learned) writes nothing and removes a file an
+ * earlier run left there (another load's, or a bad one), since a file read
+ * back makes the next run learn. 0 or an HF_E* code. */
 int hf__chunk_cost_save(const struct hf__chunk_cost *c, const char *path);
 void hf__chunk_cost_free(struct hf__chunk_cost *c);
 
