@@ -187,6 +187,10 @@ struct hf_load {
                        thread; GPUs then sit this round out and the scheduler splits it
                        over the other devices. Ignored when no other device is alive
                        (a run of GPUs alone). */
+    int work_exact; /* set by next_load (0 by default): each chunk's work is what it
+                       costs (matmul's rows), so the engine never learns chunk costs
+                       from the bundles' times (core/chunk_cost.c), whose noise on real
+                       devices can pass for an irregular load. */
 };
 
 /* An independent piece of a load: units [begin, end). */

@@ -152,6 +152,7 @@ static int matmul_next_load(void *ctx, struct hf_load *load)
     load->work = 2.0 * n * n * n;
     load->bytes = 2.0 * n * n * (double)m->elem; /* rows of A in, rows of C out */
     load->data = m;
+    load->work_exact = 1; /* every row costs 2 n^2 flops */
     if (a->have_data)
         hf_host_poison(m->C, m->n * m->n * m->elem);
     return 1;

@@ -27,10 +27,12 @@
  * 50x). The partitioner sets each chunk's work to the sum of its units' costs,
  * which the sim engine turns into time, and the real kernels spin spin_ns per
  * unit of cost, so an irregular load runs on real devices without a new app.
- * With cost_known = no the chunks' work stays even over units while the real
- * kernels still spin by cost and a bundle's work (what the sim engine times)
- * is its units' cost: an app that cannot tell what its units cost (an
- * escape-time fractal's rows), for the framework's estimates to cope with.
+ * With cost_known = yes (the default) the chunks' work is exact
+ * (hf_load.work_exact: the engine never learns it). With cost_known = no the
+ * chunks' work stays even over units while the real kernels still spin by
+ * cost and a bundle's work (what the sim engine times) is its units' cost:
+ * an app that cannot tell what its units cost (an escape-time fractal's
+ * rows), for the framework's estimates to cope with.
  * [load] cpu_only marks loads as having no GPU kernel (hf_load.cpu_only), in
  * the odd rounds or all, for the tests of GPUs sitting rounds out.
  */
@@ -183,6 +185,7 @@ static int noop_next_load(void *ctx, struct hf_load *load)
     load->data = o;
     load->cpu_only =
         !strcmp(o->cpu_only, "all") || (!strcmp(o->cpu_only, "odd") && load->round % 2);
+    load->work_exact = o->cost_known; /* the chunks' work is their units' cost */
     /* No bundle runs between rounds, so plain stores are safe here. */
     for (size_t i = 0; o->count && i < o->chunks; i++)
         atomic_store_explicit(&o->count[i], 0u, memory_order_relaxed);
@@ -279,7 +282,8 @@ static const struct hf_config_key noop_keys[] = {
     {NULL, "shape_seed", HF_KEY_INT, 0, 4611686018427387904.0, 0, NULL, "1",
      "the seed of tail and hot"},
     {NULL, "cost_known", HF_KEY_BOOL, 0, 0, 0, NULL, "yes",
-     "chunks' work follows the shape (no: even over units, the kernels still spin by cost)"},
+     "chunks' work follows the shape, exactly: never learned (no: even over units, the "
+     "kernels still spin by cost)"},
     {NULL, "cpu_only", HF_KEY_STR, 0, 0, 0, "none|odd|all", "none",
      "loads marked as having no GPU kernel (GPUs sit them out): none, odd rounds', all"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},

@@ -31,9 +31,10 @@ struct hf__chunk_cost {
  * sum to the declared total; otherwise starts over from the declared work.
  * *moved is the share of the total work the estimates moved since the last
  * round. Returns the chunks as schedulers see them (valid until the next call), or
- * NULL when out of memory. */
+ * NULL when out of memory. An `exact` load (hf_load.work_exact) never learns:
+ * its estimates stay its declared work. */
 const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,
-                                            size_t n, int ndev, double *moved);
+                                            size_t n, int ndev, int exact, double *moved);
 /* A span [first, first + count) ran on `dev` in `seconds`: remembered for the
  * next round's fold. `judge`: the span may also decide whether the declared
  * work is wrong (not a GPU's in a scheduled round, whose time may hold a

@@ -38,7 +38,7 @@
 static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved_out)
 {
     const char *path = hf_profile_path(e->profile);
-    if (!e->chunk_cost_read && *path) {
+    if (!e->chunk_cost_read && *path && !e->load.work_exact) {
         char cost[4096];
         snprintf(cost, sizeof cost, "%.*s.cost", (int)(strlen(path) - 5), path);
         hf__chunk_cost_load(&e->chunk_cost, cost, e->chunks, e->nchunks);
@@ -47,7 +47,8 @@ static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved
     e->chunk_cost_read = 1;
     double moved = 0;
     const struct hf_chunk *seen =
-        hf__chunk_cost_round(&e->chunk_cost, e->chunks, e->nchunks, e->ndev, &moved);
+        hf__chunk_cost_round(&e->chunk_cost, e->chunks, e->nchunks, e->ndev, e->load.work_exact,
+                             &moved);
     /* The devices' cost models (bound_s) hold bundles measured in the old
      * estimates: when those moved, start the models over in the new unit. */
     if (moved > 0.02)
