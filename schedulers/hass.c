@@ -33,15 +33,15 @@
  * once more, its size marked run (the rerun is a repeat, without the
  * warm-up); a GPU whose profile the round cut off before that rerun takes
  * the model of the GPU most like it by the standalone pass
- * (restart_cut_profile). Then the rest of the pool is split as below. A
- * GPU's first bundle can outlast the pool (a 40 ms first launch at a load
- * the CPU drains in 3 ms): the other devices leave it the chunks of one
- * repeat of that bundle (pool_held), whose size is warmed, so its time is
- * the latency and a little work. A GPU whose model round 0 leaves with one
- * size (that repeat) or none adds the engine's standalone pass on the load,
- * a warm bundle it really ran (seed_standalone): two sizes, a latency and a
- * rate, and a device planned rather than left out. With `warm_start`, the models saved in the
- * profile (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
+ * (restart_cut_profile). Then the rest of the pool is split as below. A GPU's
+ * first bundle can outlast the pool (a 40 ms first launch at a load the CPU
+ * drains in 3 ms): the other devices leave it the chunks of one repeat of that
+ * bundle (pool_held), whose size is warmed, so its time is the latency and a
+ * little work. A GPU whose model round 0 leaves with one size (that repeat) or
+ * none adds the engine's standalone pass on the load, a warm bundle it really
+ * ran (seed_standalone): two sizes, a latency and a rate, and a device planned
+ * rather than left out. With `warm_start`, the models saved in the profile
+ * (`hass.model` = lat inv inv_bw, or an older lat inv or `hass.rate`) skip
  * profiling.
  *
  * Split (every round). The split makes all devices finish together under the
@@ -778,17 +778,17 @@ static int same_work(const struct hass *h, size_t first, size_t k, double w)
     return fabs(x - w) <= 1e-9 * w;
 }
 
-/* The chunks of round 0's pool that device d leaves to other GPUs for a
- * repeat of their first bundle's size, which tells the latency (DESIGN,
- * Profile): to those whose first bundle runs, and those whose first bundle
- * ended and who have not asked since. A GPU due for its own repeat takes it
- * whatever that leaves the others, so some device can always take (those
- * held for are running, or are asked when a bundle ends). A first bundle holds the first
+/* The chunks of round 0's pool that device d leaves to other GPUs for a repeat
+ * of their first bundle's size, which tells the latency (DESIGN, Profile): to
+ * those whose first bundle runs, and those whose first bundle ended and who
+ * have not asked since. A GPU due for its own repeat takes it whatever that
+ * leaves the others, so some device can always take (those held for are
+ * running, or are asked when a bundle ends). A first bundle holds the first
  * launch (40 ms on an H200), and at a small load the CPU drained the pool
  * meanwhile: the GPU was planned from its standalone pass alone, without a
- * latency, and its round-1 split stayed 5% off static's for good, since
- * moving it paid new sizes (issue 12's matrix, n1024-fs-j0-gpu: 0.0975 ms a
- * round against 0.0923). */
+ * latency, and its round-1 split stayed 5% off static's for good, since moving
+ * it paid new sizes (issue 12's matrix, n1024-fs-j0-gpu: 0.0975 ms a round
+ * against 0.0923). */
 static size_t pool_held(const struct hass *h, int d)
 {
     size_t held = 0;

@@ -50,6 +50,7 @@ static int vscale_next_load(void *ctx, struct hf_load *load)
 {
     struct vscale *v = ctx;
     load->units = v->n, load->work = (double)v->n, load->bytes = 8.0 * (double)v->n;
+    load->work_exact = 1; /* every element costs the same: the engine never re-learns it */
     hf_host_poison(v->y, v->y ? v->n * sizeof *v->y : 0); /* NaN: an element nobody */
     return 1; /* computes fails verify; always a load: the engine stops after [run] rounds */
 }

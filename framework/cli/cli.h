@@ -34,7 +34,7 @@ struct hf__plan {
     int nsched;
     enum hf_engine_kind engines[2];
     int nengines;
-    int passes; /* compare: times the list runs, each pass starting one scheduler later */
+    int passes; /* compare: times the list runs, each in another order (runs.c) */
 };
 
 /* options.c: parses the options after the command; 0, 1 for --help, or -1

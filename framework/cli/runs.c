@@ -8,8 +8,9 @@
  * schedulers (2n when n is odd) each scheduler runs once in every position
  * and right after every other one equally often: a plain rotation kept each
  * one's predecessor, so whatever a run leaves behind (a CPU-heavy static
- * split's heat, caches, clocks) always fell on the same next scheduler. The
- * first failure stops everything and
+ * split's heat, caches, clocks) always fell on the same next scheduler.
+ *
+ * The first failure stops everything and
  * no results.json is written, so a stale or half-made results.json is never
  * mistaken for this run's (a run across nodes that fails leaves what it
  * finished in results.partial.json instead: partial.c). Results go out only

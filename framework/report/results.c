@@ -425,7 +425,8 @@ static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
 {
     const char **names = calloc((size_t)nruns, sizeof *names);
     const char **engines = calloc((size_t)nruns, sizeof *engines);
-    double *means = calloc((size_t)nruns, sizeof *means), *effs = calloc((size_t)nruns, sizeof *effs);
+    double *means = calloc((size_t)nruns, sizeof *means);
+    double *effs = calloc((size_t)nruns, sizeof *effs);
     struct hf_pass_group *g = calloc((size_t)nruns, sizeof *g);
     if (names && engines && means && effs && g) {
         for (int i = 0; i < nruns; i++) {
