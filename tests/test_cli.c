@@ -238,6 +238,27 @@ static void test_compare_passes(void **state)
     assert_non_null(html);
     assert_non_null(strstr(html, "minmin (pass 2)"));
     free(html);
+    /* One pass (the default) runs the list as written, and numbers no pass. */
+    write_in_dir("p1.ini", "[run]\napp = noop\nrounds = 2\nengine = sim\nprogress = no\n"
+                           "[load]\nchunks = 64\n[devices]\nsim = host\n"
+                           "[sim.host]\nkind = cpu\nrate = 1e6\n"
+                           "[compare]\nschedulers = static, minmin, greedy, hass\n");
+    assert_int_equal(hetfarm("compare p1.ini -o r1.json"), 0);
+    json = text_in_dir("r1.json");
+    assert_non_null(json);
+    doc = cJSON_Parse(json);
+    free(json);
+    assert_non_null(doc);
+    static const char *const listed[4] = {"static", "minmin", "greedy", "hass"};
+    runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
+    assert_int_equal(cJSON_GetArraySize(runs), 4);
+    for (int i = 0; i < 4; i++) {
+        const cJSON *r = cJSON_GetArrayItem(runs, i);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "scheduler")->valuestring,
+                            listed[i]);
+        assert_null(cJSON_GetObjectItemCaseSensitive(r, "pass"));
+    }
+    cJSON_Delete(doc);
     /* A pass count out of range names the key and the value. */
     write_in_dir("p0.ini", "[run]\napp = noop\nengine = sim\n[devices]\nsim = host\n"
                            "[sim.host]\nkind = cpu\nrate = 1e6\n[compare]\npasses = 0\n");

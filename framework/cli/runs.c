@@ -37,15 +37,25 @@ static void note_failure(struct hf__cli_failure *f, const struct hf_run_options 
     snprintf(f->message, sizeof f->message, "%s", hf_last_error());
 }
 
-/* The scheduler at position k of pass `pass` over n (a Williams design: row
- * 0 is 0, 1, n-1, 2, n-2, ...; row r adds r mod n; for odd n the next n
- * rows are those reversed). */
+/* Row 0 of a Williams design over n: 0, 1, n-1, 2, n-2, ... */
+static int williams_row0(int n, int k)
+{
+    return k == 0 ? 0 : k % 2 ? (k + 1) / 2 : n - k / 2;
+}
+
+/* The scheduler at position k of pass `pass` over n: row `pass` of a
+ * Williams design (row r adds r mod n to row 0; for odd n the next n rows
+ * are those reversed), its schedulers renamed so that row 0 is the list's
+ * own order (a single pass runs the list as written). */
 static int pass_order(int n, int pass, int k)
 {
     if (n % 2 && (pass / n) % 2)
         k = n - 1 - k;
-    int base = k == 0 ? 0 : k % 2 ? (k + 1) / 2 : n - k / 2;
-    return (base + pass) % n;
+    int t = (williams_row0(n, k) + pass) % n;
+    for (int j = 0; j < n; j++)
+        if (williams_row0(n, j) == t)
+            return j;
+    return t;
 }
 
 int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
