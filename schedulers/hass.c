@@ -709,16 +709,6 @@ static int cpu_should_leave(const struct hass *h, int c)
     return take > leave;
 }
 
-/* Hands out the first k chunks of buffer b (at most what it holds). */
-static int take_front(struct hf__buf *b, size_t k, struct hf_span *out)
-{
-    out->first = b->lo;
-    out->count = k < b->hi - b->lo ? k : b->hi - b->lo;
-    out->stolen = 0;
-    b->lo += out->count;
-    return 1;
-}
-
 /* GPU d's next piece of its released buffer (see DESIGN, Split), from the
  * front, when running it at the pace its slow piece showed ends the round
  * sooner than leaving it to the other GPUs (their own buffers first, at
@@ -744,7 +734,7 @@ static int released_piece(struct hass *h, int d, struct hf_span *out)
         if (take >= leave)
             return 0;
     }
-    return take_front(b, k, out);
+    return hf__take_front(h->buf, d, k, out);
 }
 
 /* Hands out a span and books it for the time estimates. */
@@ -846,8 +836,8 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         return 0;
     if (h->released[d] > 0.0 && h->buf[d].lo < h->buf[d].hi)
         return released_piece(h, d, out);
-    if (h->piece[d] > 0 && h->buf[d].lo < h->buf[d].hi)
-        return take_front(&h->buf[d], h->piece[d], out);
+    if (h->piece[d] > 0 && hf__take_front(h->buf, d, h->piece[d], out))
+        return 1;
     if (hf__take_own(h->buf, h->dev, d, out))
         return 1;
     if (hf__take_orphan(h->buf, h->dev, r->alive, h->ndev, d, out))

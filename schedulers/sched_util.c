@@ -84,17 +84,23 @@ void hf__layout(struct hf__buf *buf, const size_t *counts, const struct hf_devic
         }
 }
 
-int hf__take_own(struct hf__buf *buf, const struct hf_device_info *dev, int d,
-                 struct hf_span *out)
+int hf__take_front(struct hf__buf *buf, int d, size_t count, struct hf_span *out)
 {
     struct hf__buf *b = &buf[d];
-    if (b->lo >= b->hi)
+    size_t left = b->hi - b->lo;
+    if (left == 0)
         return 0;
     out->first = b->lo;
-    out->count = dev[d].is_gpu ? b->hi - b->lo : 1;
+    out->count = count < 1 ? 1 : count < left ? count : left;
     out->stolen = 0;
     b->lo += out->count;
     return 1;
+}
+
+int hf__take_own(struct hf__buf *buf, const struct hf_device_info *dev, int d,
+                 struct hf_span *out)
+{
+    return hf__take_front(buf, d, dev[d].is_gpu ? buf[d].hi - buf[d].lo : 1, out);
 }
 
 int hf__take_tail(struct hf__buf *buf, int from, size_t count, struct hf_span *out)

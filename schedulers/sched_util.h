@@ -29,6 +29,10 @@ int hf__split_counts(size_t n, const double *rate, const int *alive, int ndev, s
 void hf__layout(struct hf__buf *buf, const size_t *counts, const struct hf_device_info *dev,
                 int ndev, size_t base);
 
+/* Hands device d `count` chunks (at least 1, at most what is left) from the
+ * front of its own buffer. Returns 1, or 0 when it is empty. */
+int hf__take_front(struct hf__buf *buf, int d, size_t count, struct hf_span *out);
+
 /* Hands device d work from its own buffer: the whole buffer as one span for a
  * GPU, one chunk from the front for a CPU. Returns 1, or 0 when it is empty. */
 int hf__take_own(struct hf__buf *buf, const struct hf_device_info *dev, int d,

@@ -268,6 +268,15 @@ static int size_seen(struct hf_cost_model *m, double work)
     return 0;
 }
 
+/* The work of the window's largest bundle (0 when it is empty). */
+static double largest_work(const struct hf_cost_model *m)
+{
+    double big = 0.0;
+    for (int i = 0; i < m->n; i++)
+        big = fmax(big, m->w[i]);
+    return big;
+}
+
 /* Whether a and b are within 2x of each other in magnitude. */
 static int within_2x(double a, double b)
 {
@@ -513,11 +522,9 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
      * real warm-up is within 2x of it too), and only of a size that is not
      * small against the window (below: a pair of small ones corrects the
      * latency). */
-    double big = 0.0;
-    for (int i = 0; i < m->n; i++)
-        big = fmax(big, m->w[i]);
     if (m->pwarm)
-        agree = !fresh && fabs(work - m->pw[0]) <= 1e-9 * work && COST_SMALL_PAIR * work >= big &&
+        agree = !fresh && fabs(work - m->pw[0]) <= 1e-9 * work &&
+                COST_SMALL_PAIR * work >= largest_work(m) &&
                 fabs(seconds / m->pt[0] - 1.0) <= tol;
     if (m->run > 0 && sign == m->run_sign && agree) {
         /* A second surprise in the same direction: the device changed. Restart
@@ -546,7 +553,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * next large bundle. The engine's models (bound_s) keep the slope
          * correction: with this rule the bound of the 2x-slowdown cells came
          * out weaker. */
-        int small = m->warm_fresh && m->lat_known && COST_SMALL_PAIR * fmax(m->pw[0], work) < big;
+        int small = m->warm_fresh && m->lat_known &&
+                    COST_SMALL_PAIR * fmax(m->pw[0], work) < largest_work(m);
         /* Two repeats (no warm-up in either) of clearly different sizes make
          * a line of their own: a GPU's 236-chunk bundle 14% slow and a
          * 1-chunk steal at its latency (20 us, against a fitted intercept of
