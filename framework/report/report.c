@@ -210,25 +210,19 @@ static void passes_summary(struct hf__sb *b, const struct hf__rp_doc *doc)
     int any = 0, nr = doc->nruns;
     for (int i = 0; i < nr; i++)
         any |= doc->runs[i].pass > 0;
-    const char **names = any ? calloc((size_t)nr, sizeof *names) : NULL;
-    const char **engines = any ? calloc((size_t)nr, sizeof *engines) : NULL;
-    double *means = any ? calloc((size_t)nr, sizeof *means) : NULL;
-    double *effs = any ? calloc((size_t)nr, sizeof *effs) : NULL;
+    struct hf_pass_run *pr = any ? calloc((size_t)nr, sizeof *pr) : NULL;
     struct hf_pass_group *g = any ? calloc((size_t)nr, sizeof *g) : NULL;
-    if (!names || !engines || !means || !effs || !g) {
-        free(names);
-        free(engines);
-        free(means);
-        free(effs);
+    if (!pr || !g) {
+        free(pr);
         free(g);
         return;
     }
     for (int i = 0; i < nr; i++) {
-        names[i] = doc->runs[i].name;
-        engines[i] = doc->runs[i].engine;
-        means[i] = mean_from_round2(&doc->runs[i], &effs[i]);
+        pr[i].name = doc->runs[i].name;
+        pr[i].engine = doc->runs[i].engine;
+        pr[i].mean = mean_from_round2(&doc->runs[i], &pr[i].eff);
     }
-    int ng = hf_pass_groups(names, engines, means, effs, nr, g);
+    int ng = hf_pass_groups(pr, nr, g);
     hf__sb_printf(b, "<h2 id=\"passes\">Over the passes</h2>\n<table class=\"summary passes\">"
                      "<thead><tr><th>scheduler</th><th>engine</th><th>passes</th>"
                      "<th>mean makespan from round 2 (s)</th><th>least</th><th>most</th>"
@@ -250,10 +244,7 @@ static void passes_summary(struct hf__sb *b, const struct hf__rp_doc *doc)
         num(b, "%.3f", g[k].eff);
         hf__sb_printf(b, "</td></tr>\n");
     }
-    free(names);
-    free(engines);
-    free(means);
-    free(effs);
+    free(pr);
     free(g);
     hf__sb_printf(b, "</tbody></table>\n<p class=\"note\">[compare] passes ran the list in "
                      "varied orders (each scheduler in every place, after every other); where "

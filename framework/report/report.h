@@ -40,6 +40,12 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns);
  * the CLI table and the HTML report alike. */
 int hf_plan_stable_round(const double *const *plans, const int *rounds, int nrounds, int ndev);
 
+/* One run as the summary over [compare] passes sees it. */
+struct hf_pass_run {
+    const char *name, *engine; /* its scheduler and engine */
+    double mean;               /* its mean makespan from round 2 */
+    double eff;                /* its mean efficiency there (NaN: none) */
+};
 /* One scheduler on one engine over its runs of [compare] passes. */
 struct hf_pass_group {
     int first;               /* the index of its first run */
@@ -48,13 +54,10 @@ struct hf_pass_group {
     double eff;              /* the mean of the runs' mean efficiencies (NaN: none) */
     int neff;                /* the runs with an efficiency */
 };
-/* Groups runs by scheduler and engine, in the order of their first runs:
- * run i is names[i] on engines[i], its mean makespan from round 2 means[i]
- * and its mean efficiency there effs[i] (NaN: none). Writes one group per
- * pair to out (room for nruns) and returns how many. Used by the CLI table
- * and the HTML report alike. */
-int hf_pass_groups(const char *const *names, const char *const *engines, const double *means,
-                   const double *effs, int nruns, struct hf_pass_group *out);
+/* Groups runs by scheduler and engine, in the order of their first runs.
+ * Writes one group per pair to out (room for nruns) and returns how many.
+ * Used by the CLI table and the HTML report alike. */
+int hf_pass_groups(const struct hf_pass_run *runs, int nruns, struct hf_pass_group *out);
 
 /* Writes Chrome trace-event JSON (Perfetto, chrome://tracing). */
 int hf_trace_write(const char *path, struct hf_run *const *runs, int nruns);

@@ -389,24 +389,24 @@ static double mean_from_round2(const struct hf_run *r, double *eff)
     return n ? ms / n : r->nrounds ? r->rounds[r->nrounds - 1].makespan_s : 0.0;
 }
 
-int hf_pass_groups(const char *const *names, const char *const *engines, const double *means,
-                   const double *effs, int nruns, struct hf_pass_group *out)
+int hf_pass_groups(const struct hf_pass_run *runs, int nruns, struct hf_pass_group *out)
 {
     int ng = 0;
     for (int i = 0; i < nruns; i++) {
+        const struct hf_pass_run *r = &runs[i];
         int g = 0;
-        while (g < ng && (strcmp(names[out[g].first], names[i]) ||
-                          strcmp(engines[out[g].first], engines[i])))
+        while (g < ng && (strcmp(runs[out[g].first].name, r->name) ||
+                          strcmp(runs[out[g].first].engine, r->engine)))
             g++;
         if (g == ng)
             out[ng++] = (struct hf_pass_group){.first = i, .least = INFINITY, .most = -INFINITY};
         struct hf_pass_group *p = &out[g];
-        p->mean += means[i]; /* a sum until the end */
-        p->least = fmin(p->least, means[i]);
-        p->most = fmax(p->most, means[i]);
+        p->mean += r->mean; /* a sum until the end */
+        p->least = fmin(p->least, r->mean);
+        p->most = fmax(p->most, r->mean);
         p->n++;
-        if (!isnan(effs[i])) {
-            p->eff += effs[i];
+        if (!isnan(r->eff)) {
+            p->eff += r->eff;
             p->neff++;
         }
     }
@@ -423,18 +423,15 @@ int hf_pass_groups(const char *const *names, const char *const *engines, const d
  * than the gap between two schedulers, the order of the table is luck. */
 static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
 {
-    const char **names = calloc((size_t)nruns, sizeof *names);
-    const char **engines = calloc((size_t)nruns, sizeof *engines);
-    double *means = calloc((size_t)nruns, sizeof *means);
-    double *effs = calloc((size_t)nruns, sizeof *effs);
+    struct hf_pass_run *pr = calloc((size_t)nruns, sizeof *pr);
     struct hf_pass_group *g = calloc((size_t)nruns, sizeof *g);
-    if (names && engines && means && effs && g) {
+    if (pr && g) {
         for (int i = 0; i < nruns; i++) {
-            names[i] = runs[i]->scheduler;
-            engines[i] = strcmp(runs[i]->engine, "sim") == 0 ? "SIMULATED" : runs[i]->engine;
-            means[i] = mean_from_round2(runs[i], &effs[i]);
+            pr[i].name = runs[i]->scheduler;
+            pr[i].engine = strcmp(runs[i]->engine, "sim") == 0 ? "SIMULATED" : runs[i]->engine;
+            pr[i].mean = mean_from_round2(runs[i], &pr[i].eff);
         }
-        int ng = hf_pass_groups(names, engines, means, effs, nruns, g);
+        int ng = hf_pass_groups(pr, nruns, g);
         fprintf(f, "\nover the passes: mean makespan from round 2 (s)\n%-14s %-9s %6s %11s %11s "
                    "%11s %9s\n", "scheduler", "engine", "passes", "mean", "least", "most",
                 "eff(r>=2)");
@@ -442,14 +439,11 @@ static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
             char ebuf[16] = "-";
             if (!isnan(g[k].eff))
                 snprintf(ebuf, sizeof ebuf, "%.3f", g[k].eff);
-            fprintf(f, "%-14s %-9s %6d %11.4g %11.4g %11.4g %9s\n", names[g[k].first],
-                    engines[g[k].first], g[k].n, g[k].mean, g[k].least, g[k].most, ebuf);
+            fprintf(f, "%-14s %-9s %6d %11.4g %11.4g %11.4g %9s\n", pr[g[k].first].name,
+                    pr[g[k].first].engine, g[k].n, g[k].mean, g[k].least, g[k].most, ebuf);
         }
     }
-    free(names);
-    free(engines);
-    free(means);
-    free(effs);
+    free(pr);
     free(g);
 }
 
