@@ -7,47 +7,67 @@
  * slice's edges) declares it; one that does not (an escape-time image's rows)
  * declares units, and a split by units then gives a device the dear rows by
  * luck. When a load repeats - the same chunk count and the same declared work
- * per chunk as the round before - and its spans' times disagree with the
- * declared work by more than noise could (RMS 25% over a round, weighted by
- * work: a regular load whose costs are declared keeps them, rather than
- * learning its devices' noise; judged on the standalone passes and the CPUs'
- * chunks, not on a GPU's pieces in a scheduled round, whose times hold the
- * one-off costs of new kernel shapes; in issue 12's matrix, letting them
- * judge cost HASS 24 of its 30 `gpu` cells), the engine learns instead: every span that
- * ran is an observation of its chunks' cost. Its seconds, less the device's
- * per-bundle latency (the intercept of the device's spans of the round, time
- * over estimated work: a CPU's single chunks would otherwise make a cheap
- * chunk look as dear as the latency), are shared over its chunks in proportion to their current
- * estimates (so a big GPU piece only rescales its region, while a CPU's
- * single chunks and bundle boundaries that move between rounds refine the
- * shape), and at the next round's start they become work by the device's
- * rate in that round: the current estimates of the chunks it ran over their
- * seconds. So a device that slowed down (or was stalled: bundles the cost
- * model flags as outliers are not observed) does not make its chunks look
- * dear; what is learned is how a device's time divides among its chunks,
- * and the standalone passes (one device runs every chunk, or a CPU a sample
- * spread over the load) and bundle boundaries that move between rounds carry
- * that across the regions different devices ran. A span's total is
- * observed whole: its chunks are scaled towards it by 1 / (1 + the evidence
- * they hold on average), and each chunk gains 1 / (chunks in the span) of
- * evidence, capped so that estimates keep following the load. After
- * folding, the estimates are scaled to sum to the declared total work: the
- * unit stays the app's, device independent, and rates, bound_s and every
- * scheduler's plan keep their meaning. A load that does not repeat (a graph
- * frontier) keeps its declared work, and so does a load whose app says its
- * work is exact (hf_load.work_exact: matmul's rows, strsearch's bytes): on
- * real devices the judge took noise for irregular costs (a CPU's chunks of
- * one matmul ran 0.6-1.4 ms on the 2-core VM, RMS 30-40%; a cold chunk took
- * 44 ms against 1 on an H200 host), and rows that cost the same were learned
- * as 1.6-3.1x one another (a uniform text's chunks 0.55-4x). Learned
- * estimates of the last round are saved beside the profile
- * (<profile>.cost, atomically) by real runs and read back by the next run
- * of the same load, which goes on learning; a load whose declared work held
- * saves none (read back, a file of declared work would start the next run
- * learning its noise). A file that does not match the load, or does not
- * parse, is ignored with a warning.
+ * per chunk as the round before - every span that ran is an observation of
+ * its chunks' cost, folded as below from the first round on; schedulers see
+ * the estimates once a judge finds the declared work wrong.
+ *
+ * The judge reads the standalone passes and the CPUs' chunks, not a GPU's
+ * pieces in a scheduled round, whose times hold the one-off costs of new
+ * kernel shapes (in issue 12's matrix, letting them judge cost HASS 24 of its
+ * 30 `gpu` cells). A span's deviation is its time, less the device's latency,
+ * in work at the device's rate in the round, over its declared work, less 1.
+ * One view (a round's spans) whose deviations reach 25% RMS, weighted by
+ * work, starts learning at once, so that an irregular load is learned from
+ * the standalone pass, before round 0 (learning from round 1 left HASS 2-3x
+ * slower in the matrix's hump cells, planning in a unit that then moved). But
+ * one view cannot tell noise from cost: a real CPU's equal chunks ran 0.6-1.4
+ * ms on the 2-core VM, a cold one 44 ms against 1 on an H200 host. Cost
+ * repeats and noise does not: each later view of a chunk pairs with the last
+ * one, and the mean product of the two deviations (each clipped at 10x, so
+ * that a stall is one vote; weighted by declared work) is 0 for noise and
+ * the square of the deviations for an irregular load. Above 0.25^2 by three
+ * standard errors (from the products' median absolute deviation: a few
+ * really dear chunks do not widen it) learning is confirmed; below it by
+ * three, where the paired chunks' earlier views were at least half as far off
+ * as all views (pairs that missed a few hot chunks say nothing of them), the
+ * declared work is restored. Either verdict is final. A span the device's
+ * cost model flags as an outlier is a view for the judge (a hot chunk is an
+ * outlier every time it runs) but is not folded (a stall says nothing of the
+ * chunks).
+ *
+ * Folding: every span that ran is an observation of its chunks' cost. Its
+ * seconds, less the device's per-bundle latency (the intercept of the device's
+ * spans of the round, time over estimated work: a CPU's single chunks would
+ * otherwise make a cheap chunk look as dear as the latency), are shared over
+ * its chunks in proportion to their current estimates (so a big GPU piece only
+ * rescales its region, while a CPU's single chunks and bundle boundaries that
+ * move between rounds refine the shape), and at the next round's start they
+ * become work by the device's rate in that round: the current estimates of the
+ * chunks it ran over their seconds. So a device that slowed down (or was
+ * stalled: outliers are not folded) does not make its chunks look dear; what is
+ * learned is how a device's time divides among its chunks, and the standalone
+ * passes (one device runs every chunk, or a CPU a sample spread over the load)
+ * and bundle boundaries that move between rounds carry that across the regions
+ * different devices ran. A span's total is observed whole: its chunks are
+ * scaled towards it by 1 / (1 + the evidence they hold on average), and each
+ * chunk gains 1 / (chunks in the span) of evidence, capped so that estimates
+ * keep following the load. After folding, the estimates are scaled to sum to
+ * the declared total work: the unit stays the app's, device independent, and
+ * rates, bound_s and every scheduler's plan keep their meaning. A load that
+ * does not repeat (a graph frontier) keeps its declared work, and so does a
+ * load whose app says its work is exact (hf_load.work_exact: matmul's rows,
+ * strsearch's bytes): it is neither judged nor folded (before the judge paired
+ * views, rows that cost the same were learned as 1.6-3.1x one another on an
+ * H200 host, a uniform text's chunks 0.55-4x). Learned estimates of the last
+ * round are saved beside the profile (<profile>.cost, atomically) by real runs
+ * and read back by the next run of the same load, which goes on learning, under
+ * a judge started over (a file learned from noise is dropped once repeated
+ * views say so); a load whose declared work held saves none (read back, a file
+ * of declared work would start the next run learning its noise). A file that
+ * does not match the load, or does not parse, is ignored with a warning.
  */
 #include "chunk_cost.h"
+#include "cost_bytes.h" /* hf__cost_median */
 
 #include <errno.h>
 #include <math.h>
@@ -60,7 +80,9 @@
 
 #define WEIGHT_CAP 3.0  /* an estimate follows new observations by at least 1/4 */
 #define FLOOR 1e-4      /* no estimate below this share of the mean: it could never grow */
-#define IRREGULAR 0.25  /* spans this far off their declared work (RMS): costs are learned */
+#define IRREGULAR 0.25  /* chunks this far off their declared work (RMS, repeated): learned */
+#define MIN_PAIRS 8     /* the judge decides on no fewer pairs of views of one chunk */
+#define DEV_CLIP 9.0    /* a view 10x dearer than declared counts as 10x: one stall is one vote */
 
 static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chunks, size_t n)
 {
@@ -74,7 +96,7 @@ static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chun
 
 static int resize(struct hf__chunk_cost *c, size_t n)
 {
-    double **arrays[] = {&c->decl, &c->est, &c->weight};
+    double **arrays[] = {&c->decl, &c->est, &c->weight, &c->last_dev};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) {
         double *v = realloc(*arrays[k], (n ? n : 1) * sizeof *v);
         if (!v)
@@ -107,26 +129,28 @@ static void normalise(struct hf__chunk_cost *c)
     }
 }
 
-static double span_est(const struct hf__chunk_cost *c, const struct hf__cost_span *sp)
+/* A span's work by `w` (the estimates, or the declared work). */
+static double span_work(const double *w, const struct hf__cost_span *sp)
 {
-    double w = 0.0;
+    double sum = 0.0;
     for (size_t i = sp->first; i < sp->first + sp->count; i++)
-        w += c->est[i];
-    return w;
+        sum += w[i];
+    return sum;
 }
 
-/* Device d's per-bundle latency over its spans of the round: the intercept of
- * the least-squares line of seconds over estimated work, when the spans'
- * estimates differ enough to tell it (else 0), kept within [0, 0.95 x the
- * shortest span] so that no span's net time is ever negative. */
-static double span_latency(const struct hf__chunk_cost *c, int d)
+/* Device d's per-bundle latency over its spans of the round (outliers left
+ * out): the intercept of the least-squares line of seconds over their work
+ * by `w`, when the spans' works differ enough to tell it (else 0), kept
+ * within [0, 0.95 x the shortest span] so that no span's net time is ever
+ * negative. */
+static double span_latency(const struct hf__chunk_cost *c, const double *w, int d)
 {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, ymin = INFINITY;
     for (size_t k = 0; k < c->nspans; k++) {
         const struct hf__cost_span *sp = &c->spans[k];
-        if (sp->dev != d)
+        if (sp->dev != d || sp->outlier)
             continue;
-        double x = span_est(c, sp), y = sp->seconds;
+        double x = span_work(w, sp), y = sp->seconds;
         n++;
         sx += x;
         sy += y;
@@ -143,53 +167,162 @@ static double span_latency(const struct hf__chunk_cost *c, int d)
     return slope > 0.0 ? fmin(fmax(lat, 0.0), 0.95 * ymin) : 0.0;
 }
 
-/* Device d's rate in the round, in estimated work per second of its spans
- * less its per-span latency (*lat); 0 when it ran nothing to go by. */
-static double device_rate(const struct hf__chunk_cost *c, int d, double *lat)
+/* Device d's rate in the round, in work by `w` per second of its spans
+ * (outliers left out) less its per-span latency (*lat); 0 when it ran
+ * nothing to go by. *spans gets how many spans it went by. */
+static double device_rate(const struct hf__chunk_cost *c, const double *w, int d, double *lat,
+                          int *spans)
 {
-    double est = 0.0, sec = 0.0;
-    *lat = span_latency(c, d);
+    double work = 0.0, sec = 0.0;
+    *lat = span_latency(c, w, d);
+    *spans = 0;
     for (size_t k = 0; k < c->nspans; k++)
-        if (c->spans[k].dev == d) {
-            est += span_est(c, &c->spans[k]);
+        if (c->spans[k].dev == d && !c->spans[k].outlier) {
+            work += span_work(w, &c->spans[k]);
             sec += c->spans[k].seconds - *lat;
+            ++*spans;
         }
-    return est > 0.0 && sec > 0.0 ? est / sec : 0.0;
+    return work > 0.0 && sec > 0.0 ? work / sec : 0.0;
 }
 
-/* How far the round's judging spans disagree with the estimates: the RMS
- * over them, weighted by their work, of (measured work / estimate - 1), each device's
- * seconds (less its latency) turned into work at its rate in the round. */
-static double disagree(const struct hf__chunk_cost *c, int ndev)
+/* A judging span's deviation from its declared work: its seconds less the
+ * device's latency, in work at the device's rate in the round, over its
+ * declared work, less 1. */
+static double deviation(const struct hf__chunk_cost *c, const struct hf__cost_span *sp, double lat,
+                        double rate)
+{
+    return (sp->seconds - lat) * rate / span_work(c->decl, sp) - 1.0;
+}
+
+/* How far one view - the round's judging spans - disagrees with the declared
+ * work: the RMS of their deviations, weighted by their declared work. */
+static double view_rms(const struct hf__chunk_cost *c, int ndev)
 {
     double sum = 0.0, weight = 0.0;
     for (int d = 0; d < ndev; d++) {
-        double lat, rate = device_rate(c, d, &lat);
-        if (!(rate > 0.0))
-            continue;
-        for (size_t k = 0; k < c->nspans; k++) {
-            double span = span_est(c, &c->spans[k]);
-            if (c->spans[k].dev != d || !c->spans[k].judge || !(span > 0.0))
+        int spans;
+        double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
+        for (size_t k = 0; rate > 0.0 && k < c->nspans; k++) {
+            const struct hf__cost_span *sp = &c->spans[k];
+            double decl = span_work(c->decl, sp);
+            if (sp->dev != d || !sp->judge || sp->outlier || !(decl > 0.0))
                 continue;
-            double q = (c->spans[k].seconds - lat) * rate / span;
-            sum += span * (q - 1.0) * (q - 1.0);
-            weight += span;
+            double dev = deviation(c, sp, lat, rate);
+            sum += decl * dev * dev;
+            weight += decl;
         }
     }
     return weight > 0.0 ? sqrt(sum / weight) : 0.0;
+}
+
+/* Adds the round's judging spans, outliers too, to the evidence for repeated
+ * deviations (see DESIGN): each span's deviation, clipped to [-1, DEV_CLIP]
+ * so that one stall is one vote, times the last deviation seen of each of
+ * its chunks, is one pair, weighted by the chunk's declared work. A device
+ * that ran one span is left out: its deviation is 0 by construction. */
+static void pair_views(struct hf__chunk_cost *c, int ndev)
+{
+    size_t cap = 0;
+    for (size_t k = 0; k < c->nspans; k++)
+        cap += c->spans[k].judge ? c->spans[k].count : 0;
+    double *prod = cap ? malloc(cap * sizeof *prod) : NULL;
+    if (!prod)
+        return; /* nothing to judge, or no memory: the evidence waits for a round */
+    double w2 = 0.0;
+    int np = 0;
+    for (int d = 0; d < ndev; d++) {
+        int spans;
+        double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
+        for (size_t k = 0; rate > 0.0 && spans >= 2 && k < c->nspans; k++) {
+            const struct hf__cost_span *sp = &c->spans[k];
+            if (sp->dev != d || !sp->judge || !(span_work(c->decl, sp) > 0.0))
+                continue;
+            double dev = fmin(fmax(deviation(c, sp, lat, rate), -1.0), DEV_CLIP);
+            for (size_t i = sp->first; i < sp->first + sp->count; i++) {
+                double w = c->decl[i], last = c->last_dev[i];
+                if (!isnan(last)) {
+                    prod[np++] = last * dev;
+                    c->pair_sum += w * last * dev;
+                    c->pair_mass += w * last * last;
+                    c->pair_w += w;
+                    w2 += w * w;
+                }
+                c->view_mass += w * dev * dev;
+                c->view_w += w;
+                c->last_dev[i] = dev;
+            }
+        }
+    }
+    if (np > 0) {
+        /* The pairs' spread, robustly: the median absolute deviation of the
+         * products (a chunk that really is dear gives a product far off the
+         * rest; the noise is what the bulk of them shows). */
+        double mid = hf__cost_median(prod, np);
+        for (int i = 0; i < np; i++)
+            prod[i] = fabs(prod[i] - mid);
+        double spread = 1.4826 * hf__cost_median(prod, np);
+        c->pair_var += spread * spread * w2;
+        c->npairs += (size_t)np;
+    }
+    free(prod);
+}
+
+/* What the pairs say (see DESIGN): 1 when the chunks repeated their
+ * deviations (the mean product, which noise leaves at 0 and an irregular
+ * load at the square of its deviations, above IRREGULAR^2 by three standard
+ * errors); -1 when they did not (below it by three), and the paired chunks'
+ * earlier views deviated at least half as much as all views did (pairs that
+ * missed a few dear chunks say nothing of them); else 0. */
+static int repeat_verdict(const struct hf__chunk_cost *c)
+{
+    if (c->npairs < MIN_PAIRS || !(c->pair_w > 0.0))
+        return 0;
+    double mean = c->pair_sum / c->pair_w, se = sqrt(c->pair_var) / c->pair_w;
+    double bar = IRREGULAR * IRREGULAR;
+    if (mean - 3.0 * se > bar)
+        return 1;
+    if (mean + 3.0 * se < bar && c->pair_mass / c->pair_w >= 0.5 * c->view_mass / c->view_w)
+        return -1;
+    return 0;
+}
+
+/* Starts the judge over: no views, no evidence. */
+static void reset_judge(struct hf__chunk_cost *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        c->last_dev[i] = NAN;
+    c->judged = 0;
+    c->pair_sum = c->pair_mass = c->pair_w = c->pair_var = c->view_mass = c->view_w = 0.0;
+    c->npairs = 0;
+}
+
+/* Judges the round's spans (see DESIGN): one view that disagrees starts
+ * learning; repeated views confirm it or end it, for good. */
+static void judge(struct hf__chunk_cost *c, int ndev)
+{
+    double rms = view_rms(c, ndev);
+    pair_views(c, ndev);
+    int verdict = repeat_verdict(c);
+    if (verdict != 0) {
+        c->learning = verdict > 0;
+        c->judged = 1;
+    } else if (rms > IRREGULAR) {
+        c->learning = 1;
+    }
 }
 
 /* Folds the round's spans into the estimates (see DESIGN). */
 static void fold(struct hf__chunk_cost *c, int ndev)
 {
     for (int d = 0; d < ndev; d++) {
-        double lat, rate = device_rate(c, d, &lat);
+        int spans;
+        double lat, rate = device_rate(c, c->est, d, &lat, &spans);
         if (!(rate > 0.0))
             continue;
         for (size_t k = 0; k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
-            double span = span_est(c, sp), net = sp->seconds - lat;
-            if (sp->dev != d || !(span > 0.0))
+            double span = span_work(c->est, sp), net = sp->seconds - lat;
+            if (sp->dev != d || sp->outlier || !(span > 0.0))
                 continue;
             /* The span's total is observed whole: it moves by the weight of
              * one observation against the evidence its chunks hold on
@@ -213,13 +346,15 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
     c->repeated = same_load(c, chunks, n);
     if (c->repeated) {
         int had_view = !c->loaded || c->nspans > 0;
-        if (!c->learning && !exact)
-            c->learning = disagree(c, ndev) > IRREGULAR;
-        if (c->learning)
+        if (!exact) {
+            if (!c->judged)
+                judge(c, ndev);
             fold(c, ndev);
-        normalise(c);
+            normalise(c);
+        }
+        const double *shown = c->learning ? c->est : c->decl;
         for (size_t i = 0; had_view && c->total > 0.0 && i < n; i++)
-            *moved += fabs(c->est[i] - c->view[i].work) / c->total;
+            *moved += fabs(shown[i] - c->view[i].work) / c->total;
     } else {
         if (resize(c, n))
             return NULL;
@@ -232,17 +367,18 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
             c->weight[i] = 0.0;
             c->total += chunks[i].work;
         }
+        reset_judge(c);
     }
     c->nspans = 0;
     for (size_t i = 0; i < n; i++) {
         c->view[i] = chunks[i];
-        c->view[i].work = c->est[i];
+        c->view[i].work = c->learning ? c->est[i] : c->decl[i];
     }
     return c->view;
 }
 
 void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count, int dev,
-                            int judge, double seconds)
+                            int judge, int outlier, double seconds)
 {
     if (first + count > c->n || count == 0 || !(seconds > 0.0) || !isfinite(seconds))
         return;
@@ -254,7 +390,7 @@ void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count
         c->spans = v;
         c->spans_cap = cap;
     }
-    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, judge, seconds};
+    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, judge, outlier, seconds};
 }
 
 void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struct hf_chunk *chunks,
@@ -300,7 +436,8 @@ void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struc
     c->n = n;
     c->total = total;
     c->loaded = 1;
-    c->learning = 1;
+    c->learning = 1; /* until repeated views say otherwise */
+    reset_judge(c);
     normalise(c);
     c->nspans = 0;
 }
@@ -340,6 +477,7 @@ void hf__chunk_cost_free(struct hf__chunk_cost *c)
     free(c->decl);
     free(c->est);
     free(c->weight);
+    free(c->last_dev);
     free(c->spans);
     free(c->view);
     memset(c, 0, sizeof *c);

@@ -14,12 +14,21 @@ struct hf__chunk_cost {
     double *decl;        /* the app's declared work per chunk: the load repeats when it matches */
     double *est;         /* per chunk: the estimate, in the load's work units */
     double *weight;      /* per chunk: evidence behind the estimate (capped) */
-    struct hf__cost_span { size_t first, count; int dev, judge; double seconds; } *spans;
+    double *last_dev;    /* per chunk: its last judged deviation from the declared work, or NAN */
+    struct hf__cost_span { size_t first, count; int dev, judge, outlier; double seconds; } *spans;
     size_t nspans, spans_cap; /* the spans that ran since the last round began */
     struct hf_chunk *view; /* the round's chunks with work = est: what schedulers see */
     int loaded;          /* estimates came from a saved file */
     int repeated;        /* the last call's load was the one before it again */
-    int learning;        /* the spans disagreed with the declared work: costs are learned */
+    int learning;        /* the declared work was judged wrong: schedulers see the estimates */
+    int judged;          /* repeated views settled it either way: no more judging */
+    /* The judge's evidence from pairs of views of one chunk (chunk_cost.c),
+     * each weighted by the chunk's declared work: the sum of the products of
+     * their deviations, of the earlier one's square, of the weights, and the
+     * products' variance; the sum of every view's squared deviation and of
+     * their weights; the count of pairs. */
+    double pair_sum, pair_mass, pair_w, pair_var, view_mass, view_w;
+    size_t npairs;
 };
 
 /* Starts a round of `n` chunks whose declared work is chunks[i].work: when
@@ -27,8 +36,10 @@ struct hf__chunk_cost {
  * round's spans in (each device's seconds, less its per-bundle latency fitted
  * from those spans, turned into work at the device's rate in that round and
  * shared over a span's chunks in proportion to their estimates; devices
- * 0..ndev-1), once they disagree with the declared work by more than noise and scales the estimates to
- * sum to the declared total; otherwise starts over from the declared work.
+ * 0..ndev-1) and scales the estimates to sum to the declared total;
+ * otherwise starts over from the declared work. Schedulers see the estimates
+ * once the chunks have repeated their deviations from the declared work
+ * (chunk_cost.c), the declared work until then.
  * *moved is the share of the total work the estimates moved since the last
  * round. Returns the chunks as schedulers see them (valid until the next call), or
  * NULL when out of memory. An `exact` load (hf_load.work_exact) never learns:
@@ -38,9 +49,12 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
 /* A span [first, first + count) ran on `dev` in `seconds`: remembered for the
  * next round's fold. `judge`: the span may also decide whether the declared
  * work is wrong (not a GPU's in a scheduled round, whose time may hold a
- * device's one-off costs: a new kernel shape, a stall). */
+ * device's one-off costs: a new kernel shape, a stall). `outlier`: the
+ * device's cost model found it far slower than predicted; it is not folded,
+ * but a judging one still counts as a view of its chunks (a chunk that is
+ * dear every time it runs is an outlier every time). */
 void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count, int dev,
-                            int judge, double seconds);
+                            int judge, int outlier, double seconds);
 /* Reads saved estimates from `path` for the next round of a load that
  * matches them; a missing file is nothing, a bad or stale one is ignored
  * with a warning on stderr. */

@@ -202,13 +202,14 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     s->busy_s += end - start;
     if (end > e->round_end)
         e->round_end = end;
-    /* Every bundle is an observation of its chunks' cost (chunk_cost.c)
-     * unless, in a scheduled round, the cost model flags it as an
-     * outlier (a stall says nothing about the chunks; in a standalone pass,
+    /* Every bundle is an observation of its chunks' cost (chunk_cost.c);
+     * in a scheduled round one the cost model flags as an outlier is not
+     * folded (a stall says nothing about the chunks; in a standalone pass,
      * where no trouble is modelled, a chunk far dearer than the declared
-     * work is just what there is to learn), and feeds the device's cost model,
-     * the standalone passes too (a GPU's whole-load bundle is the best view
-     * of its latency). */
+     * work is just what there is to learn) but still a view for the judge
+     * (a chunk dear every time it runs is an outlier every time). Every
+     * bundle feeds the device's cost model, the standalone passes' too (a
+     * GPU's whole-load bundle is the best view of its latency). */
     int outlier = hf_cost_add(&e->cost[dev], work, bytes, end - start);
     /* Nor is a GPU's first bundle of the scheduled rounds: it holds the first
      * launch (40 ms on an H200; the sim's warmup_ms), which the chunk costs
@@ -217,9 +218,9 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     int gpu = hf_devlist_get(e->devs, dev)->info.is_gpu;
     int launch = gpu && e->recording && !e->launched[dev];
     e->launched[dev] |= gpu && e->recording;
-    if ((!outlier || !e->recording) && !launch)
+    if (!launch)
         hf__chunk_cost_observe(&e->chunk_cost, span->first, span->count, dev,
-                               !e->recording || !gpu, end - start);
+                               !e->recording || !gpu, outlier && e->recording, end - start);
     s->outliers += (size_t)outlier;
     if (e->recording || e->keep_events)
         record_event(e, dev, span, work, start, end, t, outlier);

@@ -267,7 +267,7 @@ static int keep_chunk_cost(struct hf__engine *e, struct hf_run *run)
         return 0;
     if (!(run->chunk_cost = malloc(c->n * sizeof *run->chunk_cost)))
         return hf_fail(HF_ENOMEM, "engine: out of memory");
-    memcpy(run->chunk_cost, c->est, c->n * sizeof *run->chunk_cost);
+    memcpy(run->chunk_cost, c->learning ? c->est : c->decl, c->n * sizeof *run->chunk_cost);
     run->nchunk_cost = c->n;
     run->chunk_cost_loaded = e->chunk_cost_loaded;
     const char *path = hf_profile_path(e->profile);
