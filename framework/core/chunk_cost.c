@@ -291,7 +291,7 @@ static void reset_judge(struct hf__chunk_cost *c)
 {
     for (size_t i = 0; i < c->n; i++)
         c->last_dev[i] = NAN;
-    c->judged = 0;
+    c->judged = c->unlearned = 0;
     c->pair_sum = c->pair_mass = c->pair_w = c->pair_var = c->view_mass = c->view_w = 0.0;
     c->npairs = 0;
 }
@@ -304,6 +304,7 @@ static void judge(struct hf__chunk_cost *c, int ndev)
     pair_views(c, ndev);
     int verdict = repeat_verdict(c);
     if (verdict != 0) {
+        c->unlearned = c->learning && verdict < 0;
         c->learning = verdict > 0;
         c->judged = 1;
     } else if (rms > IRREGULAR) {
@@ -470,6 +471,14 @@ int hf__chunk_cost_save(const struct hf__chunk_cost *c, const char *path)
                        : hf_fail(HF_EIO, "chunk costs for %s do not fit the buffer", path);
     free(buf);
     return rc;
+}
+
+const char *hf__chunk_cost_verdict(const struct hf__chunk_cost *c, int exact)
+{
+    return exact ? "exact"
+           : c->unlearned ? "noise"
+           : c->learning  ? (c->judged ? "learned" : "learning")
+                          : "declared";
 }
 
 void hf__chunk_cost_free(struct hf__chunk_cost *c)

@@ -22,6 +22,7 @@ struct hf__chunk_cost {
     int repeated;        /* the last call's load was the one before it again */
     int learning;        /* the declared work was judged wrong: schedulers see the estimates */
     int judged;          /* repeated views settled it either way: no more judging */
+    int unlearned;       /* ... and what one view had started learning was noise */
     /* The judge's evidence from pairs of views of one chunk (chunk_cost.c),
      * each weighted by the chunk's declared work: the sum of the products of
      * their deviations, of the earlier one's square, of the weights, and the
@@ -65,6 +66,12 @@ void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struc
  * earlier run left there (another load's, or a bad one), since a file read
  * back makes the next run learn. 0 or an HF_E* code. */
 int hf__chunk_cost_save(const struct hf__chunk_cost *c, const char *path);
+/* What the judge made of the load's declared work, for results.json:
+ * "exact" (the app says so: never judged), "declared" (no view was off),
+ * "learning" (one view was off, no repeats have settled it), "learned"
+ * (repeated views confirmed it) or "noise" (repeated views did not, and the
+ * declared work came back). */
+const char *hf__chunk_cost_verdict(const struct hf__chunk_cost *c, int exact);
 void hf__chunk_cost_free(struct hf__chunk_cost *c);
 
 #endif

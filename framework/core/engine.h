@@ -107,6 +107,8 @@ struct hf_run {
     size_t nchunk_cost;         /* the last load's chunks, when their costs were learned ... */
     double *chunk_cost;         /* ... and each chunk's learned cost (core/chunk_cost.c), or NULL */
     int chunk_cost_loaded;      /* the run started from estimates saved by an earlier run */
+    char chunk_costs[16];       /* what the judge made of the declared work: exact, declared,
+                                   learning, learned or noise (hf__chunk_cost_verdict) */
     int ninner;                 /* devices inside the nodes of a run across nodes (0: none) */
     struct hf_inner_device {
         char name[64];          /* "node1:cpu", "node1:cuda0" */

@@ -270,6 +270,8 @@ static int keep_chunk_cost(struct hf__engine *e, struct hf_run *run)
     memcpy(run->chunk_cost, c->learning ? c->est : c->decl, c->n * sizeof *run->chunk_cost);
     run->nchunk_cost = c->n;
     run->chunk_cost_loaded = e->chunk_cost_loaded;
+    snprintf(run->chunk_costs, sizeof run->chunk_costs, "%s",
+             hf__chunk_cost_verdict(c, e->load.work_exact));
     const char *path = hf_profile_path(e->profile);
     if (!*path)
         return 0;

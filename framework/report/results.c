@@ -207,6 +207,8 @@ static cJSON *run_json(const struct hf_run *r)
         }
     }
     cJSON_AddNumberToObject(o, "total_work", r->total_work);
+    if (*r->chunk_costs)
+        cJSON_AddStringToObject(o, "chunk_costs", r->chunk_costs);
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
     cJSON_AddStringToObject(o, "fault", r->fault);
     cJSON *figs = cJSON_AddObjectToObject(o, "app_figures");
