@@ -330,11 +330,14 @@ static void test_hass_profile_growth_and_knobs(void **unused)
  * the lines refitted (refit_in_new_unit), so the CPU and the GPU (4 s a
  * bundle, a fifth of its round) split the load as they did when nothing
  * moved. In the old unit the lines priced every chunk twice and the GPU's
- * latency half. */
+ * latency half. The refitted line is what the profile keeps for the next
+ * run, which reads the load in the new unit: the GPU's slope halves, its
+ * latency stays. */
 static void test_qilin_refits_in_a_new_unit(void **unused)
 {
     (void)unused;
     size_t gpu[3] = {0};
+    double fit[3][2] = {{0}};
     for (int scale = 1; scale <= 2; scale++) {
         struct tnode n;
         node_init(&n, "c:2:0.01,g:50:4");
@@ -348,9 +351,13 @@ static void test_qilin_refits_in_a_new_unit(void **unused)
         unit_scale = 1.0;
         unit_moved = 0.0;
         gpu[scale] = tr.chunks[1];
+        assert_int_equal(hf_profile_get(f.prof, n.info[1].name, "qilin.fit", fit[scale], 2), 2);
         unmake(&f);
     }
-    print_message("GPU chunks: %zu as before, %zu in the new unit\n", gpu[1], gpu[2]);
+    print_message("GPU chunks: %zu as before, %zu in the new unit; saved fit %g + %g N, then "
+                  "%g + %g N\n", gpu[1], gpu[2], fit[1][0], fit[1][1], fit[2][0], fit[2][1]);
+    assert_true(fabs(fit[2][1] / fit[1][1] - 0.5) < 1e-6);
+    assert_true(fabs(fit[2][0] / fit[1][0] - 1.0) < 1e-6);
     assert_true(gpu[1] > 0);
     assert_true(gpu[2] + 1 >= gpu[1] && gpu[2] <= gpu[1] + 1);
 }
