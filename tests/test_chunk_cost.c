@@ -347,6 +347,29 @@ static void test_irregular_cost_is_learned_through_noise(void **unused)
     }
 }
 
+/* A device that runs one region of the load sees its chunks against that
+ * region's rate: min-min's CPU, given a few chunks at the hump's edge, saw
+ * them all alike, and paired with the standalone pass's view of the same
+ * chunks (far below the load's rate) that read as noise - the hump's learned
+ * costs were dropped. Pairs are compared within their group, centred on its
+ * means, so no scheduler's run of the hump on CPU + 1 H200 is judged noise. */
+static void test_a_region_is_judged_by_its_own_shape(void **unused)
+{
+    (void)unused;
+    const char *ini = "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\n"
+                      "bytes_per_chunk = 5e5\nshape = hump\ncost_known = no\n"
+                      "[devices]\nsim = host, gpu\n"
+                      "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
+                      "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\n"
+                      "[static]\nratios = 1.4, 50\n";
+    for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++) {
+        struct hf_run *run = run_sim((*s)->name, ini, 10);
+        print_message("%s: chunk costs %s\n", (*s)->name, run->chunk_costs);
+        assert_string_not_equal(run->chunk_costs, "noise");
+        hf_run_free(run);
+    }
+}
+
 /* A real run saves its learned estimates beside the profile and the next run
  * of the same load starts from them; a bad file or one for another load is
  * ignored. A load whose declared work holds saves none, and removes a bad
@@ -410,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_estimates_persist),
         cmocka_unit_test(test_noise_is_not_learned),
         cmocka_unit_test(test_irregular_cost_is_learned_through_noise),
+        cmocka_unit_test(test_a_region_is_judged_by_its_own_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,28 +12,30 @@
  * the estimates once a judge finds the declared work wrong.
  *
  * The judge reads the standalone passes and the CPUs' chunks, not a GPU's
- * pieces in a scheduled round, whose times hold the one-off costs of new
- * kernel shapes (in issue 12's matrix, letting them judge cost HASS 24 of its
- * 30 `gpu` cells). A span's deviation is its time, less the device's latency,
- * in work at the device's rate in the round, over its declared work, less 1.
- * One view (a round's spans) whose deviations reach 25% RMS, weighted by
- * work, starts learning at once, so that an irregular load is learned from
- * the standalone pass, before round 0 (learning from round 1 left HASS 2-3x
- * slower in the matrix's hump cells, planning in a unit that then moved). But
- * one view cannot tell noise from cost: a real CPU's equal chunks ran 0.6-1.4
- * ms on the 2-core VM, a cold one 44 ms against 1 on an H200 host. Cost
- * repeats and noise does not: each later view of a chunk pairs with the last
- * one, and the mean product of the two deviations (each clipped at 10x, so
- * that a stall is one vote; weighted by declared work) is 0 for noise and
- * the square of the deviations for an irregular load. Above 0.25^2 by three
- * standard errors (from the products' median absolute deviation: a few
- * really dear chunks do not widen it) learning is confirmed; below it by
- * three, where the paired chunks' earlier views were at least half as far off
- * as all views (pairs that missed a few hot chunks say nothing of them), the
- * declared work is restored. Either verdict is final. A span the device's
- * cost model flags as an outlier is a view for the judge (a hot chunk is an
- * outlier every time it runs) but is not folded (a stall says nothing of the
- * chunks).
+ * pieces in a scheduled round, whose times hold the one-off costs of new kernel
+ * shapes (in issue 12's matrix, letting them judge cost HASS 24 of its 30 `gpu`
+ * cells). A span's deviation is its time, less the device's latency, in work at
+ * the device's rate in the round, over its declared work, less 1. One view (a
+ * round's spans) whose deviations reach 25% RMS, weighted by work, starts
+ * learning at once, so that an irregular load is learned from the standalone
+ * pass, before round 0 (learning from round 1 left HASS 2-3x slower in the
+ * matrix's hump cells, planning in a unit that then moved). But one view cannot
+ * tell noise from cost: a real CPU's equal chunks ran 0.6-1.4 ms on the 2-core
+ * VM, a cold one 44 ms against 1 on an H200 host. Cost repeats and noise does
+ * not: each later view of a chunk pairs with the last one, and the mean product
+ * of the two deviations (each clipped at 10x, so that a stall is one vote;
+ * weighted by declared work; centred on their means over the device's pairs of
+ * the round, since a device that ran one region sees it against that region's
+ * rate, and the standalone pass against the load's: uncentred, the hump's edge
+ * chunks read as noise) is 0 for noise and the variance of the deviations for
+ * an irregular load. Above 0.25^2 by three standard errors (from the products'
+ * median absolute deviation: a few really dear chunks do not widen it) learning
+ * is confirmed; below it by three, where the paired chunks' earlier views
+ * varied at least half as much about their mean as all views did (pairs that
+ * missed a few hot chunks say nothing of them), the declared work is restored.
+ * Either verdict is final. A span the device's cost model flags as an outlier
+ * is a view for the judge (a hot chunk is an outlier every time it runs) but is
+ * not folded (a stall says nothing of the chunks).
  *
  * Folding: every span that ran is an observation of its chunks' cost. Its
  * seconds, less the device's per-bundle latency (the intercept of the device's
@@ -215,23 +217,58 @@ static double view_rms(const struct hf__chunk_cost *c, int ndev)
     return weight > 0.0 ? sqrt(sum / weight) : 0.0;
 }
 
+/* Adds one device's pairs of the round to the evidence (see DESIGN): each
+ * pair's two deviations centred on the means of this group, so that a view
+ * of one region (a CPU's chunks at the hump's edge, their deviations from
+ * that region's rate) and a view of the whole load (the standalone pass, from
+ * the load's) compare the shape within the region, not their baselines. */
+static void add_pairs(struct hf__chunk_cost *c, double *a, double *b, double *w, int n)
+{
+    double sw = 0.0, sa = 0.0, sb = 0.0, w2 = 0.0;
+    for (int i = 0; i < n; i++) {
+        sw += w[i];
+        sa += w[i] * a[i];
+        sb += w[i] * b[i];
+        w2 += w[i] * w[i];
+    }
+    if (n < 3 || !(sw > 0.0))
+        return; /* a pair or two centred say nothing */
+    double ma = sa / sw, mb = sb / sw;
+    for (int i = 0; i < n; i++) {
+        double p = (a[i] - ma) * (b[i] - mb);
+        c->pair_sum += w[i] * p;
+        c->pair_mass += w[i] * (a[i] - ma) * (a[i] - ma);
+        a[i] = p; /* the products, for their spread */
+    }
+    /* The products' spread, robustly: their median absolute deviation (a
+     * chunk that really is dear gives a product far off the rest; the noise
+     * is what the bulk of them shows). */
+    double mid = hf__cost_median(a, n);
+    for (int i = 0; i < n; i++)
+        a[i] = fabs(a[i] - mid);
+    double spread = 1.4826 * hf__cost_median(a, n);
+    c->pair_w += sw;
+    c->pair_var += spread * spread * w2;
+    c->npairs += (size_t)n;
+}
+
 /* Adds the round's judging spans, outliers too, to the evidence for repeated
  * deviations (see DESIGN): each span's deviation, clipped to [-1, DEV_CLIP]
- * so that one stall is one vote, times the last deviation seen of each of
- * its chunks, is one pair, weighted by the chunk's declared work. A device
- * that ran one span is left out: its deviation is 0 by construction. */
+ * so that one stall is one vote, and the last deviation seen of each of its
+ * chunks are one pair, weighted by the chunk's declared work; a device's
+ * pairs are one group. A device that ran one span is left out: its
+ * deviation is 0 by construction. */
 static void pair_views(struct hf__chunk_cost *c, int ndev)
 {
     size_t cap = 0;
     for (size_t k = 0; k < c->nspans; k++)
         cap += c->spans[k].judge ? c->spans[k].count : 0;
-    double *prod = cap ? malloc(cap * sizeof *prod) : NULL;
-    if (!prod)
+    double *buf = cap ? malloc(3 * cap * sizeof *buf) : NULL;
+    if (!buf)
         return; /* nothing to judge, or no memory: the evidence waits for a round */
-    double w2 = 0.0;
-    int np = 0;
+    double *a = buf, *b = buf + cap, *w = buf + 2 * cap;
     for (int d = 0; d < ndev; d++) {
-        int spans;
+        int spans, n = 0;
         double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
         for (size_t k = 0; rate > 0.0 && spans >= 2 && k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
@@ -239,32 +276,19 @@ static void pair_views(struct hf__chunk_cost *c, int ndev)
                 continue;
             double dev = fmin(fmax(deviation(c, sp, lat, rate), -1.0), DEV_CLIP);
             for (size_t i = sp->first; i < sp->first + sp->count; i++) {
-                double w = c->decl[i], last = c->last_dev[i];
-                if (!isnan(last)) {
-                    prod[np++] = last * dev;
-                    c->pair_sum += w * last * dev;
-                    c->pair_mass += w * last * last;
-                    c->pair_w += w;
-                    w2 += w * w;
+                if (!isnan(c->last_dev[i])) {
+                    a[n] = c->last_dev[i];
+                    b[n] = dev;
+                    w[n++] = c->decl[i];
                 }
-                c->view_mass += w * dev * dev;
-                c->view_w += w;
+                c->view_mass += c->decl[i] * dev * dev;
+                c->view_w += c->decl[i];
                 c->last_dev[i] = dev;
             }
         }
+        add_pairs(c, a, b, w, n);
     }
-    if (np > 0) {
-        /* The pairs' spread, robustly: the median absolute deviation of the
-         * products (a chunk that really is dear gives a product far off the
-         * rest; the noise is what the bulk of them shows). */
-        double mid = hf__cost_median(prod, np);
-        for (int i = 0; i < np; i++)
-            prod[i] = fabs(prod[i] - mid);
-        double spread = 1.4826 * hf__cost_median(prod, np);
-        c->pair_var += spread * spread * w2;
-        c->npairs += (size_t)np;
-    }
-    free(prod);
+    free(buf);
 }
 
 /* What the pairs say (see DESIGN): 1 when the chunks repeated their
