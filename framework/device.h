@@ -183,6 +183,9 @@ const char *hf_topo_cpu_model(void);
 /* "OpenBLAS 0.3.21 ... core=SkylakeX (OPENBLAS_CORETYPE=SkylakeX)": what the
  * loaded BLAS runs (drivers/blas_env.c), for `hetfarm devices` and results.json. */
 const char *hf_blas_describe(void);
+/* "OMP_WAIT_POLICY=passive": how the loaded OpenMP runtime's idle threads
+ * wait (drivers/runtime_env.c), for `hetfarm devices` and results.json. */
+const char *hf_openmp_describe(void);
 
 #ifdef HF_HAVE_CUDA
 /* GPU discovery (drivers/device_cuda.c), from any thread. The number of CUDA

@@ -257,7 +257,7 @@ static void run_row(void **state)
     for (int i = 0; i < 3 && r->files[i].name; i++)
         make_file(dir, &r->files[i]);
     char cmd[PATH_MAX * 2];
-    snprintf(cmd, sizeof cmd, "cd '%s' && HF_BLAS_REEXEC=1 timeout 30 '%s' %s 2>&1", dir, bin,
+    snprintf(cmd, sizeof cmd, "cd '%s' && HF_REEXEC=1 timeout 30 '%s' %s 2>&1", dir, bin,
              r->args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);

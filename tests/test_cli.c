@@ -32,7 +32,7 @@ static char out[1 << 16];
 static int hetfarm(const char *args)
 {
     char cmd[PATH_MAX + 1024];
-    snprintf(cmd, sizeof cmd, "cd '%s' && HF_BLAS_REEXEC=1 '%s' %s 2>&1", dir, bin, args);
+    snprintf(cmd, sizeof cmd, "cd '%s' && HF_REEXEC=1 '%s' %s 2>&1", dir, bin, args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(out, 1, sizeof out - 1, p);
@@ -104,6 +104,38 @@ static void test_devices(void **state)
     assert_non_null(strstr(out, "BLAS:"));
     /* Either GPUs, "no CUDA device found" or "CUDA: not built". */
     assert_non_null(strstr(out, "GPUs:"));
+}
+
+/* The environment the libraries read when they load (drivers/runtime_env.c):
+ * hetfarm sets OMP_WAIT_POLICY=passive and re-executes itself, unless the
+ * user chose a wait policy or a spin count, which it keeps. */
+static void test_openmp_wait_policy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *env, *want;
+    } cases[] = {
+        {"", "OMP_WAIT_POLICY=passive\n"},
+        {"OMP_WAIT_POLICY=active", "OMP_WAIT_POLICY=active\n"},
+        {"GOMP_SPINCOUNT=1000", "OMP_WAIT_POLICY=(unset) GOMP_SPINCOUNT=1000\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char cmd[PATH_MAX + 256];
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && env -u HF_REEXEC -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT %s '%s' "
+                 "devices 2>&1",
+                 dir, cases[k].env, bin);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        assert_int_equal(pclose(p), 0);
+        const char *line = strstr(out, "OpenMP:");
+        assert_non_null(line);
+        if (!strstr(line, cases[k].want))
+            print_error("with '%s': %s", cases[k].env, line);
+        assert_non_null(strstr(line, cases[k].want));
+    }
 }
 
 static void test_missing_config(void **state)
@@ -282,7 +314,7 @@ static void test_interrupt(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[PATH_MAX + 512];
         snprintf(cmd, sizeof cmd,
-                 "cd '%s' && { HF_BLAS_REEXEC=1 '%s' %s long.ini -o r.json & p=$!; sleep 1; "
+                 "cd '%s' && { HF_REEXEC=1 '%s' %s long.ini -o r.json & p=$!; sleep 1; "
                  "kill -%s $p; wait $p; echo \"status=$?\"; } 2>&1",
                  dir, bin, cases[i].cmd, cases[i].sig);
         FILE *p = popen(cmd, "r");
@@ -337,6 +369,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_help, setup, teardown),
         cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_openmp_wait_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_names, setup, teardown),

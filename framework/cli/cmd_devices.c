@@ -13,5 +13,6 @@ int hf__cmd_devices(void)
 {
     hf_topo_describe(stdout);
     printf("BLAS:       %s\n", hf_blas_describe());
+    printf("OpenMP:     %s\n", hf_openmp_describe());
     return 0;
 }

@@ -4,19 +4,20 @@
  * ------
  * main() only dispatches: each command lives in its own cmd_*.c, the options
  * they share in options.c, the config-to-runs plan in plan.c, the help text
- * in help.c. OpenBLAS's core is fixed first of all (drivers/blas_env.c),
+ * in help.c. The environment the libraries read when they load (OpenBLAS's
+ * core, OpenMP's wait policy: drivers/runtime_env.c) is fixed first of all,
  * since that may re-execute the program.
  */
 #include <string.h>
 
 #include "cli.h"
-#include "drivers/blas_env.h"
+#include "drivers/runtime_env.h"
 
 /* Dispatches `hetfarm COMMAND ...` and `hetfarm help COMMAND`. */
 int main(int argc, char **argv)
 {
-    /* First of all: this may re-execute the program with OPENBLAS_CORETYPE. */
-    hf_blas_select_core(argv);
+    /* First of all: this may re-execute the program with its environment set. */
+    hf_runtime_env(argv);
     if (argc < 2) {
         hf__cli_usage(stderr);
         return EXIT_USAGE;

@@ -1,4 +1,4 @@
-/* blas_env.c - make OpenBLAS run the kernels the CPU really supports, and say which.
+/* blas_env.c - which CPU kernel OpenBLAS should run, and which it runs.
  *
  * DESIGN
  * ------
@@ -7,13 +7,11 @@
  * bits it looks at and the 0.3.21 in Debian falls back to "Prescott", whose
  * SGEMM reaches ~0.2 TFLOP/s where SkylakeX kernels reach 1.2-1.6. The only
  * supported override is the OPENBLAS_CORETYPE environment variable, read by
- * that same constructor, so setting it from main() is too late for this
- * process: we set it and re-execute ourselves once. HF_BLAS_REEXEC=1 marks the
- * second process so that a failing override can never loop, and a user who
- * set OPENBLAS_CORETYPE keeps full control. We ask the compiler's CPU probe
- * (__builtin_cpu_supports, which reads the CPUID feature bits that the guest
- * kernel also trusts) and map the widest vector extension to OpenBLAS's core:
- * avx512bf16 -> Cooperlake, avx512f -> SkylakeX, avx2 -> Haswell.
+ * that same constructor, so runtime_env.c sets it and re-executes the
+ * program. We ask the compiler's CPU probe (__builtin_cpu_supports, which
+ * reads the CPUID feature bits that the guest kernel also trusts) and map the
+ * widest vector extension to OpenBLAS's core: avx512bf16 -> Cooperlake,
+ * avx512f -> SkylakeX, avx2 -> Haswell.
  */
 #include "blas_env.h"
 
@@ -22,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 /* The core OpenBLAS should use on this CPU, or NULL to leave its choice. */
 static const char *best_core(void)
@@ -37,23 +34,14 @@ static const char *best_core(void)
     return NULL;
 }
 
-void hf_blas_select_core(char **argv)
+const char *hf__blas_core_wanted(void)
 {
-    if (getenv("OPENBLAS_CORETYPE") || getenv("HF_BLAS_REEXEC") || !argv)
-        return;
     const char *want = best_core();
     if (!want)
-        return;
+        return NULL;
     /* Nothing to do when OpenBLAS already picked it (bare metal). */
     const char *have = openblas_get_corename();
-    if (have && strcasecmp(have, want) == 0)
-        return;
-    if (setenv("OPENBLAS_CORETYPE", want, 1) != 0 || setenv("HF_BLAS_REEXEC", "1", 1) != 0)
-        return;
-    fflush(NULL);
-    execv("/proc/self/exe", argv);
-    /* The exec failed (no /proc, seccomp): carry on with the library's own
-     * choice, and leave the variables so that children inherit the choice. */
+    return have && strcasecmp(have, want) == 0 ? NULL : want;
 }
 
 const char *hf_blas_describe(void)

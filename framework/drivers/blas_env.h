@@ -3,8 +3,9 @@
  * Debian's OpenBLAS (0.3.21) is built with DYNAMIC_ARCH and picks its kernels
  * when the library loads. On virtualised Xeons and EPYCs it often falls back to
  * the generic "Prescott" core (5-7x slower GEMM), because the hypervisor hides
- * the CPUID bits it checks. hetfarm sets OPENBLAS_CORETYPE from what the CPU
- * really supports and re-executes itself once so the library loads with it.
+ * the CPUID bits it checks. runtime_env.c sets OPENBLAS_CORETYPE from what the
+ * CPU really supports and re-executes the program once so the library loads
+ * with it.
  */
 #ifndef HF_BLAS_ENV_H
 #define HF_BLAS_ENV_H
@@ -13,11 +14,9 @@
 extern "C" {
 #endif
 
-/* Called first thing in main(). If OPENBLAS_CORETYPE is unset and OpenBLAS
- * chose a weaker core than the CPU supports, sets OPENBLAS_CORETYPE (and
- * HF_BLAS_REEXEC=1, which prevents loops) and re-executes /proc/self/exe with
- * `argv`. Returns normally when nothing needs doing or the exec failed. */
-void hf_blas_select_core(char **argv);
+/* The OpenBLAS core this CPU supports when OpenBLAS chose a weaker one (the
+ * value OPENBLAS_CORETYPE should have), or NULL when its choice stands. */
+const char *hf__blas_core_wanted(void);
 
 /* hf_blas_describe() is declared in device.h, with the rest of the machine. */
 

@@ -63,6 +63,7 @@ static cJSON *machine_json(void)
     cJSON_AddNumberToObject(m, "cores", hf_topo_cores());
     cJSON_AddNumberToObject(m, "numa_nodes", hf_topo_numa_nodes());
     cJSON_AddStringToObject(m, "blas", hf_blas_describe());
+    cJSON_AddStringToObject(m, "openmp", hf_openmp_describe());
 #ifdef HF_HAVE_CUDA
     int n = hf_cuda_device_count();
     if (n > 0) {

@@ -1,0 +1,24 @@
+/* runtime_env.h - the environment hetfarm's libraries read when they load
+ * (framework/drivers/runtime_env.c).
+ */
+#ifndef HF_RUNTIME_ENV_H
+#define HF_RUNTIME_ENV_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Called first thing in main(). Sets what the user left unset of
+ * OPENBLAS_CORETYPE (the core this CPU supports, where OpenBLAS chose a weaker
+ * one) and OMP_WAIT_POLICY (passive, unless GOMP_SPINCOUNT is set), then
+ * re-executes /proc/self/exe with `argv`, marking the new process with
+ * HF_REEXEC=1 so that it never loops. Returns normally when nothing needs
+ * doing, in the re-executed process, or when the exec failed. */
+void hf_runtime_env(char **argv);
+
+/* hf_openmp_describe() is declared in device.h, with the rest of the machine. */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
