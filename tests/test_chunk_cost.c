@@ -26,6 +26,14 @@
     "[sim.host]\nkind = cpu\nrate = 2e9\nlatency_us = 5\n" \
     "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\n"
 
+/* The hump in units on a CPU and an H200-like GPU (ini text; a caller may
+ * go on with more [sim.gpu] keys). */
+#define HUMP_CPU_H200 \
+    "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\nbytes_per_chunk = 5e5\n" \
+    "shape = hump\ncost_known = no\n[devices]\nsim = host, gpu\n" \
+    "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n" \
+    "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\n"
+
 static struct hf_run *run_opts(const char *sched, const char *ini, int rounds,
                                enum hf_engine_kind engine, const char *profile_dir)
 {
@@ -256,11 +264,7 @@ static void test_baselines_cut_by_cost(void **unused)
 static void test_qilin_leaves_the_first_launch_out(void **unused)
 {
     (void)unused;
-    const char *ini = "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\n"
-                      "bytes_per_chunk = 5e5\nshape = hump\ncost_known = no\n"
-                      "[devices]\nsim = host, gpu\n"
-                      "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
-                      "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\n"
+    const char *ini = HUMP_CPU_H200
                       "warmup_ms = 40\nnew_size_ms = 3\n[qilin]\nreuse = no\n";
     struct hf_run *run = run_sim("qilin", ini, 6);
     assert_true(run->rounds[0].makespan_s < 0.6);
@@ -356,11 +360,7 @@ static void test_irregular_cost_is_learned_through_noise(void **unused)
 static void test_a_region_is_judged_by_its_own_shape(void **unused)
 {
     (void)unused;
-    const char *ini = "[run]\napp = noop\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\n"
-                      "bytes_per_chunk = 5e5\nshape = hump\ncost_known = no\n"
-                      "[devices]\nsim = host, gpu\n"
-                      "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
-                      "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\n"
+    const char *ini = HUMP_CPU_H200
                       "[static]\nratios = 1.4, 50\n";
     for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++) {
         struct hf_run *run = run_sim((*s)->name, ini, 10);
