@@ -292,11 +292,12 @@ static void pair_views(struct hf__chunk_cost *c, int ndev)
 }
 
 /* What the pairs say (see DESIGN): 1 when the chunks repeated their
- * deviations (the mean product, which noise leaves at 0 and an irregular
- * load at the square of its deviations, above IRREGULAR^2 by three standard
- * errors); -1 when they did not (below it by three), and the paired chunks'
- * earlier views deviated at least half as much as all views did (pairs that
- * missed a few dear chunks say nothing of them); else 0. */
+ * deviations (the mean centred product, which noise leaves at 0 and an
+ * irregular load at the variance of its deviations, above IRREGULAR^2 by
+ * three standard errors); -1 when they did not (below it by three), and the
+ * paired chunks' earlier views varied at least half as much about their mean
+ * as all views did (pairs that missed a few dear chunks say nothing of them);
+ * else 0. */
 static int repeat_verdict(const struct hf__chunk_cost *c)
 {
     if (c->npairs < MIN_PAIRS || !(c->pair_w > 0.0))

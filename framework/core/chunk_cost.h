@@ -25,9 +25,10 @@ struct hf__chunk_cost {
     int unlearned;       /* ... and what one view had started learning was noise */
     /* The judge's evidence from pairs of views of one chunk (chunk_cost.c),
      * each weighted by the chunk's declared work: the sum of the products of
-     * their deviations, of the earlier one's square, of the weights, and the
-     * products' variance; the sum of every view's squared deviation and of
-     * their weights; the count of pairs. */
+     * their deviations (centred), of the earlier one's square, of the
+     * weights, and the products' variance times the squared weights (robust);
+     * the sum of every view's squared deviation and of their weights; the
+     * count of pairs. */
     double pair_sum, pair_mass, pair_w, pair_var, view_mass, view_w;
     size_t npairs;
 };
@@ -39,8 +40,9 @@ struct hf__chunk_cost {
  * shared over a span's chunks in proportion to their estimates; devices
  * 0..ndev-1) and scales the estimates to sum to the declared total;
  * otherwise starts over from the declared work. Schedulers see the estimates
- * once the chunks have repeated their deviations from the declared work
- * (chunk_cost.c), the declared work until then.
+ * once the judge finds the declared work wrong (one view off by 25% RMS that
+ * repeated views of the same chunks do not contradict: chunk_cost.c), the
+ * declared work until then or where repeated views found only noise.
  * *moved is the share of the total work the estimates moved since the last
  * round. Returns the chunks as schedulers see them (valid until the next call), or
  * NULL when out of memory. An `exact` load (hf_load.work_exact) never learns:
