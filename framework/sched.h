@@ -95,6 +95,8 @@ struct hf_cost_model {
     int warm_fresh;       /* set by the owner: before the latency is known, a new size
                              slower than any latency allows is a warm-up kept for the
                              slope (hf_cost_add) */
+    int no_warmup;        /* set by the owner: the device pays nothing for a new bundle
+                             size (a CPU), so every bundle is taken as a repeat */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);

@@ -370,6 +370,29 @@ static void test_a_region_is_judged_by_its_own_shape(void **unused)
     }
 }
 
+/* A CPU slowed 2x from round 3 under a learned load: its bundles are all
+ * sizes it never ran (each chunk's learned work differs), and the engine's
+ * model took every slow one for a new size's warm-up, so from round 3 on
+ * every CPU bundle was flagged an outlier (151 of 151 a round under static)
+ * and none was folded. A CPU pays nothing for a new size: its model believes
+ * the slowdown after two bundles, and no scheduler's CPU has an outlier from
+ * round 4 on. */
+static void test_a_slowed_cpu_is_believed(void **unused)
+{
+    (void)unused;
+    const char *ini = HUMP_CPU_H200 "jitter = 0.02\n[sim.host]\nslowdown = 2@3\njitter = 0.02\n"
+                      "[static]\nratios = 1.4, 50\n";
+    for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++) {
+        struct hf_run *run = run_sim((*s)->name, ini, 10);
+        size_t late = 0;
+        for (int r = 4; r < run->nrounds; r++)
+            late += run->rounds[r].dev[0].outliers;
+        print_message("%s: CPU outliers from round 4: %zu\n", (*s)->name, late);
+        assert_int_equal(late, 0);
+        hf_run_free(run);
+    }
+}
+
 /* A real run saves its learned estimates beside the profile and the next run
  * of the same load starts from them; a bad file or one for another load is
  * ignored. A load whose declared work holds saves none, and removes a bad
@@ -434,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_noise_is_not_learned),
         cmocka_unit_test(test_irregular_cost_is_learned_through_noise),
         cmocka_unit_test(test_a_region_is_judged_by_its_own_shape),
+        cmocka_unit_test(test_a_slowed_cpu_is_believed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

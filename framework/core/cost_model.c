@@ -60,7 +60,12 @@
  * new size slower than 1.5x what any latency allows, once the window holds a
  * repeat, is a warm-up kept for the slope only (fresh pairs cancel it).
  * hf_cost_warmup reads the one-off cost of a new size from the window. The
- * engine's models (bound_s) do not set the flag. Fitting is lazy (every 32
+ * engine's models (bound_s) do not set the flag. A model whose owner says its
+ * device pays nothing for a new size (`no_warmup`: the engine's, for a CPU)
+ * takes every bundle as a repeat: a CPU's bundles of a learned load are all
+ * sizes it never ran (each chunk's learned work differs), and taken for
+ * warm-ups, a CPU slowed 2x had every bundle flagged an outlier for the rest
+ * of the run, the change never believed. Fitting is lazy (every 32
  * accepted bundles, or on hf_cost_refit) because a CPU reports every chunk and
  * some loads have 200000 of them per round.
  *
@@ -445,7 +450,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         return 0;
     if (!(bytes > 0.0) || !isfinite(bytes))
         bytes = 0.0;
-    int fresh = !size_seen(m, work);
+    int fresh = !size_seen(m, work) && !m->no_warmup;
     /* Until the latency has been seen, a bundle of a size the window does not
      * hold cannot be judged: the fit has no idea of its fixed cost - unless it
      * took far longer than any latency allows (time_cap: a bundle of half the

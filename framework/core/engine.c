@@ -33,6 +33,16 @@
 
 /* ---- the round loop ------------------------------------------------------------ */
 
+void hf__engine_reset_cost(struct hf__engine *e, int d)
+{
+    const struct hf_device_info *info = &hf_devlist_get(e->devs, d)->info;
+    hf_cost_init(&e->cost[d]);
+    /* A CPU's bundles of a learned load are all sizes it never ran: taken
+     * for warm-ups, a CPU slowed 2x had every bundle flagged an outlier, and
+     * never folded, for the rest of the run. */
+    e->cost[d].no_warmup = !info->is_gpu && info->kind != HF_DEV_NODE;
+}
+
 /* The round's chunks with their learned cost (chunk_cost.c); the saved
  * estimates are looked for once, at the run's first load. */
 static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved_out)
@@ -53,7 +63,7 @@ static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved
      * estimates: when those moved, start the models over in the new unit. */
     if (moved > 0.02)
         for (int d = 0; d < e->ndev; d++)
-            hf_cost_init(&e->cost[d]);
+            hf__engine_reset_cost(e, d);
     *moved_out = moved;
     return seen;
 }

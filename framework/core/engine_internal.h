@@ -115,6 +115,10 @@ void hf__engine_error(struct hf__engine *e, int rc, const char *fmt, ...)
 int hf__engine_prepare_round(struct hf__engine *e, int round);
 int hf__engine_draw_round(struct hf__engine *e, int round);
 int hf__engine_arm_round(struct hf__engine *e, int round, int learn);
+/* Empties device d's cost model (bound_s, outliers), telling it whether the
+ * device pays for new bundle sizes: a GPU (a kernel choice) or a node of
+ * them does, a CPU does not. */
+void hf__engine_reset_cost(struct hf__engine *e, int d);
 int hf__engine_hold_chunks(struct hf__engine *e, size_t n);
 /* The scheduler's adaptation after a round: its round_end with the devices'
  * work, busy seconds and chunks (arrays of e->ndev). */

@@ -88,6 +88,8 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     if (!e->alive || !e->sat_out || !e->stats || !e->asked_gen || !e->last_event || !e->cost ||
         !e->launched)
         return hf_fail(HF_ENOMEM, "engine: out of memory");
+    for (int d = 0; d < e->ndev; d++)
+        hf__engine_reset_cost(e, d);
     /* A real GPU cannot run an app without a GPU kernel. */
     int any = 0;
     for (int d = 0; d < e->ndev; d++) {
