@@ -159,6 +159,15 @@ static void fit_line(struct qdev *q)
     q->trained = 1;
 }
 
+/* Fits device d's line and saves it in the profile (a, b, unscaled). */
+static void fit_and_save(struct qilin *s, int d)
+{
+    struct qdev *q = &s->q[d];
+    fit_line(q);
+    double ab[2] = {q->a, q->b};
+    hf_profile_set(s->profile, s->dev[d].name, "qilin.fit", ab, 2);
+}
+
 /* Shares of `work` that make every device's fitted time equal (see DESIGN). */
 static void solve_split(struct qilin *s, double work)
 {
@@ -308,14 +317,12 @@ static void refit_in_new_unit(struct qilin *s, const struct hf_round *r)
                 q->x[i] += r->chunks[k].work;
             at += q->size[i];
         }
-        fit_line(q);
         /* Saved in the unit the estimates now have: the next run that reads
          * the fits reads the learned costs saved at this run's end, or the
          * declared work where the judge dropped them (read in another unit,
          * a fit gave an H200 host's CPU 22.7% of a PageRank sweep, 11 ms
          * rounds against 1.9). */
-        double ab[2] = {q->a, q->b};
-        hf_profile_set(s->profile, s->dev[d].name, "qilin.fit", ab, 2);
+        fit_and_save(s, d);
     }
 }
 
@@ -400,11 +407,8 @@ static void qilin_finished(void *state, int d, const struct hf_span *span, doubl
     if (q->pending == 0 && q->x[q->done] > 0.0 &&
         (s->dev[d].is_gpu || q->done < q->point)) {
         q->done++;
-        if (q->done == q->npoints) {
-            fit_line(q);
-            double ab[2] = {q->a, q->b};
-            hf_profile_set(s->profile, s->dev[d].name, "qilin.fit", ab, 2);
-        }
+        if (q->done == q->npoints)
+            fit_and_save(s, d);
     }
     if (!training_done(s))
         return;

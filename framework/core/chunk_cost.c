@@ -187,36 +187,6 @@ static double device_rate(const struct hf__chunk_cost *c, const double *w, int d
     return work > 0.0 && sec > 0.0 ? work / sec : 0.0;
 }
 
-/* A judging span's deviation from its declared work: its seconds less the
- * device's latency, in work at the device's rate in the round, over its
- * declared work, less 1. */
-static double deviation(const struct hf__chunk_cost *c, const struct hf__cost_span *sp, double lat,
-                        double rate)
-{
-    return (sp->seconds - lat) * rate / span_work(c->decl, sp) - 1.0;
-}
-
-/* How far one view - the round's judging spans - disagrees with the declared
- * work: the RMS of their deviations, weighted by their declared work. */
-static double view_rms(const struct hf__chunk_cost *c, int ndev)
-{
-    double sum = 0.0, weight = 0.0;
-    for (int d = 0; d < ndev; d++) {
-        int spans;
-        double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
-        for (size_t k = 0; rate > 0.0 && k < c->nspans; k++) {
-            const struct hf__cost_span *sp = &c->spans[k];
-            double decl = span_work(c->decl, sp);
-            if (sp->dev != d || !sp->judge || sp->outlier || !(decl > 0.0))
-                continue;
-            double dev = deviation(c, sp, lat, rate);
-            sum += decl * dev * dev;
-            weight += decl;
-        }
-    }
-    return weight > 0.0 ? sqrt(sum / weight) : 0.0;
-}
-
 /* Adds one device's pairs of the round to the evidence (see DESIGN): each
  * pair's two deviations centred on the means of this group, so that a view
  * of one region (a CPU's chunks at the hump's edge, their deviations from
@@ -252,45 +222,6 @@ static void add_pairs(struct hf__chunk_cost *c, double *a, double *b, double *w,
     c->npairs += (size_t)n;
 }
 
-/* Adds the round's judging spans, outliers too, to the evidence for repeated
- * deviations (see DESIGN): each span's deviation, clipped to [-1, DEV_CLIP]
- * so that one stall is one vote, and the last deviation seen of each of its
- * chunks are one pair, weighted by the chunk's declared work; a device's
- * pairs are one group. A device that ran one span is left out: its
- * deviation is 0 by construction. */
-static void pair_views(struct hf__chunk_cost *c, int ndev)
-{
-    size_t cap = 0;
-    for (size_t k = 0; k < c->nspans; k++)
-        cap += c->spans[k].judge ? c->spans[k].count : 0;
-    double *buf = cap ? malloc(3 * cap * sizeof *buf) : NULL;
-    if (!buf)
-        return; /* nothing to judge, or no memory: the evidence waits for a round */
-    double *a = buf, *b = buf + cap, *w = buf + 2 * cap;
-    for (int d = 0; d < ndev; d++) {
-        int spans, n = 0;
-        double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
-        for (size_t k = 0; rate > 0.0 && spans >= 2 && k < c->nspans; k++) {
-            const struct hf__cost_span *sp = &c->spans[k];
-            if (sp->dev != d || !sp->judge || !(span_work(c->decl, sp) > 0.0))
-                continue;
-            double dev = fmin(fmax(deviation(c, sp, lat, rate), -1.0), DEV_CLIP);
-            for (size_t i = sp->first; i < sp->first + sp->count; i++) {
-                if (!isnan(c->last_dev[i])) {
-                    a[n] = c->last_dev[i];
-                    b[n] = dev;
-                    w[n++] = c->decl[i];
-                }
-                c->view_mass += c->decl[i] * dev * dev;
-                c->view_w += c->decl[i];
-                c->last_dev[i] = dev;
-            }
-        }
-        add_pairs(c, a, b, w, n);
-    }
-    free(buf);
-}
-
 /* What the pairs say (see DESIGN): 1 when the chunks repeated their
  * deviations (the mean centred product, which noise leaves at 0 and an
  * irregular load at the variance of its deviations, above IRREGULAR^2 by
@@ -321,18 +252,61 @@ static void reset_judge(struct hf__chunk_cost *c)
     c->npairs = 0;
 }
 
-/* Judges the round's spans (see DESIGN): one view that disagrees starts
- * learning; repeated views confirm it or end it, for good. */
+/* Judges the round's spans (see DESIGN), in one pass over each device's
+ * judging spans. A span's deviation is its seconds less the device's
+ * latency, in work at the device's rate in the round, over its declared
+ * work, less 1. Outliers aside, the deviations make the view's RMS
+ * (weighted by declared work): one view that disagrees starts learning.
+ * Outliers too, each deviation clipped to [-1, DEV_CLIP] (one stall is one
+ * vote) and the last deviation seen of each of the span's chunks are a pair,
+ * weighted by the chunk's declared work, a device's pairs one group; not of
+ * a device that ran one span, whose deviation is 0 by construction.
+ * Repeated views confirm or end the learning, for good. */
 static void judge(struct hf__chunk_cost *c, int ndev)
 {
-    double rms = view_rms(c, ndev);
-    pair_views(c, ndev);
+    size_t cap = 0;
+    for (size_t k = 0; k < c->nspans; k++)
+        cap += c->spans[k].judge ? c->spans[k].count : 0;
+    /* No memory for the pairs: this round's views wait, the RMS does not. */
+    double *buf = cap ? malloc(3 * cap * sizeof *buf) : NULL;
+    double *a = buf, *b = buf ? buf + cap : NULL, *w = buf ? buf + 2 * cap : NULL;
+    double sum = 0.0, weight = 0.0;
+    for (int d = 0; d < ndev; d++) {
+        int spans, n = 0;
+        double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
+        for (size_t k = 0; rate > 0.0 && k < c->nspans; k++) {
+            const struct hf__cost_span *sp = &c->spans[k];
+            double decl = sp->dev == d && sp->judge ? span_work(c->decl, sp) : 0.0;
+            if (!(decl > 0.0))
+                continue;
+            double dev = (sp->seconds - lat) * rate / decl - 1.0;
+            if (!sp->outlier) {
+                sum += decl * dev * dev;
+                weight += decl;
+            }
+            if (!buf || spans < 2)
+                continue;
+            dev = fmin(fmax(dev, -1.0), DEV_CLIP);
+            for (size_t i = sp->first; i < sp->first + sp->count; i++) {
+                if (!isnan(c->last_dev[i])) {
+                    a[n] = c->last_dev[i];
+                    b[n] = dev;
+                    w[n++] = c->decl[i];
+                }
+                c->view_mass += c->decl[i] * dev * dev;
+                c->view_w += c->decl[i];
+                c->last_dev[i] = dev;
+            }
+        }
+        add_pairs(c, a, b, w, n);
+    }
+    free(buf);
     int verdict = repeat_verdict(c);
     if (verdict != 0) {
         c->unlearned = c->learning && verdict < 0;
         c->learning = verdict > 0;
         c->judged = 1;
-    } else if (rms > IRREGULAR) {
+    } else if (weight > 0.0 && sqrt(sum / weight) > IRREGULAR) {
         c->learning = 1;
     }
 }
@@ -347,8 +321,9 @@ static void fold(struct hf__chunk_cost *c, int ndev)
             continue;
         for (size_t k = 0; k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
-            double span = span_work(c->est, sp), net = sp->seconds - lat;
-            if (sp->dev != d || sp->outlier || !(span > 0.0))
+            double span = sp->dev == d && !sp->outlier ? span_work(c->est, sp) : 0.0;
+            double net = sp->seconds - lat;
+            if (!(span > 0.0))
                 continue;
             /* The span's total is observed whole: it moves by the weight of
              * one observation against the evidence its chunks hold on
@@ -372,9 +347,11 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
     c->repeated = same_load(c, chunks, n);
     if (c->repeated) {
         int had_view = !c->loaded || c->nspans > 0;
-        if (!exact) {
-            if (!c->judged)
-                judge(c, ndev);
+        if (!exact && !c->judged)
+            judge(c, ndev);
+        /* Folded from the first round on, so that learning, once judged
+         * right, has every view; not once the declared work is final. */
+        if (!exact && (c->learning || !c->judged)) {
             fold(c, ndev);
             normalise(c);
         }
