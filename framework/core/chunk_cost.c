@@ -8,8 +8,9 @@
  * declares units, and a split by units then gives a device the dear rows by
  * luck. When a load repeats - the same chunk count and the same declared work
  * per chunk as the round before - every span that ran is an observation of
- * its chunks' cost, folded as below from the first round on; schedulers see
- * the estimates once a judge finds the declared work wrong.
+ * its chunks' cost, folded as below from the first round on (until the judge
+ * finds the declared work right for good); schedulers see the estimates once
+ * it finds the declared work wrong.
  *
  * The judge reads the standalone passes and the CPUs' chunks, not a GPU's
  * pieces in a scheduled round, whose times hold the one-off costs of new kernel
