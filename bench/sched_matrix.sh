@@ -12,7 +12,8 @@
 #   SIZES   matmul n ["1024 4096 16384 32768"]: rounds from ~0.1 ms to ~1 s on the modelled
 #           node; grain n/256 rows (256 chunks per load, at least 4 rows).
 #   MIXES   ["g1 g2 g4 g8 fs"]: a 16-core CPU + 1, 2, 4, 8 H200-class GPUs; fs = CPU + 2 fast
-#           (H200) + 2 slow (L40-class: 0.4x the rate, half the bandwidth) GPUs.
+#           (H200) + 2 slow (L40-class: 0.4x the rate, half the bandwidth) GPUs; o4 = 4 H200s
+#           and no CPU (a shape mix: no CPU's chunks to learn an irregular load's costs from).
 #   NOISES  relative jitter per bundle, every device ["0 0.02 0.05"].
 #   TROUBLE ["clean gpu slow"]: clean = nothing else; gpu = what real H200s did to HASS:
 #           a 40 ms first bundle, 3 ms for every new bundle size, 1% of bundles stall 5 ms;
@@ -22,7 +23,7 @@
 # cost the same): 512 chunks whose costs follow a shape the app does not declare
 # (cost_known = no: the framework learns them), 8e12 work and 0.25 GB per load like a
 # matmul n = 16384 round, over
-#   SHAPES ["hump tail hot"] x SHAPE_MIXES ["g1 g2 fs"] x SHAPE_NOISES ["0 0.02"] x
+#   SHAPES ["hump tail hot"] x SHAPE_MIXES ["g1 g2 fs o4"] x SHAPE_NOISES ["0 0.02"] x
 #   SHAPE_TROUBLE ["clean gpu"], at SHAPE_SEEDS ["1 2"] (fewer seeds, to keep the whole matrix
 #   to a few minutes on 2 cores).
 # Every cell ranks by mean makespan from round 2, not by efficiency: each run's bound_s comes
@@ -37,7 +38,7 @@ NOISES=${NOISES:-"0 0.02 0.05"}
 TROUBLE=${TROUBLE:-"clean gpu slow"}
 SEEDS=${SEEDS:-"1 2 3 4 5 6 7 8"}
 SHAPES=${SHAPES-"hump tail hot"}  # may be set empty: matmul cells only
-SHAPE_MIXES=${SHAPE_MIXES:-"g1 g2 fs"}
+SHAPE_MIXES=${SHAPE_MIXES:-"g1 g2 fs o4"}
 SHAPE_NOISES=${SHAPE_NOISES:-"0 0.02"}
 SHAPE_TROUBLE=${SHAPE_TROUBLE:-"clean gpu"}
 SHAPE_SEEDS=${SHAPE_SEEDS:-"1 2"}
@@ -74,6 +75,7 @@ cell_ini() {
         g8) names="host, h200, h200, h200, h200, h200, h200, h200, last"
             ratios="1.4, 50, 50, 50, 50, 50, 50, 50, 50" ;;
         fs) names="host, h200, h200, l40, last"; ratios="1.4, 50, 50, 20, 20" ;;
+        o4) names="h200, h200, h200, last"; ratios="50, 50, 50, 50" ;;
     esac
     {
         if [ -n "$shape" ]; then
@@ -84,7 +86,8 @@ cell_ini() {
             printf '[run]\napp = matmul\nrounds = %s\nengine = sim\ngrain = %s\n' "$ROUNDS" "$grain"
             printf '[load]\nn = %s\ndtype = float32\n[devices]\nsim = %s\n' "$n" "$names"
         fi
-        printf '[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\njitter = %s\n' "$noise"
+        [ "$mix" = o4 ] ||
+            printf '[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\njitter = %s\n' "$noise"
         # Only the sections [devices] names: an unused [sim.NAME] is a config error.
         [ "$mix" = g1 ] || gpu_section h200 5.0e13 55 20 "$noise" "$extra"
         [ "$mix" != fs ] || gpu_section l40 2.0e13 25 30 "$noise" "$extra"

@@ -393,6 +393,53 @@ static void test_a_slowed_cpu_is_believed(void **unused)
     }
 }
 
+/* Four GPUs and no CPU (ini text: [load] follows): no CPU's chunks to learn
+ * from, and each GPU runs one span a round. */
+#define FOUR_GPUS(jitter)                                                                     \
+    "[run]\napp = noop\n[devices]\nsim = gpu, gpu, gpu, gpu\n"                              \
+    "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\njitter = " jitter \
+    "\n[static]\nratios = 1, 1, 1, 1\n[load]\nchunks = 512\nwork_per_chunk = 1.6e10\n"        \
+    "bytes_per_chunk = 5e5\n"
+
+/* GPUs alone on an irregular load: each ran one span a round, whose time
+ * against its rate in the round says nothing (one span is its own rate), so
+ * nothing was learned - static and min-min split the hump in units evenly
+ * every round (81 ms against the 42 ms of its costs declared), HASS chased
+ * whichever GPU got the dear middle (146 ms). Each span is now measured
+ * against its GPU's standalone rate: by round 9, static and HASS finish
+ * within 10% of the same load with its costs declared. */
+static void test_gpus_alone_learn_an_irregular_load(void **unused)
+{
+    (void)unused;
+    struct hf_run *truth = run_sim("static", FOUR_GPUS("0") "shape = hump\ncost_known = yes\n", 10);
+    double best = truth->rounds[9].makespan_s;
+    static const char *const scheds[] = {"static", "hass"};
+    for (int k = 0; k < 2; k++) {
+        struct hf_run *run = run_sim(scheds[k], FOUR_GPUS("0") "shape = hump\ncost_known = no\n", 10);
+        double last = run->rounds[9].makespan_s;
+        print_message("%s: round 9 %.1f ms against %.1f with the costs declared; judged %s\n",
+                      scheds[k], 1e3 * last, 1e3 * best, run->chunk_costs);
+        assert_true(last < 1.1 * best);
+        assert_true(strcmp(run->chunk_costs, "learning") == 0 ||
+                    strcmp(run->chunk_costs, "learned") == 0);
+        hf_run_free(run);
+    }
+    hf_run_free(truth);
+}
+
+/* ... while their noise on a regular load in units is not learned: one span
+ * per GPU at 10% jitter stays within the 25% a view must be off. */
+static void test_gpus_alone_do_not_learn_noise(void **unused)
+{
+    (void)unused;
+    for (const struct hf_sched_ops *const *s = hf_schedulers; *s; s++) {
+        struct hf_run *run = run_sim((*s)->name, FOUR_GPUS("0.1") "cost_known = no\n", 10);
+        print_message("%s: judged %s\n", (*s)->name, run->chunk_costs);
+        assert_string_equal(run->chunk_costs, "declared");
+        hf_run_free(run);
+    }
+}
+
 /* A real run saves its learned estimates beside the profile and the next run
  * of the same load starts from them; a bad file or one for another load is
  * ignored. A load whose declared work holds saves none, and removes a bad
@@ -458,6 +505,8 @@ int main(void)
         cmocka_unit_test(test_irregular_cost_is_learned_through_noise),
         cmocka_unit_test(test_a_region_is_judged_by_its_own_shape),
         cmocka_unit_test(test_a_slowed_cpu_is_believed),
+        cmocka_unit_test(test_gpus_alone_learn_an_irregular_load),
+        cmocka_unit_test(test_gpus_alone_do_not_learn_noise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

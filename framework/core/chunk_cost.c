@@ -38,6 +38,22 @@
  * is a view for the judge (a hot chunk is an outlier every time it runs) but is
  * not folded (a stall says nothing of the chunks).
  *
+ * GPUs alone: where no device ran two judging spans (no CPU) and two or
+ * more devices ran, a device that ran one region (one span or two, or pieces
+ * of one run of chunks) is measured against its reference rate - its rate
+ * over the whole load, from its standalone pass, followed round by round
+ * only where its spans were spread over the load - since its rate in the
+ * round is that region's, and a span of one region on it says nothing: four
+ * GPUs on the hump in units learned nothing, static split it evenly (81 ms a
+ * round against 42 with its costs declared) and HASS chased the GPU that got
+ * the dear middle (146 ms). Such a span's fixed costs (latency, a new size's
+ * warm-up: 3 ms made a 2-chunk piece 4.5x dearer) are not known from one span,
+ * so only spans that hold 1 / (2 x the devices) of the load by the estimates
+ * are views and folded; the engine's outlier flag, from a model in the units
+ * being learned, is ignored there (the GPU that got the dear region is an
+ * outlier). Each such span is one view of its region for the judge: one pair
+ * with what its chunks' last views said of it on average.
+ *
  * Folding: every span that ran is an observation of its chunks' cost. Its
  * seconds, less the device's per-bundle latency (the intercept of the device's
  * spans of the round, time over estimated work: a CPU's single chunks would
@@ -74,6 +90,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +103,7 @@
 #define IRREGULAR 0.25  /* chunks this far off their declared work (RMS, repeated): learned */
 #define MIN_PAIRS 8     /* the judge decides on no fewer pairs of views of one chunk */
 #define DEV_CLIP 9.0    /* a view 10x dearer than declared counts as 10x: one stall is one vote */
+#define REF_FOLLOW 0.2  /* a reference rate moves this share (in log) towards the round's rate */
 
 static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chunks, size_t n)
 {
@@ -143,12 +161,13 @@ static double span_work(const double *w, const struct hf__cost_span *sp)
 
 /* Device d's per-bundle latency over its spans of the round (outliers left
  * out): the intercept of the least-squares line of seconds over their work
- * by `w`, when the spans' works differ enough to tell it (else 0), kept
- * within [0, 0.95 x the shortest span] so that no span's net time is ever
- * negative. */
-static double span_latency(const struct hf__chunk_cost *c, const double *w, int d)
+ * by `w`, when the spans' works differ enough to tell it (*fitted = 1), else
+ * `known`; kept within [0, 0.95 x the shortest span] so that no span's net
+ * time is ever negative. */
+static double span_latency(const struct hf__chunk_cost *c, const double *w, int d, double known,
+                           int *fitted)
 {
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, ymin = INFINITY;
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, ymin = INFINITY, lat = known;
     for (size_t k = 0; k < c->nspans; k++) {
         const struct hf__cost_span *sp = &c->spans[k];
         if (sp->dev != d || sp->outlier)
@@ -161,23 +180,24 @@ static double span_latency(const struct hf__chunk_cost *c, const double *w, int 
         sxy += x * y;
         ymin = fmin(ymin, y);
     }
-    if (n < 3)
-        return 0.0;
-    double mx = sx / n, var = sxx / n - mx * mx;
-    if (!(var > 0.01 * mx * mx))
-        return 0.0;
-    double slope = (sxy / n - mx * sy / n) / var, lat = sy / n - slope * mx;
-    return slope > 0.0 ? fmin(fmax(lat, 0.0), 0.95 * ymin) : 0.0;
+    double mx = n > 0 ? sx / n : 0.0, var = n > 0 ? sxx / n - mx * mx : 0.0;
+    *fitted = n >= 3 && var > 0.01 * mx * mx;
+    if (*fitted) {
+        double slope = (sxy / n - mx * sy / n) / var;
+        lat = slope > 0.0 ? sy / n - slope * mx : 0.0;
+    }
+    return fmin(fmax(lat, 0.0), 0.95 * ymin);
 }
 
 /* Device d's rate in the round, in work by `w` per second of its spans
- * (outliers left out) less its per-span latency (*lat); 0 when it ran
- * nothing to go by. *spans gets how many spans it went by. */
-static double device_rate(const struct hf__chunk_cost *c, const double *w, int d, double *lat,
-                          int *spans)
+ * (outliers left out) less its per-span latency (*lat: span_latency, `known`
+ * where the spans cannot tell it); 0 when it ran nothing to go by. *spans
+ * gets how many spans it went by, *fitted whether they told the latency. */
+static double device_rate(const struct hf__chunk_cost *c, const double *w, int d, double known,
+                          double *lat, int *spans, int *fitted)
 {
     double work = 0.0, sec = 0.0;
-    *lat = span_latency(c, w, d);
+    *lat = span_latency(c, w, d, known, fitted);
     *spans = 0;
     for (size_t k = 0; k < c->nspans; k++)
         if (c->spans[k].dev == d && !c->spans[k].outlier) {
@@ -186,6 +206,84 @@ static double device_rate(const struct hf__chunk_cost *c, const double *w, int d
             ++*spans;
         }
     return work > 0.0 && sec > 0.0 ? work / sec : 0.0;
+}
+
+/* How many devices are measured against their reference rates this round
+ * (see DESIGN): none where a device ran two judging spans or more (a CPU's
+ * chunks, whose rate in the round carries the shape), else those with a
+ * reference that ran a span - when two or more did. */
+static int reference_devices(const struct hf__chunk_cost *c, int ndev)
+{
+    int n = 0;
+    for (int d = 0; d < ndev; d++) {
+        int judging = 0, ran = 0;
+        for (size_t k = 0; k < c->nspans; k++)
+            if (c->spans[k].dev == d) {
+                judging += c->spans[k].judge && !c->spans[k].outlier;
+                ran = 1;
+            }
+        if (judging >= 2)
+            return 0;
+        n += ran && d < c->ndev && c->ref[d] > 0.0;
+    }
+    return n >= 2 ? n : 0;
+}
+
+/* Whether device d ran one region of the load in the round: one span or
+ * two, or spans that make one run of chunks (a GPU's share in pieces). Its
+ * rate in the round says nothing of that region against the rest. */
+static int one_region(const struct hf__chunk_cost *c, int d)
+{
+    size_t lo = SIZE_MAX, hi = 0, chunks = 0, spans = 0;
+    for (size_t k = 0; k < c->nspans; k++)
+        if (c->spans[k].dev == d) {
+            lo = c->spans[k].first < lo ? c->spans[k].first : lo;
+            hi = c->spans[k].first + c->spans[k].count > hi ? c->spans[k].first + c->spans[k].count
+                                                            : hi;
+            chunks += c->spans[k].count;
+            spans++;
+        }
+    return spans > 0 && (spans <= 2 || chunks == hi - lo);
+}
+
+/* The rate device d's spans are measured against (see DESIGN): its rate in
+ * the round (device_rate), or, in a round measured by reference rates
+ * (`nref` > 0: reference_devices) where it ran one region, its reference
+ * rate, net of its latency (the round's where its spans tell it, else the
+ * last one they told): *by_ref. */
+static double measure_rate(const struct hf__chunk_cost *c, const double *w, int d, int nref,
+                           double *lat, int *spans, int *by_ref)
+{
+    int fitted;
+    *by_ref = nref > 0 && d < c->ndev && c->ref[d] > 0.0 && one_region(c, d);
+    double rate = device_rate(c, w, d, *by_ref ? c->ref_lat[d] : 0.0, lat, spans, &fitted);
+    return *by_ref ? c->ref[d] : rate;
+}
+
+/* Whether a span measured against its device's reference (in a round of
+ * `nref` reference devices) is a view (see DESIGN): it holds at least
+ * 1 / (2 nref) of the load by `w`, so that its device's fixed costs, which
+ * one span cannot tell, are small beside it. */
+static int ref_view(const struct hf__chunk_cost *c, const double *w, const struct hf__cost_span *sp,
+                    int nref)
+{
+    return span_work(w, sp) >= c->total / (2.0 * nref);
+}
+
+/* Keeps the latency each device's spans told last, and follows its
+ * reference rate towards its rate in the round, by the estimates just
+ * folded, where its spans were spread over the load (see DESIGN: a device
+ * that ran one region would follow that region's cost and learn no more). */
+static void follow_references(struct hf__chunk_cost *c)
+{
+    for (int d = 0; d < c->ndev; d++) {
+        int spans, fitted;
+        double lat, rate = device_rate(c, c->est, d, c->ref_lat[d], &lat, &spans, &fitted);
+        if (fitted)
+            c->ref_lat[d] = lat;
+        if (c->ref[d] > 0.0 && rate > 0.0 && !one_region(c, d))
+            c->ref[d] *= pow(rate / c->ref[d], REF_FOLLOW);
+    }
 }
 
 /* Adds one device's pairs of the round to the evidence (see DESIGN): each
@@ -267,40 +365,62 @@ static void judge(struct hf__chunk_cost *c, int ndev)
 {
     size_t cap = 0;
     for (size_t k = 0; k < c->nspans; k++)
-        cap += c->spans[k].judge ? c->spans[k].count : 0;
-    /* No memory for the pairs: this round's views wait, the RMS does not. */
-    double *buf = cap ? malloc(3 * cap * sizeof *buf) : NULL;
-    double *a = buf, *b = buf ? buf + cap : NULL, *w = buf ? buf + 2 * cap : NULL;
+        cap += c->spans[k].count;
+    /* No memory for the pairs: this round's views wait, the RMS does not.
+     * a[0..2]: one device's pairs (views a, b, weights); a[3..5]: those of
+     * the spans measured against their devices' references, one group. */
+    double *buf = cap ? malloc(6 * cap * sizeof *buf) : NULL, *a[6] = {NULL};
+    for (int k = 0; buf && k < 6; k++)
+        a[k] = buf + (size_t)k * cap;
     double sum = 0.0, weight = 0.0;
+    int nref = reference_devices(c, ndev), rn = 0;
     for (int d = 0; d < ndev; d++) {
-        int spans, n = 0;
-        double lat, rate = device_rate(c, c->decl, d, &lat, &spans);
+        int spans, by_ref, n = 0;
+        double lat, rate = measure_rate(c, c->decl, d, nref, &lat, &spans, &by_ref);
         for (size_t k = 0; rate > 0.0 && k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
-            double decl = sp->dev == d && sp->judge ? span_work(c->decl, sp) : 0.0;
+            int view = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref) : sp->judge);
+            double decl = view ? span_work(c->decl, sp) : 0.0;
             if (!(decl > 0.0))
                 continue;
             double dev = (sp->seconds - lat) * rate / decl - 1.0;
-            if (!sp->outlier) {
+            if (!sp->outlier || by_ref) {
                 sum += decl * dev * dev;
                 weight += decl;
             }
-            if (!buf || spans < 2)
+            if (!buf || (spans < 2 && !by_ref))
                 continue;
             dev = fmin(fmax(dev, -1.0), DEV_CLIP);
+            /* A span measured against its reference is one view of its
+             * region: one pair, with what its chunks' last views said of it
+             * (weighted by their declared work). */
+            double said = 0.0, paired = 0.0;
             for (size_t i = sp->first; i < sp->first + sp->count; i++) {
-                if (!isnan(c->last_dev[i])) {
-                    a[n] = c->last_dev[i];
-                    b[n] = dev;
-                    w[n++] = c->decl[i];
+                if (isnan(c->last_dev[i]))
+                    continue;
+                if (by_ref) {
+                    said += c->decl[i] * c->last_dev[i];
+                    paired += c->decl[i];
+                } else {
+                    a[0][n] = c->last_dev[i];
+                    a[1][n] = dev;
+                    a[2][n++] = c->decl[i];
                 }
+            }
+            if (paired > 0.0) {
+                a[3][rn] = said / paired;
+                a[4][rn] = dev;
+                a[5][rn++] = paired;
+            }
+            for (size_t i = sp->first; i < sp->first + sp->count; i++) {
                 c->view_mass += c->decl[i] * dev * dev;
                 c->view_w += c->decl[i];
                 c->last_dev[i] = dev;
             }
         }
-        add_pairs(c, a, b, w, n);
+        add_pairs(c, a[0], a[1], a[2], n);
     }
+    add_pairs(c, a[3], a[4], a[5], rn);
     free(buf);
     int verdict = repeat_verdict(c);
     if (verdict != 0) {
@@ -315,14 +435,16 @@ static void judge(struct hf__chunk_cost *c, int ndev)
 /* Folds the round's spans into the estimates (see DESIGN). */
 static void fold(struct hf__chunk_cost *c, int ndev)
 {
+    int nref = reference_devices(c, ndev);
     for (int d = 0; d < ndev; d++) {
-        int spans;
-        double lat, rate = device_rate(c, c->est, d, &lat, &spans);
+        int spans, by_ref;
+        double lat, rate = measure_rate(c, c->est, d, nref, &lat, &spans, &by_ref);
         if (!(rate > 0.0))
             continue;
         for (size_t k = 0; k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
-            double span = sp->dev == d && !sp->outlier ? span_work(c->est, sp) : 0.0;
+            int seen = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref) : !sp->outlier);
+            double span = seen ? span_work(c->est, sp) : 0.0;
             double net = sp->seconds - lat;
             if (!(span > 0.0))
                 continue;
@@ -341,11 +463,36 @@ static void fold(struct hf__chunk_cost *c, int ndev)
     }
 }
 
+/* Room for ndev reference rates, each one the device's standalone rate where
+ * it has none yet (or `reset`: a new load). */
+static int references(struct hf__chunk_cost *c, int ndev, const double *standalone, int reset)
+{
+    if (ndev > c->ndev) {
+        double **arrays[] = {&c->ref, &c->ref_lat};
+        for (int k = 0; k < 2; k++) {
+            double *v = realloc(*arrays[k], (size_t)ndev * sizeof *v);
+            if (!v)
+                return HF_ENOMEM;
+            for (int d = c->ndev; d < ndev; d++)
+                v[d] = 0.0;
+            *arrays[k] = v;
+        }
+        c->ndev = ndev;
+    }
+    for (int d = 0; d < ndev && standalone; d++)
+        if (reset || !(c->ref[d] > 0.0))
+            c->ref[d] = standalone[d] > 0.0 ? standalone[d] : 0.0;
+    return 0;
+}
+
 const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,
-                                            size_t n, int ndev, int exact, double *moved)
+                                            size_t n, int ndev, const double *standalone, int exact,
+                                            double *moved)
 {
     *moved = 0.0;
     c->repeated = same_load(c, chunks, n);
+    if (references(c, ndev, standalone, !c->repeated))
+        return NULL;
     if (c->repeated) {
         int had_view = !c->loaded || c->nspans > 0;
         if (!exact && !c->judged)
@@ -355,6 +502,7 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
         if (!exact && (c->learning || !c->judged)) {
             fold(c, ndev);
             normalise(c);
+            follow_references(c);
         }
         const double *shown = c->learning ? c->est : c->decl;
         for (size_t i = 0; had_view && c->total > 0.0 && i < n; i++)
@@ -490,6 +638,8 @@ void hf__chunk_cost_free(struct hf__chunk_cost *c)
     free(c->est);
     free(c->weight);
     free(c->last_dev);
+    free(c->ref);
+    free(c->ref_lat);
     free(c->spans);
     free(c->view);
     memset(c, 0, sizeof *c);

@@ -15,6 +15,12 @@ struct hf__chunk_cost {
     double *est;         /* per chunk: the estimate, in the load's work units */
     double *weight;      /* per chunk: evidence behind the estimate (capped) */
     double *last_dev;    /* per chunk: its last judged deviation from the declared work, or NAN */
+    double *ref;         /* per device: its rate over the whole load (any unit: every unit sums
+                            to the total), from its standalone rate, then followed round by
+                            round where its spans were spread; what a GPU's spans are measured
+                            against when there is no CPU's (chunk_cost.c) */
+    double *ref_lat;     /* per device: the per-span latency its spans told last (seconds) */
+    int ndev;            /* devices `ref` and `ref_lat` have room for */
     struct hf__cost_span { size_t first, count; int dev, judge, outlier; double seconds; } *spans;
     size_t nspans, spans_cap; /* the spans that ran since the last round began */
     struct hf_chunk *view; /* the round's chunks with work = est: what schedulers see */
@@ -36,8 +42,10 @@ struct hf__chunk_cost {
 /* Starts a round of `n` chunks whose declared work is chunks[i].work: when
  * the load repeats (same count, same declared work per chunk), folds the last
  * round's spans in (each device's seconds, less its per-bundle latency fitted
- * from those spans, turned into work at the device's rate in that round and
- * shared over a span's chunks in proportion to their estimates; devices
+ * from those spans, turned into work at the device's rate in that round -
+ * or, for GPUs alone, each one's rate over the whole load, from
+ * standalone[d] (work per second, 0 = unknown; NULL: none) on - and shared
+ * over a span's chunks in proportion to their estimates; devices
  * 0..ndev-1) and scales the estimates to sum to the declared total;
  * otherwise starts over from the declared work. Schedulers see the estimates
  * once the judge finds the declared work wrong (one view off by 25% RMS that
@@ -48,7 +56,8 @@ struct hf__chunk_cost {
  * NULL when out of memory. An `exact` load (hf_load.work_exact) never learns:
  * its estimates stay its declared work. */
 const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,
-                                            size_t n, int ndev, int exact, double *moved);
+                                            size_t n, int ndev, const double *standalone, int exact,
+                                            double *moved);
 /* A span [first, first + count) ran on `dev` in `seconds`: remembered for the
  * next round's fold. `judge`: the span may also decide whether the declared
  * work is wrong (not a GPU's in a scheduled round, whose time may hold a

@@ -57,7 +57,8 @@ static const struct hf_chunk *learned_chunks(struct hf__engine *e, double *moved
     e->chunk_cost_read = 1;
     double moved = 0;
     const struct hf_chunk *seen =
-        hf__chunk_cost_round(&e->chunk_cost, e->chunks, e->nchunks, e->ndev, e->load.work_exact,
+        hf__chunk_cost_round(&e->chunk_cost, e->chunks, e->nchunks, e->ndev, e->standalone,
+                             e->load.work_exact,
                              &moved);
     /* The devices' cost models (bound_s) hold bundles measured in the old
      * estimates: when those moved, start the models over in the new unit. */
