@@ -172,6 +172,17 @@
  * every round, so a bundle's overshoot of its model is the model's error (a
  * GPU of hump-g2-j0-gpu learned 5.7-11.4 ms for a 3 ms warm-up, which held a
  * split 1.7% off for good).
+ * GPUs alone (no CPU alive) are different: with no CPU's chunks to learn
+ * from, the engine measures each GPU's region against the GPU's standalone
+ * rate (core/chunk_cost.c), so the estimates themselves move by what a
+ * region took, and a rate measured in the old estimates counted a dear
+ * region twice (dearer, and its GPU slower): four GPUs on the hump in units
+ * overshot round after round. Their next round is planned by rates at its
+ * own start instead (plan_in_new_unit), each GPU's work re-expressed in the
+ * estimates just folded; and no GPU's overshoot of its model on a new size
+ * is read as a warm-up there even before the load is learned (a new size
+ * is a new region, which costs what it costs: 19-129 ms read for a 3 ms
+ * warm-up, which held the split for good).
  * After a GPU's bundle came in much slower than its model (a surprise, not
  * yet believed), the next round lays half its share at a CPU's tail for
  * whichever GPU is free to steal (hedge_surprises): a one-off costs that
@@ -226,6 +237,10 @@ static void hass_destroy(void *state)
     free(h->bundles);
     free(h->chunk_s);
     free(h->chunk_dev);
+    free(h->ran_by);
+    free(h->busy_last);
+    free(h->bundles_last);
+    free(h->plan_ran);
     free(h->was_alive);
     free(h->link_of);
     free(h->link_bw);
@@ -326,6 +341,9 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->pwork = calloc(n, sizeof *h->pwork);
     h->psize = calloc(n, sizeof *h->psize);
     h->ptime = calloc(n, sizeof *h->ptime);
+    h->busy_last = calloc(n, sizeof *h->busy_last);
+    h->bundles_last = calloc(n, sizeof *h->bundles_last);
+    h->plan_ran = calloc(n, sizeof *h->plan_ran);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out ||
         !h->was_alive || !h->buf || !h->warm || !h->fed || !h->sizes || !h->nwarm ||
         !h->first_t || !h->first_w || !h->link_of || !h->link_bw || !h->wait_s ||
@@ -333,7 +351,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
         !h->inflight || !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone ||
         !h->prep || !h->pwork || !h->psize || !h->ptime || !h->last_rate || !h->last_plan ||
         !h->bundles || !h->hedge || !h->piece || !h->released ||
-        !h->spent || !h->piece_plan) {
+        !h->spent || !h->piece_plan || !h->busy_last || !h->bundles_last || !h->plan_ran) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
@@ -436,9 +454,54 @@ static void chunk_seconds_begin(struct hass *h, const struct hf_round *r)
     int *dv = realloc(h->chunk_dev, n * sizeof *dv);
     if (dv)
         h->chunk_dev = dv;
-    h->chunk_n = s && dv ? r->nchunks : 0;
+    int *rb = realloc(h->ran_by, n * sizeof *rb);
+    if (rb)
+        h->ran_by = rb;
+    h->chunk_n = s && dv && rb ? r->nchunks : 0;
+    for (size_t i = 0; i < h->chunk_n; i++)
+        h->ran_by[i] = -1;
     for (size_t i = 0; i < h->chunk_n; i++)
         h->chunk_dev[i] = -1;
+}
+
+static int keep_plan(const struct hass *h, const size_t *counts, size_t n);
+
+/* GPUs alone on a learned load (see DESIGN, Adapt): the next round is
+ * planned by rates at its start, not at the end of the round that ran, once
+ * the estimates have moved by what that round took (with no CPU,
+ * chunk_cost.c measures each GPU's region against the GPU's own rate over
+ * the whole load): each GPU's work re-expressed in the new estimates of the
+ * chunks it ran, against the plan that ran. Planned at the round's end in
+ * the old estimates, a dear region counted twice - dearer, and its GPU
+ * slower - and the next plan overshot. Where the rates plan nothing, the
+ * models do, as at a round's end. */
+static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
+{
+    size_t n = r->nchunks;
+    if (h->chunk_n != n || h->plan_chunks != n)
+        return;
+    double work[h->ndev];
+    long bundles[h->ndev];
+    size_t counts[h->ndev];
+    memset(work, 0, sizeof work);
+    for (size_t i = 0; i < n; i++)
+        if (h->ran_by[i] >= 0)
+            work[h->ran_by[i]] += r->chunks[i].work;
+    memcpy(h->plan_n, h->plan_ran, sizeof counts);
+    memcpy(bundles, h->bundles, sizeof bundles);
+    memcpy(h->bundles, h->bundles_last, sizeof bundles); /* each bundle's latency */
+    hf__hass_refresh_rates(h);
+    if (!hf__hass_plan_by_rates(h, work, h->busy_last, n)) {
+        h->by_rates = 0;
+        if (hf__hass_plan_counts(h, n, counts) && !keep_plan(h, counts, n)) {
+            memcpy(h->plan_n, counts, sizeof counts);
+            h->plan_reserve = hf__hass_reserve_for(h, counts);
+        }
+    }
+    memcpy(h->bundles, bundles, sizeof bundles);
+    hf__hass_add_probes(h, h->plan_n);
+    for (int d = 0; d < h->ndev; d++)
+        h->ratio[d] = (double)h->plan_n[d] / (double)n;
 }
 
 static int hass_round_begin(void *state, const struct hf_round *r)
@@ -454,6 +517,11 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             hf_cost_new_unit(&h->model[d]);
     /* A load is learned while it repeats after its costs moved. */
     h->learned = r->repeats && (h->learned || r->cost_moved > 0.0);
+    if (hass_gpus_alone(h) && h->learned && (h->plan_due || r->cost_moved > 0.0))
+        plan_in_new_unit(h, r);
+    h->plan_due = 0;
+    for (size_t i = 0; i < h->chunk_n; i++)
+        h->ran_by[i] = -1;
     memset(h->bundles, 0, (size_t)h->ndev * sizeof *h->bundles);
     h->split = 0;
     h->pool_next = 0;
@@ -924,8 +992,9 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
     if (!seen) {
         h->first_t[k] = h->dev[d].is_gpu ? seconds : 0.0;
         h->first_w[k] = work;
-        if (h->learned)
-            return; /* the model's unit moves: its overshoot is no warm-up (DESIGN) */
+        if (h->learned || (h->split && hass_gpus_alone(h)))
+            return; /* the model's unit moves, or the GPU's new region costs what
+                       it costs: its overshoot is no warm-up (DESIGN) */
         if (m->lat_known)
             warm_learn(h, d, seconds, hf_cost_time(m, work, bytes));
         else if (h->dev[d].is_gpu && m->fitted && !h->nwarm[d])
@@ -949,6 +1018,8 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
         return;
     h->bundles[d]++;
     h->spent[d] += seconds;
+    for (size_t i = span->first; i < span->first + span->count && i < h->chunk_n; i++)
+        h->ran_by[i] = d;
     if (!h->dev[d].is_gpu && span->count == 1 && span->first < h->chunk_n) {
         h->chunk_s[span->first] = seconds;
         h->chunk_dev[span->first] = d;
@@ -1169,8 +1240,15 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     save_models(h);
     if (!r || r->nchunks == 0)
         return 0;
+    memcpy(h->busy_last, rep->busy_s, (size_t)h->ndev * sizeof *h->busy_last);
+    memcpy(h->bundles_last, h->bundles, (size_t)h->ndev * sizeof *h->bundles_last);
+    memcpy(h->plan_ran, h->plan_n, (size_t)h->ndev * sizeof *h->plan_ran);
     size_t counts[h->ndev];
-    /* A learned load is planned by the rates measured (see DESIGN, Adapt). */
+    /* A learned load is planned by the rates measured (see DESIGN, Adapt);
+     * on GPUs alone, at the next round's start (plan_in_new_unit). */
+    h->plan_due = h->learned && r->round >= 1 && hass_gpus_alone(h);
+    if (h->plan_due)
+        return 0;
     if (!(h->learned && r->round >= 1 &&
           hf__hass_plan_by_rates(h, rep->work, rep->busy_s, r->nchunks))) {
         h->by_rates = 0;

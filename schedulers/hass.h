@@ -68,6 +68,7 @@ struct hass {
     int learned;        /* this load's chunk costs have been re-estimated (hf_round.cost_moved)
                            since it began repeating (hf_round.repeats) */
     int by_rates;       /* the plan in force came from measured rates (plan_by_rates) */
+    int plan_due;       /* the next round's plan waits for its unit (hass.c, plan_in_new_unit) */
     double *last_rate;  /* per device: its measured rate in the round before */
     size_t *last_plan;  /* per device: its planned chunks in the round before */
     double rate_noise;  /* how far rates move between rounds of one plan */
@@ -75,6 +76,10 @@ struct hass {
     double *chunk_s;    /* per chunk of a repeating load: the seconds it last took a device
                            that runs one chunk per bundle (a CPU), ... */
     int *chunk_dev;     /* ... and that device (-1: none yet) */
+    int *ran_by;        /* per chunk: the device that ran it in the last round (-1: none) */
+    double *busy_last;  /* per device: its seconds of bundles in the last round, ... */
+    long *bundles_last; /* ... its bundles, ... */
+    size_t *plan_ran;   /* ... and its count in the plan that round ran */
     size_t chunk_n;     /* the chunks those arrays hold */
     int *was_alive;     /* per device: alive in the last round (it may sit a round out) */
 
@@ -127,6 +132,15 @@ static inline int hass_has_helpers(const struct hass *h, int d)
     for (int k = 0; k < h->ndev; k++)
         all += h->r->alive[k] ? h->rate[k] : 0.0;
     return all - h->rate[d] >= 0.5 * h->rate[d];
+}
+
+/* Whether no CPU is alive in the round (hass.c, replan_in_new_unit). */
+static inline int hass_gpus_alone(const struct hass *h)
+{
+    for (int d = 0; d < h->ndev; d++)
+        if (!h->dev[d].is_gpu && h->r->alive[d])
+            return 0;
+    return 1;
 }
 
 /* What a bundle of a size device d never ran costs it once: its warm-up as

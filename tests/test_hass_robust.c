@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "core/engine.h"
+#include "run_mean.h"
 
 #define CPU "[sim.host]\nkind = cpu\nrate = 1.4e12\nlatency_us = 5\n"
 #define GPU "kind = gpu\nrate = 5.0e13\nlatency_us = 20\nbandwidth_gbs = 55\n"
@@ -524,15 +525,6 @@ static void test_irregular_loads_cut_by_cost(void **unused)
             assert_true(run->rounds[r].efficiency >= 0.95);
         hf_run_free(run);
     }
-}
-
-/* The mean makespan of rounds 2.. of a run. */
-static double mean_from_round_2(const struct hf_run *run)
-{
-    double sum = 0.0;
-    for (int r = 2; r < run->nrounds; r++)
-        sum += run->rounds[r].makespan_s;
-    return sum / (run->nrounds - 2);
 }
 
 /* The stress matrix's hump-g2-j0-clean cell (no jitter, so any seed): a

@@ -39,20 +39,24 @@
  * not folded (a stall says nothing of the chunks).
  *
  * GPUs alone: where no device ran two judging spans (no CPU) and two or
- * more devices ran, a device that ran one region (one span or two, or pieces
- * of one run of chunks) is measured against its reference rate - its rate
- * over the whole load, from its standalone pass, followed round by round
- * only where its spans were spread over the load - since its rate in the
- * round is that region's, and a span of one region on it says nothing: four
- * GPUs on the hump in units learned nothing, static split it evenly (81 ms a
- * round against 42 with its costs declared) and HASS chased the GPU that got
- * the dear middle (146 ms). Such a span's fixed costs (latency, a new size's
- * warm-up: 3 ms made a 2-chunk piece 4.5x dearer) are not known from one span,
- * so only spans that hold 1 / (2 x the devices) of the load by the estimates
- * are views and folded; the engine's outlier flag, from a model in the units
- * being learned, is ignored there (the GPU that got the dear region is an
- * outlier). Each such span is one view of its region for the judge: one pair
- * with what its chunks' last views said of it on average.
+ * more devices ran, every device's spans are measured against its reference
+ * rate - its rate over the whole load, its standalone rate - and not its rate
+ * in the round, which is that of the region it ran (a GPU runs one span a
+ * round, or pieces of one run of chunks), so that its spans said nothing:
+ * four GPUs on the hump in units learned nothing, static split it evenly (81
+ * ms a round against 42 with its costs declared) and HASS chased the GPU
+ * that got the dear middle (146 ms). A reference is not followed: a round's
+ * rate cannot tell a slower GPU from a dearer region, and a GPU that slowed
+ * down has its region learned dearer, which every split then follows (a
+ * common slowdown cancels when the estimates are scaled back to the total).
+ * A span's fixed costs (latency, a new size's warm-up: 3 ms made a 2-chunk
+ * piece 4.5x dearer) are not known from one span, so only spans that hold
+ * 1 / (2 x the devices) of the load by the estimates are views and folded,
+ * net of the latency the device's spans told last; the engine's outlier flag,
+ * from a model in the units being learned, is ignored there (the GPU that got
+ * the dear region is an outlier). Each such span is one view of its region
+ * for the judge: one pair with what its chunks' last views said of it on
+ * average.
  *
  * Folding: every span that ran is an observation of its chunks' cost. Its
  * seconds, less the device's per-bundle latency (the intercept of the device's
@@ -90,7 +94,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +106,6 @@
 #define IRREGULAR 0.25  /* chunks this far off their declared work (RMS, repeated): learned */
 #define MIN_PAIRS 8     /* the judge decides on no fewer pairs of views of one chunk */
 #define DEV_CLIP 9.0    /* a view 10x dearer than declared counts as 10x: one stall is one vote */
-#define REF_FOLLOW 0.2  /* a reference rate moves this share (in log) towards the round's rate */
 
 static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chunks, size_t n)
 {
@@ -229,33 +231,16 @@ static int reference_devices(const struct hf__chunk_cost *c, int ndev)
     return n >= 2 ? n : 0;
 }
 
-/* Whether device d ran one region of the load in the round: one span or
- * two, or spans that make one run of chunks (a GPU's share in pieces). Its
- * rate in the round says nothing of that region against the rest. */
-static int one_region(const struct hf__chunk_cost *c, int d)
-{
-    size_t lo = SIZE_MAX, hi = 0, chunks = 0, spans = 0;
-    for (size_t k = 0; k < c->nspans; k++)
-        if (c->spans[k].dev == d) {
-            lo = c->spans[k].first < lo ? c->spans[k].first : lo;
-            hi = c->spans[k].first + c->spans[k].count > hi ? c->spans[k].first + c->spans[k].count
-                                                            : hi;
-            chunks += c->spans[k].count;
-            spans++;
-        }
-    return spans > 0 && (spans <= 2 || chunks == hi - lo);
-}
-
 /* The rate device d's spans are measured against (see DESIGN): its rate in
  * the round (device_rate), or, in a round measured by reference rates
- * (`nref` > 0: reference_devices) where it ran one region, its reference
- * rate, net of its latency (the round's where its spans tell it, else the
- * last one they told): *by_ref. */
+ * (`nref` > 0: reference_devices), its reference rate, net of its latency
+ * (the round's where its spans tell it, else the last one they told):
+ * *by_ref. */
 static double measure_rate(const struct hf__chunk_cost *c, const double *w, int d, int nref,
                            double *lat, int *spans, int *by_ref)
 {
     int fitted;
-    *by_ref = nref > 0 && d < c->ndev && c->ref[d] > 0.0 && one_region(c, d);
+    *by_ref = nref > 0 && d < c->ndev && c->ref[d] > 0.0;
     double rate = device_rate(c, w, d, *by_ref ? c->ref_lat[d] : 0.0, lat, spans, &fitted);
     return *by_ref ? c->ref[d] : rate;
 }
@@ -270,19 +255,16 @@ static int ref_view(const struct hf__chunk_cost *c, const double *w, const struc
     return span_work(w, sp) >= c->total / (2.0 * nref);
 }
 
-/* Keeps the latency each device's spans told last, and follows its
- * reference rate towards its rate in the round, by the estimates just
- * folded, where its spans were spread over the load (see DESIGN: a device
- * that ran one region would follow that region's cost and learn no more). */
-static void follow_references(struct hf__chunk_cost *c)
+/* Keeps the latency each device's spans told last, for the rounds its spans
+ * cannot tell it (measure_rate). */
+static void keep_latencies(struct hf__chunk_cost *c)
 {
     for (int d = 0; d < c->ndev; d++) {
         int spans, fitted;
-        double lat, rate = device_rate(c, c->est, d, c->ref_lat[d], &lat, &spans, &fitted);
+        double lat;
+        device_rate(c, c->est, d, c->ref_lat[d], &lat, &spans, &fitted);
         if (fitted)
             c->ref_lat[d] = lat;
-        if (c->ref[d] > 0.0 && rate > 0.0 && !one_region(c, d))
-            c->ref[d] *= pow(rate / c->ref[d], REF_FOLLOW);
     }
 }
 
@@ -502,7 +484,7 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
         if (!exact && (c->learning || !c->judged)) {
             fold(c, ndev);
             normalise(c);
-            follow_references(c);
+            keep_latencies(c);
         }
         const double *shown = c->learning ? c->est : c->decl;
         for (size_t i = 0; had_view && c->total > 0.0 && i < n; i++)

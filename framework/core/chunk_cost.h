@@ -16,9 +16,8 @@ struct hf__chunk_cost {
     double *weight;      /* per chunk: evidence behind the estimate (capped) */
     double *last_dev;    /* per chunk: its last judged deviation from the declared work, or NAN */
     double *ref;         /* per device: its rate over the whole load (any unit: every unit sums
-                            to the total), from its standalone rate, then followed round by
-                            round where its spans were spread; what a GPU's spans are measured
-                            against when there is no CPU's (chunk_cost.c) */
+                            to the total), its standalone rate; what GPUs' spans are measured
+                            against when no CPU's are (chunk_cost.c) */
     double *ref_lat;     /* per device: the per-span latency its spans told last (seconds) */
     int ndev;            /* devices `ref` and `ref_lat` have room for */
     struct hf__cost_span { size_t first, count; int dev, judge, outlier; double seconds; } *spans;
@@ -43,8 +42,8 @@ struct hf__chunk_cost {
  * the load repeats (same count, same declared work per chunk), folds the last
  * round's spans in (each device's seconds, less its per-bundle latency fitted
  * from those spans, turned into work at the device's rate in that round -
- * or, for GPUs alone, each one's rate over the whole load, from
- * standalone[d] (work per second, 0 = unknown; NULL: none) on - and shared
+ * or, for GPUs alone, at its rate over the whole load, standalone[d] (work
+ * per second, 0 = unknown; NULL: none) - and shared
  * over a span's chunks in proportion to their estimates; devices
  * 0..ndev-1) and scales the estimates to sum to the declared total;
  * otherwise starts over from the declared work. Schedulers see the estimates
