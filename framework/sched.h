@@ -182,6 +182,9 @@ struct hf_round {
                                       model a static mapping from a profile (minmin) read it. */
     int repeats;                   /* the load is the round before's again: the same chunks
                                       with the same declared work (0 when unknown) */
+    int work_exact;                /* the app says each chunk's work is what it costs
+                                      (hf_load.work_exact): a device's time on any chunks
+                                      tells its speed, not the chunks' cost */
     double cost_moved;             /* how far the chunks' estimated costs moved since the round
                                       before, as a share of the total work (sum of |change| /
                                       total_work; 0 for a new load or unchanged costs). When it

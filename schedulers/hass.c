@@ -172,17 +172,24 @@
  * every round, so a bundle's overshoot of its model is the model's error (a
  * GPU of hump-g2-j0-gpu learned 5.7-11.4 ms for a 3 ms warm-up, which held a
  * split 1.7% off for good).
- * GPUs alone (no CPU alive) are different: with no CPU's chunks to learn
- * from, the engine measures each GPU's region against the GPU's standalone
- * rate (core/chunk_cost.c), so the estimates themselves move by what a
- * region took, and a rate measured in the old estimates counted a dear
- * region twice (dearer, and its GPU slower): four GPUs on the hump in units
+ * GPUs alone (no CPU alive) on work that is not exact (hf_round.work_exact
+ * unset: a load in units, a graph's edges) are different: each GPU runs one
+ * region a round, so what it took is its speed and its region's cost at
+ * once. The engine measures each region against the GPU's standalone rate
+ * (core/chunk_cost.c), so the estimates themselves move by what a region
+ * took, and a rate measured in the old estimates counted a dear region
+ * twice (dearer, and its GPU slower): four GPUs on the hump in units
  * overshot round after round. Their next round is planned by rates at its
  * own start instead (plan_in_new_unit), each GPU's work re-expressed in the
- * estimates just folded; and no GPU's overshoot of its model on a new size
- * is read as a warm-up there even before the load is learned (a new size
- * is a new region, which costs what it costs: 19-129 ms read for a 3 ms
- * warm-up, which held the split for good).
+ * estimates just folded. Until the load is learned, the models plan with
+ * each GPU's standalone rate and no allowance for its spread (its bundles'
+ * spread is its regions'): four equal GPUs on the tail shape got rates 20%
+ * apart from their profile spans and one a spread of 43%, left out of the
+ * split for good (1.12-1.34x static's even split). Nor is a GPU's overshoot
+ * of its model on a new size read as a warm-up there (a new size is a new
+ * region: 19-129 ms read for a 3 ms warm-up held the split for good). On
+ * exact work (matmul) a GPU's own bundles tell its rate, alone or not, and
+ * a slowed GPU is believed as anywhere.
  * After a GPU's bundle came in much slower than its model (a surprise, not
  * yet believed), the next round lays half its share at a CPU's tail for
  * whichever GPU is free to steal (hedge_surprises): a one-off costs that
@@ -992,7 +999,7 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
     if (!seen) {
         h->first_t[k] = h->dev[d].is_gpu ? seconds : 0.0;
         h->first_w[k] = work;
-        if (h->learned || (h->split && hass_gpus_alone(h)))
+        if (h->learned || (h->split && hass_regions_confound(h)))
             return; /* the model's unit moves, or the GPU's new region costs what
                        it costs: its overshoot is no warm-up (DESIGN) */
         if (m->lat_known)

@@ -143,6 +143,14 @@ static inline int hass_gpus_alone(const struct hass *h)
     return 1;
 }
 
+/* Whether the round's GPUs run alone on a load whose declared work may be
+ * off (hf_round.work_exact unset): each GPU runs one region, so what it
+ * took is its speed and its region's cost at once (hass.c, DESIGN). */
+static inline int hass_regions_confound(const struct hass *h)
+{
+    return !h->r->work_exact && hass_gpus_alone(h);
+}
+
 /* What a bundle of a size device d never ran costs it once: its warm-up as
  * learned from first bundles (hass.c, learn_warm_cost) or as its model's
  * window shows it (hf_cost_warmup), whichever is larger. */

@@ -41,6 +41,12 @@ static void split_model(const struct hass *h, int d, double w, double *lat, doub
     *inv = !(w > 0.0) ? m->inv
            : h->dev[d].is_gpu ? m->inv + m->inv_bw * h->mean_bytes / w
                               : m->inv + m->lat / w;
+    /* GPUs alone on inexact work: a GPU's own bundles each ran one region,
+     * so its rate is the one its standalone pass measured over the whole
+     * load (hass.c, DESIGN, Adapt). */
+    if (h->r && hass_regions_confound(h) && h->r->standalone_rate &&
+        h->r->standalone_rate[d] > 0.0)
+        *inv = 1.0 / h->r->standalone_rate[d];
 }
 
 /* Refits every model and sets rate[] from it. */
@@ -72,6 +78,8 @@ static double model_time(const struct hass *h, int d, size_t c, double w)
  * one chunk; see DESIGN). */
 double hf__hass_allowance(const struct hass *h, int d, size_t c, double w)
 {
+    if (h->r && hass_regions_confound(h))
+        return 0.0; /* its bundles' spread is its regions' (hass.c, DESIGN, Adapt) */
     return 2.0 * h->model[d].spread * model_time(h, d, h->dev[d].is_gpu ? c : 1, w);
 }
 

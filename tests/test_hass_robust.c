@@ -138,6 +138,26 @@ static void test_slowdown_reopens_the_split(void **unused)
     hf_run_free(run);
 }
 
+/* The same on GPUs alone: matmul's work is exact (hf_round.work_exact), so
+ * a GPU's own bundles still tell its rate - it is not taken from the
+ * standalone pass as on a load in units, where they tell its region's cost
+ * too (test_chunk_cost.c, test_hass_gpus_alone_keep_their_own_rates) - and
+ * the slowed GPU's share halves. */
+static void test_slowdown_reopens_the_split_of_gpus_alone(void **unused)
+{
+    (void)unused;
+    struct hf_run *run = run_sim("hass",
+                                 MATMUL(4096) "[devices]\nsim = h200, h200, h200, h200s\n"
+                                 "[sim.h200]\n" GPU "[sim.h200s]\n" GPU "slowdown = 2@3\n",
+                                 9, 16);
+    show(run);
+    double before = run->rounds[2].plan[3] / run->rounds[2].plan[0];
+    double after = run->rounds[6].plan[3] / run->rounds[6].plan[0];
+    assert_true(fabs(before - 1.0) < 0.05);
+    assert_true(fabs(after - 0.5) < 0.1);
+    hf_run_free(run);
+}
+
 /* A GPU slowed 2x from round 4 on. Its share (~0.1 s against a 20 us
  * latency) runs as 4 pieces, and the first slow piece opens the rest of its
  * buffer to the other GPU (hass_finished, released_piece): round 4 took 1.48x
@@ -726,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_stall_costs_at_most_two_rounds),
         cmocka_unit_test(test_slowdown_reopens_the_split),
+        cmocka_unit_test(test_slowdown_reopens_the_split_of_gpus_alone),
         cmocka_unit_test(test_slowdown_costs_one_round),
         cmocka_unit_test(test_pieces_only_beside_a_helper),
         cmocka_unit_test(test_small_load_leaves_devices_out),

@@ -199,7 +199,7 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
     e->round = (struct hf_round){
         .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
         .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
-        .repeats = learn && e->chunk_cost.repeated,
+        .repeats = learn && e->chunk_cost.repeated, .work_exact = e->load.work_exact,
     };
     /* Per-round bookkeeping: statistics, fault counters, the stall detector's
      * generations (-1 = has not asked yet) and the event merge cursor. */
