@@ -117,22 +117,30 @@ static void test_stall_costs_at_most_two_rounds(void **unused)
     hf_run_free(run);
 }
 
+/* Runs ini (matmul n = 4096, 9 rounds) under HASS and checks that the slowed
+ * device's share, against its peer's, is equal in round 2 and half from
+ * round 6 (within tol). */
+static struct hf_run *run_slowed(const char *ini, int slowed, int peer, double tol)
+{
+    struct hf_run *run = run_sim("hass", ini, 9, 16);
+    show(run);
+    double before = run->rounds[2].plan[slowed] / run->rounds[2].plan[peer];
+    double after = run->rounds[6].plan[slowed] / run->rounds[6].plan[peer];
+    assert_true(fabs(before - 1.0) < 0.05);
+    assert_true(fabs(after - 0.5) < tol);
+    return run;
+}
+
 /* A GPU that runs at half speed from round 3 on gets its share re-opened: by
  * round 6 its planned share is about half the other GPU's, and HASS is back
  * above 0.95 from round 6. */
 static void test_slowdown_reopens_the_split(void **unused)
 {
     (void)unused;
-    struct hf_run *run = run_sim("hass",
-                                 MATMUL(4096) "[devices]\nsim = host, h200, h200s\n" CPU
-                                 "[sim.h200]\n" GPU "[sim.h200s]\n" GPU
-                                 "slowdown = 2@3\n[hass]\nwarm_start = no\n",
-                                 9, 16);
-    show(run);
-    double before = run->rounds[2].plan[2] / run->rounds[2].plan[1];
-    double after = run->rounds[6].plan[2] / run->rounds[6].plan[1];
-    assert_true(fabs(before - 1.0) < 0.05);
-    assert_true(fabs(after - 0.5) < 0.05);
+    struct hf_run *run = run_slowed(MATMUL(4096) "[devices]\nsim = host, h200, h200s\n" CPU
+                                    "[sim.h200]\n" GPU "[sim.h200s]\n" GPU
+                                    "slowdown = 2@3\n[hass]\nwarm_start = no\n",
+                                    2, 1, 0.05);
     for (int r = 6; r < run->nrounds; r++)
         assert_true(run->rounds[r].efficiency >= 0.95);
     hf_run_free(run);
@@ -146,16 +154,9 @@ static void test_slowdown_reopens_the_split(void **unused)
 static void test_slowdown_reopens_the_split_of_gpus_alone(void **unused)
 {
     (void)unused;
-    struct hf_run *run = run_sim("hass",
-                                 MATMUL(4096) "[devices]\nsim = h200, h200, h200, h200s\n"
-                                 "[sim.h200]\n" GPU "[sim.h200s]\n" GPU "slowdown = 2@3\n",
-                                 9, 16);
-    show(run);
-    double before = run->rounds[2].plan[3] / run->rounds[2].plan[0];
-    double after = run->rounds[6].plan[3] / run->rounds[6].plan[0];
-    assert_true(fabs(before - 1.0) < 0.05);
-    assert_true(fabs(after - 0.5) < 0.1);
-    hf_run_free(run);
+    hf_run_free(run_slowed(MATMUL(4096) "[devices]\nsim = h200, h200, h200, h200s\n"
+                           "[sim.h200]\n" GPU "[sim.h200s]\n" GPU "slowdown = 2@3\n",
+                           3, 0, 0.1));
 }
 
 /* A GPU slowed 2x from round 4 on. Its share (~0.1 s against a 20 us
