@@ -181,7 +181,8 @@
  * twice (dearer, and its GPU slower): four GPUs on the hump in units
  * overshot round after round. Their next round is planned by rates at its
  * own start instead (plan_in_new_unit), each GPU's work re-expressed in the
- * estimates just folded. Until the load is learned, the models plan with
+ * estimates just folded (results.json's `plan` of a round is then the plan
+ * it ran, not the next one's). Until the load is learned, the models plan with
  * each GPU's standalone rate and no allowance for its spread (its bundles'
  * spread is its regions'): four equal GPUs on the tail shape got rates 20%
  * apart from their profile spans and one a spread of 43%, left out of the

@@ -134,7 +134,7 @@ static inline int hass_has_helpers(const struct hass *h, int d)
     return all - h->rate[d] >= 0.5 * h->rate[d];
 }
 
-/* Whether no CPU is alive in the round (hass.c, replan_in_new_unit). */
+/* Whether no CPU is alive in the round (hass.c, DESIGN, Adapt: GPUs alone). */
 static inline int hass_gpus_alone(const struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++)

@@ -210,11 +210,11 @@ static double device_rate(const struct hf__chunk_cost *c, const double *w, int d
     return work > 0.0 && sec > 0.0 ? work / sec : 0.0;
 }
 
-/* How many devices are measured against their reference rates this round
+/* How many devices are measured against their standalone rates this round
  * (see DESIGN): none where a device ran two judging spans or more (a CPU's
  * chunks, whose rate in the round carries the shape), else those with a
- * reference that ran a span - when two or more did. */
-static int reference_devices(const struct hf__chunk_cost *c, int ndev)
+ * standalone rate that ran a span - when two or more did. */
+static int reference_devices(const struct hf__chunk_cost *c, int ndev, const double *standalone)
 {
     int n = 0;
     for (int d = 0; d < ndev; d++) {
@@ -226,27 +226,27 @@ static int reference_devices(const struct hf__chunk_cost *c, int ndev)
             }
         if (judging >= 2)
             return 0;
-        n += ran && d < c->ndev && c->ref[d] > 0.0;
+        n += ran && standalone && standalone[d] > 0.0;
     }
     return n >= 2 ? n : 0;
 }
 
 /* The rate device d's spans are measured against (see DESIGN): its rate in
- * the round (device_rate), or, in a round measured by reference rates
- * (`nref` > 0: reference_devices), its reference rate, net of its latency
- * (the round's where its spans tell it, else the last one they told):
- * *by_ref. */
+ * the round (device_rate), or, in a round measured by standalone rates
+ * (`nref` > 0: reference_devices), its standalone rate - in any unit, since
+ * every unit sums to the load's total - net of its latency (the round's
+ * where its spans tell it, else the last one they told): *by_ref. */
 static double measure_rate(const struct hf__chunk_cost *c, const double *w, int d, int nref,
-                           double *lat, int *spans, int *by_ref)
+                           const double *standalone, double *lat, int *spans, int *by_ref)
 {
     int fitted;
-    *by_ref = nref > 0 && d < c->ndev && c->ref[d] > 0.0;
-    double rate = device_rate(c, w, d, *by_ref ? c->ref_lat[d] : 0.0, lat, spans, &fitted);
-    return *by_ref ? c->ref[d] : rate;
+    *by_ref = nref > 0 && d < c->ndev && standalone[d] > 0.0;
+    double rate = device_rate(c, w, d, *by_ref ? c->lat_last[d] : 0.0, lat, spans, &fitted);
+    return *by_ref ? standalone[d] : rate;
 }
 
-/* Whether a span measured against its device's reference (in a round of
- * `nref` reference devices) is a view (see DESIGN): it holds at least
+/* Whether a span measured against its device's standalone rate (in a round
+ * of `nref` such devices) is a view (see DESIGN): it holds at least
  * 1 / (2 nref) of the load by `w`, so that its device's fixed costs, which
  * one span cannot tell, are small beside it. */
 static int ref_view(const struct hf__chunk_cost *c, const double *w, const struct hf__cost_span *sp,
@@ -262,9 +262,9 @@ static void keep_latencies(struct hf__chunk_cost *c)
     for (int d = 0; d < c->ndev; d++) {
         int spans, fitted;
         double lat;
-        device_rate(c, c->est, d, c->ref_lat[d], &lat, &spans, &fitted);
+        device_rate(c, c->est, d, c->lat_last[d], &lat, &spans, &fitted);
         if (fitted)
-            c->ref_lat[d] = lat;
+            c->lat_last[d] = lat;
     }
 }
 
@@ -343,22 +343,22 @@ static void reset_judge(struct hf__chunk_cost *c)
  * weighted by the chunk's declared work, a device's pairs one group; not of
  * a device that ran one span, whose deviation is 0 by construction.
  * Repeated views confirm or end the learning, for good. */
-static void judge(struct hf__chunk_cost *c, int ndev)
+static void judge(struct hf__chunk_cost *c, int ndev, const double *standalone)
 {
     size_t cap = 0;
     for (size_t k = 0; k < c->nspans; k++)
         cap += c->spans[k].count;
     /* No memory for the pairs: this round's views wait, the RMS does not.
      * a[0..2]: one device's pairs (views a, b, weights); a[3..5]: those of
-     * the spans measured against their devices' references, one group. */
+     * the spans measured against their devices' standalone rates, one group. */
     double *buf = cap ? malloc(6 * cap * sizeof *buf) : NULL, *a[6] = {NULL};
     for (int k = 0; buf && k < 6; k++)
         a[k] = buf + (size_t)k * cap;
     double sum = 0.0, weight = 0.0;
-    int nref = reference_devices(c, ndev), rn = 0;
+    int nref = reference_devices(c, ndev, standalone), rn = 0;
     for (int d = 0; d < ndev; d++) {
         int spans, by_ref, n = 0;
-        double lat, rate = measure_rate(c, c->decl, d, nref, &lat, &spans, &by_ref);
+        double lat, rate = measure_rate(c, c->decl, d, nref, standalone, &lat, &spans, &by_ref);
         for (size_t k = 0; rate > 0.0 && k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
             int view = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref) : sp->judge);
@@ -373,7 +373,7 @@ static void judge(struct hf__chunk_cost *c, int ndev)
             if (!buf || (spans < 2 && !by_ref))
                 continue;
             dev = fmin(fmax(dev, -1.0), DEV_CLIP);
-            /* A span measured against its reference is one view of its
+            /* A span measured against its standalone rate is one view of its
              * region: one pair, with what its chunks' last views said of it
              * (weighted by their declared work). */
             double said = 0.0, paired = 0.0;
@@ -415,12 +415,12 @@ static void judge(struct hf__chunk_cost *c, int ndev)
 }
 
 /* Folds the round's spans into the estimates (see DESIGN). */
-static void fold(struct hf__chunk_cost *c, int ndev)
+static void fold(struct hf__chunk_cost *c, int ndev, const double *standalone)
 {
-    int nref = reference_devices(c, ndev);
+    int nref = reference_devices(c, ndev, standalone);
     for (int d = 0; d < ndev; d++) {
         int spans, by_ref;
-        double lat, rate = measure_rate(c, c->est, d, nref, &lat, &spans, &by_ref);
+        double lat, rate = measure_rate(c, c->est, d, nref, standalone, &lat, &spans, &by_ref);
         if (!(rate > 0.0))
             continue;
         for (size_t k = 0; k < c->nspans; k++) {
@@ -445,25 +445,18 @@ static void fold(struct hf__chunk_cost *c, int ndev)
     }
 }
 
-/* Room for ndev reference rates, each one the device's standalone rate where
- * it has none yet (or `reset`: a new load). */
-static int references(struct hf__chunk_cost *c, int ndev, const double *standalone, int reset)
+/* Room for ndev devices' last latencies (0 until their spans tell one). */
+static int latencies(struct hf__chunk_cost *c, int ndev)
 {
-    if (ndev > c->ndev) {
-        double **arrays[] = {&c->ref, &c->ref_lat};
-        for (int k = 0; k < 2; k++) {
-            double *v = realloc(*arrays[k], (size_t)ndev * sizeof *v);
-            if (!v)
-                return HF_ENOMEM;
-            for (int d = c->ndev; d < ndev; d++)
-                v[d] = 0.0;
-            *arrays[k] = v;
-        }
-        c->ndev = ndev;
-    }
-    for (int d = 0; d < ndev && standalone; d++)
-        if (reset || !(c->ref[d] > 0.0))
-            c->ref[d] = standalone[d] > 0.0 ? standalone[d] : 0.0;
+    if (ndev <= c->ndev)
+        return 0;
+    double *v = realloc(c->lat_last, (size_t)ndev * sizeof *v);
+    if (!v)
+        return HF_ENOMEM;
+    for (int d = c->ndev; d < ndev; d++)
+        v[d] = 0.0;
+    c->lat_last = v;
+    c->ndev = ndev;
     return 0;
 }
 
@@ -473,16 +466,16 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
 {
     *moved = 0.0;
     c->repeated = same_load(c, chunks, n);
-    if (references(c, ndev, standalone, !c->repeated))
+    if (latencies(c, ndev))
         return NULL;
     if (c->repeated) {
         int had_view = !c->loaded || c->nspans > 0;
         if (!exact && !c->judged)
-            judge(c, ndev);
+            judge(c, ndev, standalone);
         /* Folded from the first round on, so that learning, once judged
          * right, has every view; not once the declared work is final. */
         if (!exact && (c->learning || !c->judged)) {
-            fold(c, ndev);
+            fold(c, ndev, standalone);
             normalise(c);
             keep_latencies(c);
         }
@@ -620,8 +613,7 @@ void hf__chunk_cost_free(struct hf__chunk_cost *c)
     free(c->est);
     free(c->weight);
     free(c->last_dev);
-    free(c->ref);
-    free(c->ref_lat);
+    free(c->lat_last);
     free(c->spans);
     free(c->view);
     memset(c, 0, sizeof *c);

@@ -15,11 +15,8 @@ struct hf__chunk_cost {
     double *est;         /* per chunk: the estimate, in the load's work units */
     double *weight;      /* per chunk: evidence behind the estimate (capped) */
     double *last_dev;    /* per chunk: its last judged deviation from the declared work, or NAN */
-    double *ref;         /* per device: its rate over the whole load (any unit: every unit sums
-                            to the total), its standalone rate; what GPUs' spans are measured
-                            against when no CPU's are (chunk_cost.c) */
-    double *ref_lat;     /* per device: the per-span latency its spans told last (seconds) */
-    int ndev;            /* devices `ref` and `ref_lat` have room for */
+    double *lat_last;    /* per device: the per-span latency its spans told last (seconds) */
+    int ndev;            /* devices `lat_last` has room for */
     struct hf__cost_span { size_t first, count; int dev, judge, outlier; double seconds; } *spans;
     size_t nspans, spans_cap; /* the spans that ran since the last round began */
     struct hf_chunk *view; /* the round's chunks with work = est: what schedulers see */
