@@ -507,9 +507,11 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
     }
     double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
     /* A GPU whose count would change: twice its bundles' spread too (a plan
-     * that moves every round never has two rounds that tell its rates' noise). */
+     * that moves every round never has two rounds that tell its rates' noise),
+     * not where GPUs run alone on inexact work, whose spread is its regions'
+     * (hf__hass_allowance). */
     for (int d = 0; d < nd; d++)
-        if (use[d] && h->dev[d].is_gpu && counts[d] != h->plan_n[d])
+        if (use[d] && h->dev[d].is_gpu && counts[d] != h->plan_n[d] && !hass_regions_confound(h))
             noise = fmax(noise, 2.0 * h->model[d].spread);
     if (!keep || (gain > noise * old_ms && gain * HASS_AMORTISE > warm)) {
         memcpy(h->plan_n, counts, sizeof counts);
