@@ -188,7 +188,9 @@
  * apart from their profile spans and one a spread of 43%, left out of the
  * split for good (1.12-1.34x static's even split). Nor is a GPU's overshoot
  * of its model on a new size read as a warm-up there (a new size is a new
- * region: 19-129 ms read for a 3 ms warm-up held the split for good). On
+ * region: 19-129 ms read for a 3 ms warm-up held the split for good), nor a
+ * slow piece of its share a reason to release the rest (a dear region, not
+ * a slower GPU: its owner waited for GPUs busy with their own). On
  * exact work (matmul) a GPU's own bundles tell its rate, alone or not, and
  * a slowed GPU is believed as anywhere.
  * After a GPU's bundle came in much slower than its model (a surprise, not
@@ -1090,10 +1092,12 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     }
     /* A piece of a GPU's own buffer much slower than its model (a surprise,
      * not a new size's warm-up): the rest of the buffer is opened to the
-     * other devices (see DESIGN, Split). */
+     * other devices (see DESIGN, Split). Not where GPUs run alone on inexact
+     * work: there a slow piece is a dear region (on the tail shape the owner
+     * left its buffer to GPUs still busy with theirs, 1.5 ms a round idle). */
     const struct hf_cost_model *m = &h->model[d];
     if (fit && h->split && h->piece[d] > 0 && !span->stolen && h->buf[d].lo < h->buf[d].hi &&
-        hass_slow_surprise(m) && !m->pfresh)
+        hass_slow_surprise(m) && !m->pfresh && !hass_regions_confound(h))
         h->released[d] = work / own;
     if (h->split)
         return;

@@ -464,21 +464,32 @@ static void test_hass_plans_gpus_alone_in_the_new_unit(void **unused)
  * GPU's model was fitted on the regions it ran, so four equal GPUs got rates
  * 20% apart and a spread of up to 43%, and one was left out of the split for
  * the whole run; HASS's mean from round 2 was 1.12-1.34x static's even split
- * in the stress matrix (here 58.5 ms against 43.5). A GPU's rate there is
- * its standalone rate and its spread counts for nothing: within 5% of
- * static's. */
+ * in the stress matrix (here, with the `gpu` trouble, 58.5 ms against 43.5).
+ * A GPU's rate there is its standalone rate and its spread counts for
+ * nothing: within 5% of static's. And a slow piece of a GPU's share is its
+ * region's cost, not a GPU slowing down: released to the others, its owner
+ * waited for GPUs busy with their own (without trouble, 44.6 ms against
+ * 43.5); within 1% of static's now. */
 static void test_hass_gpus_alone_keep_their_own_rates(void **unused)
 {
     (void)unused;
-    const char *ini = FOUR_GPUS("0") "shape = tail\ncost_known = no\n"
-                      "[sim.gpu]\nwarmup_ms = 40\nnew_size_ms = 3\n";
-    struct hf_run *st = run_sim("static", ini, 10), *hass = run_sim("hass", ini, 10);
-    double s = mean_from_round_2(st), h = mean_from_round_2(hass);
-    print_message("mean from round 2: hass %.1f ms, static %.1f ms; judged %s\n", 1e3 * h, 1e3 * s,
-                  hass->chunk_costs);
-    assert_true(h < 1.05 * s);
-    hf_run_free(st);
-    hf_run_free(hass);
+    static const struct {
+        const char *trouble;
+        double within;
+    } cases[] = {{"[sim.gpu]\nwarmup_ms = 40\nnew_size_ms = 3\n", 1.05}, {"", 1.01}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char ini[1024];
+        snprintf(ini, sizeof ini, "%s%s", FOUR_GPUS("0") "shape = tail\ncost_known = no\n",
+                 cases[k].trouble);
+        struct hf_run *st = run_sim("static", ini, 10), *hass = run_sim("hass", ini, 10);
+        double s = mean_from_round_2(st), h = mean_from_round_2(hass);
+        print_message("%s: mean from round 2: hass %.1f ms, static %.1f ms; judged %s\n",
+                      *cases[k].trouble ? "gpu trouble" : "clean", 1e3 * h, 1e3 * s,
+                      hass->chunk_costs);
+        assert_true(h < cases[k].within * s);
+        hf_run_free(st);
+        hf_run_free(hass);
+    }
 }
 
 /* A real run saves its learned estimates beside the profile and the next run
