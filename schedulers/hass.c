@@ -484,7 +484,8 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n);
  * chunks it ran, against the plan that ran. Planned at the round's end in
  * the old estimates, a dear region counted twice - dearer, and its GPU
  * slower - and the next plan overshot. Where the rates plan nothing, the
- * models do, as at a round's end. */
+ * models do, as at a round's end. Not from round 0, whose busy time holds
+ * its first launches (40 ms a GPU in the matrix's `gpu` cells). */
 static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
 {
     size_t n = r->nchunks;
@@ -527,7 +528,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             hf_cost_new_unit(&h->model[d]);
     /* A load is learned while it repeats after its costs moved. */
     h->learned = r->repeats && (h->learned || r->cost_moved > 0.0);
-    if (hass_gpus_alone(h) && h->learned && (h->plan_due || r->cost_moved > 0.0))
+    if (hass_gpus_alone(h) && h->learned && (h->plan_due || r->cost_moved > 0.0) && r->round >= 2)
         plan_in_new_unit(h, r);
     h->plan_due = 0;
     for (size_t i = 0; i < h->chunk_n; i++)

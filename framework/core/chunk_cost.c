@@ -51,8 +51,12 @@
  * common slowdown cancels when the estimates are scaled back to the total).
  * A span's fixed costs (latency, a new size's warm-up: 3 ms made a 2-chunk
  * piece 4.5x dearer) are not known from one span, so only spans that hold
- * 1 / (2 x the devices) of the load by the estimates are views and folded,
- * net of the latency the device's spans told last; the engine's outlier flag,
+ * 1 / (8 x the devices) of the load by the estimates are views and folded,
+ * 1 / (2 x the devices) where the device never ran a span of that size (its
+ * warm-up), net of the latency the device's spans told last (HASS's profile
+ * spans of 16-32 chunks on four GPUs told the hump's middle from its edges
+ * a round sooner; taken at any size, with their new sizes' warm-ups, the
+ * tail came out 4-5% slower); the engine's outlier flag,
  * from a model in the units being learned, is ignored there (the GPU that got
  * the dear region is an outlier). Each such span is one view of its region
  * for the judge: one pair with what its chunks' last views said of it on
@@ -105,6 +109,7 @@
 #define FLOOR 1e-4      /* no estimate below this share of the mean: it could never grow */
 #define IRREGULAR 0.25  /* chunks this far off their declared work (RMS, repeated): learned */
 #define MIN_PAIRS 8     /* the judge decides on no fewer pairs of views of one chunk */
+#define SIZE_SLOTS 64   /* span sizes remembered per device */
 #define DEV_CLIP 9.0    /* a view 10x dearer than declared counts as 10x: one stall is one vote */
 
 static int same_load(const struct hf__chunk_cost *c, const struct hf_chunk *chunks, size_t n)
@@ -247,12 +252,13 @@ static double measure_rate(const struct hf__chunk_cost *c, const double *w, int 
 
 /* Whether a span measured against its device's standalone rate (in a round
  * of `nref` such devices) is a view (see DESIGN): it holds at least
- * 1 / (2 nref) of the load by `w`, so that its device's fixed costs, which
- * one span cannot tell, are small beside it. */
+ * 1 / (8 nref) of the load by `w`, or 1 / (2 nref) where its device never
+ * ran its size, so that its device's fixed costs, which one span cannot
+ * tell, are small beside it. */
 static int ref_view(const struct hf__chunk_cost *c, const double *w, const struct hf__cost_span *sp,
                     int nref)
 {
-    return span_work(w, sp) >= c->total / (2.0 * nref);
+    return span_work(w, sp) >= c->total / ((sp->fresh ? 2.0 : 8.0) * nref);
 }
 
 /* Keeps the latency each device's spans told last, for the rounds its spans
@@ -453,11 +459,35 @@ static int latencies(struct hf__chunk_cost *c, int ndev)
     double *v = realloc(c->lat_last, (size_t)ndev * sizeof *v);
     if (!v)
         return HF_ENOMEM;
-    for (int d = c->ndev; d < ndev; d++)
-        v[d] = 0.0;
     c->lat_last = v;
+    size_t *z = realloc(c->sizes, (size_t)ndev * SIZE_SLOTS * sizeof *z);
+    if (!z)
+        return HF_ENOMEM;
+    c->sizes = z;
+    for (int d = c->ndev; d < ndev; d++) {
+        v[d] = 0.0;
+        memset(z + (size_t)d * SIZE_SLOTS, 0, SIZE_SLOTS * sizeof *z);
+    }
     c->ndev = ndev;
     return 0;
+}
+
+/* Whether device d ran a span of `count` chunks before; remembers it (a
+ * full table says yes). */
+static int size_seen(struct hf__chunk_cost *c, int d, size_t count)
+{
+    if (d < 0 || d >= c->ndev)
+        return 0;
+    size_t *set = c->sizes + (size_t)d * SIZE_SLOTS, key = count + 1;
+    for (size_t i = 0, k = key % SIZE_SLOTS; i < SIZE_SLOTS; i++, k = (k + 1) % SIZE_SLOTS) {
+        if (set[k] == key)
+            return 1;
+        if (set[k] == 0) {
+            set[k] = key;
+            return 0;
+        }
+    }
+    return 1;
 }
 
 const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,
@@ -517,7 +547,8 @@ void hf__chunk_cost_observe(struct hf__chunk_cost *c, size_t first, size_t count
         c->spans = v;
         c->spans_cap = cap;
     }
-    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, judge, outlier, seconds};
+    int fresh = !size_seen(c, dev, count);
+    c->spans[c->nspans++] = (struct hf__cost_span){first, count, dev, judge, outlier, fresh, seconds};
 }
 
 void hf__chunk_cost_load(struct hf__chunk_cost *c, const char *path, const struct hf_chunk *chunks,
@@ -614,6 +645,7 @@ void hf__chunk_cost_free(struct hf__chunk_cost *c)
     free(c->weight);
     free(c->last_dev);
     free(c->lat_last);
+    free(c->sizes);
     free(c->spans);
     free(c->view);
     memset(c, 0, sizeof *c);

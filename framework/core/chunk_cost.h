@@ -16,8 +16,11 @@ struct hf__chunk_cost {
     double *weight;      /* per chunk: evidence behind the estimate (capped) */
     double *last_dev;    /* per chunk: its last judged deviation from the declared work, or NAN */
     double *lat_last;    /* per device: the per-span latency its spans told last (seconds) */
-    int ndev;            /* devices `lat_last` has room for */
-    struct hf__cost_span { size_t first, count; int dev, judge, outlier; double seconds; } *spans;
+    size_t *sizes;       /* per device, HF_COST_SIZES slots: the span sizes (chunks + 1) it ran */
+    int ndev;            /* devices `lat_last` and `sizes` have room for */
+    /* A span that ran (hf__chunk_cost_observe); `fresh`: its device never ran
+     * a span of its size before (it may hold a new size's warm-up). */
+    struct hf__cost_span { size_t first, count; int dev, judge, outlier, fresh; double seconds; } *spans;
     size_t nspans, spans_cap; /* the spans that ran since the last round began */
     struct hf_chunk *view; /* the round's chunks with work = est: what schedulers see */
     int loaded;          /* estimates came from a saved file */
