@@ -95,6 +95,7 @@
  */
 #include "chunk_cost.h"
 #include "cost_bytes.h" /* hf__cost_median */
+#include "size_set.h"
 
 #include <errno.h>
 #include <math.h>
@@ -472,22 +473,11 @@ static int latencies(struct hf__chunk_cost *c, int ndev)
     return 0;
 }
 
-/* Whether device d ran a span of `count` chunks before; remembers it (a
- * full table says yes). */
+/* Whether device d ran a span of `count` chunks before; remembers it. */
 static int size_seen(struct hf__chunk_cost *c, int d, size_t count)
 {
-    if (d < 0 || d >= c->ndev)
-        return 0;
-    size_t *set = c->sizes + (size_t)d * SIZE_SLOTS, key = count + 1;
-    for (size_t i = 0, k = key % SIZE_SLOTS; i < SIZE_SLOTS; i++, k = (k + 1) % SIZE_SLOTS) {
-        if (set[k] == key)
-            return 1;
-        if (set[k] == 0) {
-            set[k] = key;
-            return 0;
-        }
-    }
-    return 1;
+    return d >= 0 && d < c->ndev &&
+           hf__size_set_add(c->sizes + (size_t)d * SIZE_SLOTS, SIZE_SLOTS, count);
 }
 
 const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const struct hf_chunk *chunks,

@@ -39,6 +39,7 @@
 
 #include "engine_internal.h"
 #include "sim_node.h"
+#include "size_set.h"
 
 struct pending {
     double start, end;
@@ -110,17 +111,7 @@ static int size_seen(struct hf__engine *e, int d, size_t count)
 {
     if (!e->sim_sizes && !(e->sim_sizes = calloc((size_t)e->ndev * SIM_SIZES, sizeof(size_t))))
         return 1;
-    size_t *set = e->sim_sizes + (size_t)d * SIM_SIZES, key = count + 1;
-    for (size_t i = 0, h = (key * SPLITMIX_GAMMA) % SIM_SIZES; i < SIM_SIZES;
-         i++, h = (h + 1) % SIM_SIZES) {
-        if (set[h] == key)
-            return 1;
-        if (set[h] == 0) {
-            set[h] = key;
-            return 0;
-        }
-    }
-    return 1;
+    return hf__size_set_add(e->sim_sizes + (size_t)d * SIM_SIZES, SIM_SIZES, count);
 }
 
 /* When bundle `nb` of device d runs (see sim_node.h): whether it is the
