@@ -476,6 +476,31 @@ static void chunk_seconds_begin(struct hass *h, const struct hf_round *r)
 
 static int keep_plan(const struct hass *h, const size_t *counts, size_t n);
 
+/* Plans a round of n chunks (see DESIGN, Adapt): by the rates the devices
+ * showed (work, busy: what each did in the round that ran) where `by_rates`
+ * and they plan anything, else by the models, keeping the plan in force where
+ * changing it would not pay; then the probes of devices left out, and the
+ * shares. 0 when nothing could be planned (no device measured). */
+static int plan_next(struct hass *h, const double *work, const double *busy, size_t n,
+                     int by_rates)
+{
+    size_t counts[h->ndev];
+    if (!(by_rates && hf__hass_plan_by_rates(h, work, busy, n))) {
+        h->by_rates = 0;
+        if (!hf__hass_plan_counts(h, n, counts))
+            return 0;
+        if (!keep_plan(h, counts, n)) {
+            memcpy(h->plan_n, counts, sizeof counts);
+            h->plan_chunks = n;
+            h->plan_reserve = hf__hass_reserve_for(h, counts);
+        }
+    }
+    hf__hass_add_probes(h, h->plan_n);
+    for (int d = 0; d < h->ndev; d++)
+        h->ratio[d] = (double)h->plan_n[d] / (double)n;
+    return 1;
+}
+
 /* GPUs alone on a learned load (see DESIGN, Adapt): the next round is
  * planned by rates at its start, not at the end of the round that ran, once
  * the estimates have moved by what that round took (with no CPU,
@@ -483,9 +508,8 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n);
  * the whole load): each GPU's work re-expressed in the new estimates of the
  * chunks it ran, against the plan that ran. Planned at the round's end in
  * the old estimates, a dear region counted twice - dearer, and its GPU
- * slower - and the next plan overshot. Where the rates plan nothing, the
- * models do, as at a round's end. Not from round 0, whose busy time holds
- * its first launches (40 ms a GPU in the matrix's `gpu` cells). */
+ * slower - and the next plan overshot. Not from round 0, whose busy time
+ * holds its first launches (40 ms a GPU in the matrix's `gpu` cells). */
 static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
 {
     size_t n = r->nchunks;
@@ -493,26 +517,16 @@ static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
         return;
     double work[h->ndev];
     long bundles[h->ndev];
-    size_t counts[h->ndev];
     memset(work, 0, sizeof work);
     for (size_t i = 0; i < n; i++)
         if (h->ran_by[i] >= 0)
             work[h->ran_by[i]] += r->chunks[i].work;
-    memcpy(h->plan_n, h->plan_ran, sizeof counts);
+    memcpy(h->plan_n, h->plan_ran, (size_t)h->ndev * sizeof *h->plan_n);
     memcpy(bundles, h->bundles, sizeof bundles);
     memcpy(h->bundles, h->bundles_last, sizeof bundles); /* each bundle's latency */
     hf__hass_refresh_rates(h);
-    if (!hf__hass_plan_by_rates(h, work, h->busy_last, n)) {
-        h->by_rates = 0;
-        if (hf__hass_plan_counts(h, n, counts) && !keep_plan(h, counts, n)) {
-            memcpy(h->plan_n, counts, sizeof counts);
-            h->plan_reserve = hf__hass_reserve_for(h, counts);
-        }
-    }
+    plan_next(h, work, h->busy_last, n, 1);
     memcpy(h->bundles, bundles, sizeof bundles);
-    hf__hass_add_probes(h, h->plan_n);
-    for (int d = 0; d < h->ndev; d++)
-        h->ratio[d] = (double)h->plan_n[d] / (double)n;
 }
 
 static int hass_round_begin(void *state, const struct hf_round *r)
@@ -1256,27 +1270,13 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     memcpy(h->busy_last, rep->busy_s, (size_t)h->ndev * sizeof *h->busy_last);
     memcpy(h->bundles_last, h->bundles, (size_t)h->ndev * sizeof *h->bundles_last);
     memcpy(h->plan_ran, h->plan_n, (size_t)h->ndev * sizeof *h->plan_ran);
-    size_t counts[h->ndev];
     /* A learned load is planned by the rates measured (see DESIGN, Adapt);
      * on GPUs alone, at the next round's start (plan_in_new_unit). */
     h->plan_due = h->learned && r->round >= 1 && hass_gpus_alone(h);
-    if (h->plan_due)
+    if (h->plan_due ||
+        !plan_next(h, rep->work, rep->busy_s, r->nchunks, h->learned && r->round >= 1))
         return 0;
-    if (!(h->learned && r->round >= 1 &&
-          hf__hass_plan_by_rates(h, rep->work, rep->busy_s, r->nchunks))) {
-        h->by_rates = 0;
-        if (!hf__hass_plan_counts(h, r->nchunks, counts))
-            return 0;
-        if (!keep_plan(h, counts, r->nchunks)) {
-            memcpy(h->plan_n, counts, sizeof counts);
-            h->plan_chunks = r->nchunks;
-            h->plan_reserve = hf__hass_reserve_for(h, counts);
-        }
-    }
-    hf__hass_add_probes(h, h->plan_n);
     hedge_surprises(h);
-    for (int d = 0; d < h->ndev; d++)
-        h->ratio[d] = (double)h->plan_n[d] / (double)r->nchunks;
     h->have_ratio = 1;
     return 0;
 }

@@ -262,8 +262,8 @@ static int ref_view(const struct hf__chunk_cost *c, const double *w, const struc
     return span_work(w, sp) >= c->total / ((sp->fresh ? 2.0 : 8.0) * nref);
 }
 
-/* Keeps the latency each device's spans told last, for the rounds its spans
- * cannot tell it (measure_rate). */
+/* Keeps the latency each device's spans told last (by the estimates just
+ * folded), for the rounds its spans cannot tell it (measure_rate). */
 static void keep_latencies(struct hf__chunk_cost *c)
 {
     for (int d = 0; d < c->ndev; d++) {
@@ -350,7 +350,7 @@ static void reset_judge(struct hf__chunk_cost *c)
  * weighted by the chunk's declared work, a device's pairs one group; not of
  * a device that ran one span, whose deviation is 0 by construction.
  * Repeated views confirm or end the learning, for good. */
-static void judge(struct hf__chunk_cost *c, int ndev, const double *standalone)
+static void judge(struct hf__chunk_cost *c, int ndev, const double *standalone, int nref)
 {
     size_t cap = 0;
     for (size_t k = 0; k < c->nspans; k++)
@@ -362,7 +362,7 @@ static void judge(struct hf__chunk_cost *c, int ndev, const double *standalone)
     for (int k = 0; buf && k < 6; k++)
         a[k] = buf + (size_t)k * cap;
     double sum = 0.0, weight = 0.0;
-    int nref = reference_devices(c, ndev, standalone), rn = 0;
+    int rn = 0;
     for (int d = 0; d < ndev; d++) {
         int spans, by_ref, n = 0;
         double lat, rate = measure_rate(c, c->decl, d, nref, standalone, &lat, &spans, &by_ref);
@@ -422,9 +422,8 @@ static void judge(struct hf__chunk_cost *c, int ndev, const double *standalone)
 }
 
 /* Folds the round's spans into the estimates (see DESIGN). */
-static void fold(struct hf__chunk_cost *c, int ndev, const double *standalone)
+static void fold(struct hf__chunk_cost *c, int ndev, const double *standalone, int nref)
 {
-    int nref = reference_devices(c, ndev, standalone);
     for (int d = 0; d < ndev; d++) {
         int spans, by_ref;
         double lat, rate = measure_rate(c, c->est, d, nref, standalone, &lat, &spans, &by_ref);
@@ -452,8 +451,9 @@ static void fold(struct hf__chunk_cost *c, int ndev, const double *standalone)
     }
 }
 
-/* Room for ndev devices' last latencies (0 until their spans tell one). */
-static int latencies(struct hf__chunk_cost *c, int ndev)
+/* Room for ndev devices' last latencies (0 until their spans tell one) and
+ * span sizes. */
+static int device_room(struct hf__chunk_cost *c, int ndev)
 {
     if (ndev <= c->ndev)
         return 0;
@@ -486,18 +486,22 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
 {
     *moved = 0.0;
     c->repeated = same_load(c, chunks, n);
-    if (latencies(c, ndev))
+    if (device_room(c, ndev))
         return NULL;
     if (c->repeated) {
         int had_view = !c->loaded || c->nspans > 0;
+        /* The judge and the fold measure the same devices against the
+         * same rates. */
+        int nref = reference_devices(c, ndev, standalone);
         if (!exact && !c->judged)
-            judge(c, ndev, standalone);
+            judge(c, ndev, standalone, nref);
         /* Folded from the first round on, so that learning, once judged
          * right, has every view; not once the declared work is final. */
         if (!exact && (c->learning || !c->judged)) {
-            fold(c, ndev, standalone);
+            fold(c, ndev, standalone, nref);
             normalise(c);
-            keep_latencies(c);
+            if (nref > 0) /* only such rounds read them: not a CPU's chunks' hot path */
+                keep_latencies(c);
         }
         const double *shown = c->learning ? c->est : c->decl;
         for (size_t i = 0; had_view && c->total > 0.0 && i < n; i++)
