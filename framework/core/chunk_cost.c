@@ -56,7 +56,18 @@
  * warm-up), net of the latency the device's spans told last (HASS's profile
  * spans of 16-32 chunks on four GPUs told the hump's middle from its edges
  * a round sooner; taken at any size, with their new sizes' warm-ups, the
- * tail came out 4-5% slower); the engine's outlier flag,
+ * tail came out 4-5% slower). Where a device ran two or more spans at new
+ * sizes too small to be views (HASS's first profile pieces of 1 to 8
+ * chunks, Qilin's first training pieces), the least of their times less
+ * the latency is its new size's warm-up (an upper bound, by that span's own
+ * work): netted out of its spans at new sizes, which are then views for the
+ * fold from 1 / (8 x the devices) of the load too (not for the judge: a
+ * warm-up off by a millisecond on a 16-chunk span would start learning a
+ * regular load). On four GPUs, the hump, a 3 ms warm-up per new size:
+ * HASS's first 32-chunk piece per GPU in round 0, the rising half of the
+ * hump, had taught nothing, and later each round's new sizes were learned
+ * as dearer regions, which moved the cut, which made new sizes (44-47 ms a
+ * round against 42.2; now 42.2 from round 3). The engine's outlier flag,
  * from a model in the units being learned, is ignored there (the GPU that got
  * the dear region is an outlier). Each such span is one view of its region
  * for the judge: one pair with what its chunks' last views said of it on
@@ -254,12 +265,49 @@ static double measure_rate(const struct hf__chunk_cost *c, const double *w, int 
 /* Whether a span measured against its device's standalone rate (in a round
  * of `nref` such devices) is a view (see DESIGN): it holds at least
  * 1 / (8 nref) of the load by `w`, or 1 / (2 nref) where its device never
- * ran its size, so that its device's fixed costs, which one span cannot
- * tell, are small beside it. */
+ * ran its size - for the judge always, for the fold where its device's
+ * spans never told what a new size costs it - so that its device's fixed
+ * costs, which one span cannot tell, are small beside it. */
 static int ref_view(const struct hf__chunk_cost *c, const double *w, const struct hf__cost_span *sp,
-                    int nref)
+                    int nref, int judging)
 {
-    return span_work(w, sp) >= c->total / ((sp->fresh ? 2.0 : 8.0) * nref);
+    int unknown = sp->fresh && (judging || isnan(c->warm_last[sp->dev]));
+    return span_work(w, sp) >= c->total / ((unknown ? 2.0 : 8.0) * nref);
+}
+
+/* A span's seconds less its device's latency `lat` and, measured against
+ * the device's standalone rate (`by_ref`) at a size it never ran, the
+ * warm-up its spans told (keep_warmups), at most half of what is left. */
+static double span_net(const struct hf__chunk_cost *c, const struct hf__cost_span *sp, double lat,
+                       int by_ref)
+{
+    double net = sp->seconds - lat, warm = c->warm_last[sp->dev];
+    return by_ref && sp->fresh && warm > 0.0 ? net - fmin(warm, 0.5 * net) : net;
+}
+
+/* Keeps what a new size costs each device (see DESIGN), in a round measured
+ * against standalone rates (`nref` > 0): the least time beyond its latency
+ * of its spans at new sizes too small to be views (under 1 / (8 nref) of the
+ * load by `w`), where two or more ran - a device's first launch may be one
+ * of them, and dearer. An upper bound, by the least such span's own work. */
+static void keep_warmups(struct hf__chunk_cost *c, const double *w, int ndev,
+                         const double *standalone, int nref)
+{
+    for (int d = 0; d < ndev; d++) {
+        int spans, by_ref, told = 0;
+        double lat, rate = measure_rate(c, w, d, nref, standalone, &lat, &spans, &by_ref);
+        double least = INFINITY;
+        for (size_t k = 0; by_ref && rate > 0.0 && k < c->nspans; k++) {
+            const struct hf__cost_span *sp = &c->spans[k];
+            double work = sp->dev == d && sp->fresh ? span_work(w, sp) : INFINITY;
+            if (work < c->total / (8.0 * nref)) {
+                least = fmin(least, fmax(0.0, sp->seconds - lat));
+                told++;
+            }
+        }
+        if (told >= 2)
+            c->warm_last[d] = least;
+    }
 }
 
 /* Keeps the latency each device's spans told last (by the estimates just
@@ -368,11 +416,11 @@ static void judge(struct hf__chunk_cost *c, int ndev, const double *standalone, 
         double lat, rate = measure_rate(c, c->decl, d, nref, standalone, &lat, &spans, &by_ref);
         for (size_t k = 0; rate > 0.0 && k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
-            int view = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref) : sp->judge);
+            int view = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref, 1) : sp->judge);
             double decl = view ? span_work(c->decl, sp) : 0.0;
             if (!(decl > 0.0))
                 continue;
-            double dev = (sp->seconds - lat) * rate / decl - 1.0;
+            double dev = span_net(c, sp, lat, by_ref) * rate / decl - 1.0;
             if (!sp->outlier || by_ref) {
                 sum += decl * dev * dev;
                 weight += decl;
@@ -431,9 +479,9 @@ static void fold(struct hf__chunk_cost *c, int ndev, const double *standalone, i
             continue;
         for (size_t k = 0; k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
-            int seen = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref) : !sp->outlier);
+            int seen = sp->dev == d && (by_ref ? ref_view(c, c->est, sp, nref, 0) : !sp->outlier);
             double span = seen ? span_work(c->est, sp) : 0.0;
-            double net = sp->seconds - lat;
+            double net = span_net(c, sp, lat, by_ref);
             if (!(span > 0.0))
                 continue;
             /* The span's total is observed whole: it moves by the weight of
@@ -461,12 +509,17 @@ static int device_room(struct hf__chunk_cost *c, int ndev)
     if (!v)
         return HF_ENOMEM;
     c->lat_last = v;
+    double *u = realloc(c->warm_last, (size_t)ndev * sizeof *u);
+    if (!u)
+        return HF_ENOMEM;
+    c->warm_last = u;
     size_t *z = realloc(c->sizes, (size_t)ndev * SIZE_SLOTS * sizeof *z);
     if (!z)
         return HF_ENOMEM;
     c->sizes = z;
     for (int d = c->ndev; d < ndev; d++) {
         v[d] = 0.0;
+        u[d] = NAN;
         memset(z + (size_t)d * SIZE_SLOTS, 0, SIZE_SLOTS * sizeof *z);
     }
     c->ndev = ndev;
@@ -493,6 +546,8 @@ const struct hf_chunk *hf__chunk_cost_round(struct hf__chunk_cost *c, const stru
         /* The judge and the fold measure the same devices against the
          * same rates. */
         int nref = reference_devices(c, ndev, standalone);
+        if (nref > 0 && !exact)
+            keep_warmups(c, c->est, ndev, standalone, nref);
         if (!exact && !c->judged)
             judge(c, ndev, standalone, nref);
         /* Folded from the first round on, so that learning, once judged
@@ -639,6 +694,7 @@ void hf__chunk_cost_free(struct hf__chunk_cost *c)
     free(c->weight);
     free(c->last_dev);
     free(c->lat_last);
+    free(c->warm_last);
     free(c->sizes);
     free(c->spans);
     free(c->view);
