@@ -183,10 +183,14 @@
  * own start instead (plan_in_new_unit), each GPU's work re-expressed in the
  * estimates just folded (results.json's `plan` of a round is then the plan
  * it ran, not the next one's). Until the load is learned, the models plan with
- * each GPU's standalone rate and no allowance for its spread (its bundles'
- * spread is its regions'): four equal GPUs on the tail shape got rates 20%
- * apart from their profile spans and one a spread of 43%, left out of the
- * split for good (1.12-1.34x static's even split). Nor is a GPU's overshoot
+ * each GPU's standalone rate, no latency beyond it and no allowance for its
+ * spread (its bundles' spread is its regions'): four equal GPUs on the tail
+ * shape got rates 20% apart from their profile spans and one a spread of
+ * 43%, left out of the split for good (1.12-1.34x static's even split), and
+ * a GPU whose round-0 pieces fitted a new size's warm-up as 4 ms of latency
+ * got 118 chunks to its peers' 129-133 for the whole run. A plan by rates
+ * there changes only for a gain beyond what the plans missed by
+ * (hass_plan.c, hf__hass_plan_by_rates). Nor is a GPU's overshoot
  * of its model on a new size read as a warm-up there (a new size is a new
  * region: 19-129 ms read for a 3 ms warm-up held the split for good), nor a
  * slow piece of its share a reason to release the rest (a dear region, not

@@ -72,6 +72,8 @@ struct hass {
     double *last_rate;  /* per device: its measured rate in the round before */
     size_t *last_plan;  /* per device: its planned chunks in the round before */
     double rate_noise;  /* how far rates move between rounds of one plan */
+    double plan_pred;   /* the makespan the plan by rates in force predicted (s), 0: none */
+    double pred_noise;  /* how far rounds missed it (hass_plan.c, GPUs alone) */
     long *bundles;      /* per device: bundles it ran this round */
     double *chunk_s;    /* per chunk of a repeating load: the seconds it last took a device
                            that runs one chunk per bundle (a CPU), ... */

@@ -43,10 +43,13 @@ static void split_model(const struct hass *h, int d, double w, double *lat, doub
                               : m->inv + m->lat / w;
     /* GPUs alone on inexact work: a GPU's own bundles each ran one region,
      * so its rate is the one its standalone pass measured over the whole
-     * load (hass.c, DESIGN, Adapt). */
+     * load, latency included (hass.c, DESIGN, Adapt): the intercept its
+     * bundles fitted, in regions of unknown cost, is no latency. */
     if (h->r && hass_regions_confound(h) && h->r->standalone_rate &&
-        h->r->standalone_rate[d] > 0.0)
+        h->r->standalone_rate[d] > 0.0) {
         *inv = 1.0 / h->r->standalone_rate[d];
+        *lat = 0.0;
+    }
 }
 
 /* Refits every model and sets rate[] from it. */
@@ -451,7 +454,12 @@ static double run_inv(const struct hass *h, int d, const size_t *counts, double 
  * count would change: hump-g2-j0.02-gpu moved its GPUs in rounds 3-5 for
  * gains of 1.2-3.7% inside their 2% jitter, a 3 ms warm-up each, before two
  * rounds of one plan had measured that noise) and pays back the warm-up of its new sizes
- * in HASS_AMORTISE rounds. Returns 0 when nothing could be planned (the
+ * in HASS_AMORTISE rounds. GPUs alone on inexact work, whose rates are
+ * measured on regions, need more: the gain must also beat what the plans in
+ * force missed their makespans by (pred_noise, halved each round; a change
+ * that pays new sizes misses by their warm-ups): on the hot shape a 1%
+ * promise moved the plan round after round, 3 ms of new sizes each time,
+ * while the plans missed by 3-7%. Returns 0 when nothing could be planned (the
  * models plan instead). */
 int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
 {
@@ -506,6 +514,13 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
             warm = fmax(warm, hass_new_size_cost(h, d));
     }
     double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
+    if (hass_regions_confound(h) && keep && h->plan_pred > 0.0) {
+        double ran = 0.0;
+        for (int d = 0; d < nd; d++)
+            ran = fmax(ran, busy[d]);
+        h->pred_noise = fmax(0.5 * h->pred_noise, fabs(ran / h->plan_pred - 1.0));
+        noise = fmax(noise, h->pred_noise);
+    }
     /* A GPU whose count would change: twice its bundles' spread too (a plan
      * that moves every round never has two rounds that tell its rates' noise),
      * not where GPUs run alone on inexact work, whose spread is its regions'
@@ -513,10 +528,12 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
     for (int d = 0; d < nd; d++)
         if (use[d] && h->dev[d].is_gpu && counts[d] != h->plan_n[d] && !hass_regions_confound(h))
             noise = fmax(noise, 2.0 * h->model[d].spread);
+    h->plan_pred = old_ms;
     if (!keep || (gain > noise * old_ms && gain * HASS_AMORTISE > warm)) {
         memcpy(h->plan_n, counts, sizeof counts);
         h->plan_chunks = n;
         h->plan_reserve = 0.0;
+        h->plan_pred = new_ms;
     }
     h->by_rates = 1;
     return 1;

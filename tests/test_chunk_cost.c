@@ -36,12 +36,12 @@
     "[sim.gpu]\nkind = gpu\nrate = 5e13\nbandwidth_gbs = 55\nlatency_us = 20\n"
 
 static struct hf_run *run_opts(const char *sched, const char *ini, int rounds,
-                               enum hf_engine_kind engine, const char *profile_dir)
+                               enum hf_engine_kind engine, const char *profile_dir, int seed)
 {
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "chunk_cost.ini", ini), 0);
     struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find(sched),
-                               .cfg = cfg, .engine = engine, .rounds = rounds, .seed = 5,
+                               .cfg = cfg, .engine = engine, .rounds = rounds, .seed = (uint64_t)seed,
                                .grain = 1, .verify = 1, .profile_dir = profile_dir};
     assert_non_null(o.sched);
     struct hf_run *run = NULL;
@@ -56,7 +56,7 @@ static struct hf_run *run_opts(const char *sched, const char *ini, int rounds,
 
 static struct hf_run *run_sim(const char *sched, const char *ini, int rounds)
 {
-    return run_opts(sched, ini, rounds, HF_ENGINE_SIM, NULL);
+    return run_opts(sched, ini, rounds, HF_ENGINE_SIM, NULL, 5);
 }
 
 /* The learned cost of every 16-chunk range of the load is within 10% of
@@ -521,6 +521,38 @@ static void test_gpus_alone_learn_net_of_new_sizes(void **unused)
     assert_true(hass < 1.01 * best);
 }
 
+/* GPUs alone on loads in units whose regions differ by a few percent
+ * around one dear chunk (tail, hot), with the `gpu` trouble: HASS's models
+ * there plan with the standalone rates, but with the latency each GPU's
+ * round-0 pieces fitted - in regions of unknown cost, a new size's warm-up
+ * or a stall read as 4 ms of latency (a GPU given 118 chunks against its
+ * peers' 129-133 for the whole run: 2.5% behind static); and its plan by
+ * rates moved whenever the rates of a round, measured on regions, promised
+ * 1%, a 3 ms new size each time, when its plans missed what they promised
+ * by 3-7%. Within 2% of static's even split now. */
+static void test_hass_gpus_alone_do_not_chase_regions(void **unused)
+{
+    (void)unused;
+    static const char *const loads[] = {FOUR_GPUS("0.02") "shape = tail\ncost_known = no\n",
+                                        FOUR_GPUS("0") "shape = hot\ncost_known = no\n"};
+    for (size_t k = 0; k < sizeof loads / sizeof *loads; k++) {
+        char ini[1024];
+        snprintf(ini, sizeof ini,
+                 "%s[sim.gpu]\nwarmup_ms = 40\nnew_size_ms = 3\nstall_prob = 0.01\nstall_ms = 5\n",
+                 loads[k]);
+        for (int seed = 1; seed <= 2; seed++) {
+            struct hf_run *st = run_opts("static", ini, 10, HF_ENGINE_SIM, NULL, seed);
+            struct hf_run *hass = run_opts("hass", ini, 10, HF_ENGINE_SIM, NULL, seed);
+            double s = mean_from_round_2(st), h = mean_from_round_2(hass);
+            print_message("%s, seed %d: mean from round 2: hass %.2f ms, static %.2f ms\n",
+                          k ? "hot" : "tail", seed, 1e3 * h, 1e3 * s);
+            assert_true(h < 1.02 * s);
+            hf_run_free(st);
+            hf_run_free(hass);
+        }
+    }
+}
+
 /* A real run saves its learned estimates beside the profile and the next run
  * of the same load starts from them; a bad file or one for another load is
  * ignored. A load whose declared work holds saves none, and removes a bad
@@ -533,21 +565,21 @@ static void test_estimates_persist(void **unused)
     assert_non_null(mkdtemp(dir));
     const char *ini = "[run]\napp = noop\n[load]\nchunks = 64\nspin_ns = 20000\nshape = hump\n"
                       "cost_known = no\n[devices]\ncpu = 1\ncuda = none\n";
-    struct hf_run *first = run_opts("greedy", ini, 3, HF_ENGINE_REAL, dir);
+    struct hf_run *first = run_opts("greedy", ini, 3, HF_ENGINE_REAL, dir, 5);
     assert_int_equal(first->chunk_cost_loaded, 0);
     assert_int_equal(first->nchunk_cost, 64);
     /* The hump's middle is dearer than its edges, learned on a real CPU. */
     assert_true(first->chunk_cost[32] > 5 * first->chunk_cost[0]);
-    struct hf_run *second = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
+    struct hf_run *second = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir, 5);
     assert_int_equal(second->chunk_cost_loaded, 1);
     assert_true(second->chunk_cost[32] > 5 * second->chunk_cost[0]);
     /* Spoil the file: the run warns, starts over from the declared work and rewrites it. */
     char cmd[256];
     snprintf(cmd, sizeof cmd, "for f in %s/*/*.cost; do echo 'chunks 64' > \"$f\"; done", dir);
     assert_int_equal(system(cmd), 0);
-    struct hf_run *third = run_opts("greedy", ini, 3, HF_ENGINE_REAL, dir);
+    struct hf_run *third = run_opts("greedy", ini, 3, HF_ENGINE_REAL, dir, 5);
     assert_int_equal(third->chunk_cost_loaded, 0);
-    struct hf_run *fourth = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir);
+    struct hf_run *fourth = run_opts("greedy", ini, 1, HF_ENGINE_REAL, dir, 5);
     assert_int_equal(fourth->chunk_cost_loaded, 1);
     /* The same hump with its costs declared: nothing to learn, so no file, and
      * a bad one left where its file would go is removed. */
@@ -556,11 +588,11 @@ static void test_estimates_persist(void **unused)
     snprintf(cmd, sizeof cmd, "for d in %s/*/; do echo 'chunks 64' > \"$d/noop.chunks=64_work=1_"
                               "bytes=0_shape=hump_grain=1.cost\"; done", dir);
     assert_int_equal(system(cmd), 0);
-    struct hf_run *fifth = run_opts("greedy", known, 3, HF_ENGINE_REAL, dir);
+    struct hf_run *fifth = run_opts("greedy", known, 3, HF_ENGINE_REAL, dir, 5);
     assert_int_equal(fifth->chunk_cost_loaded, 0);
     snprintf(cmd, sizeof cmd, "test -z \"$(ls %s/*/*shape=hump_grain=1.cost 2>/dev/null)\"", dir);
     assert_int_equal(system(cmd), 0);
-    struct hf_run *sixth = run_opts("greedy", known, 2, HF_ENGINE_REAL, dir);
+    struct hf_run *sixth = run_opts("greedy", known, 2, HF_ENGINE_REAL, dir, 5);
     assert_int_equal(sixth->chunk_cost_loaded, 0);
     hf_run_free(first);
     hf_run_free(second);
@@ -591,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_hass_plans_gpus_alone_in_the_new_unit),
         cmocka_unit_test(test_hass_gpus_alone_keep_their_own_rates),
         cmocka_unit_test(test_gpus_alone_learn_net_of_new_sizes),
+        cmocka_unit_test(test_hass_gpus_alone_do_not_chase_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
