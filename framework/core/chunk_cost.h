@@ -16,7 +16,7 @@ struct hf__chunk_cost {
     double *weight;      /* per chunk: evidence behind the estimate (capped) */
     double *last_dev;    /* per chunk: its last judged deviation from the declared work, or NAN */
     double *lat_last;    /* per device: the per-span latency its spans told last (seconds) */
-    double *warm_last;   /* per device: a new size's warm-up its spans told last (seconds), NAN: none */
+    double *warm_last;   /* per device: a new size's warm-up its spans told last (s), or NAN */
     size_t *sizes;       /* per device, SIZE_SLOTS slots (chunk_cost.c): the span sizes it ran */
     int ndev;            /* devices `lat_last`, `warm_last` and `sizes` have room for */
     /* A span that ran (hf__chunk_cost_observe); `fresh`: its device never ran
