@@ -463,7 +463,7 @@ static double run_inv(const struct hass *h, int d, const size_t *counts, double 
  * models plan instead). */
 int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
 {
-    int nd = h->ndev, use[nd];
+    int nd = h->ndev, use[nd], confound = hass_regions_confound(h);
     double lat[nd], inv[nd], ran[nd], x[nd], w = hf__mean_chunk_work(h->r);
     for (int d = 0; d < nd; d++) {
         split_model(h, d, w, &lat[d], &inv[d]);
@@ -514,7 +514,7 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
             warm = fmax(warm, hass_new_size_cost(h, d));
     }
     double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
-    if (hass_regions_confound(h) && keep && h->plan_pred > 0.0) {
+    if (confound && keep && h->plan_pred > 0.0) {
         double ran = 0.0;
         for (int d = 0; d < nd; d++)
             ran = fmax(ran, busy[d]);
@@ -526,7 +526,7 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
      * not where GPUs run alone on inexact work, whose spread is its regions'
      * (hf__hass_allowance). */
     for (int d = 0; d < nd; d++)
-        if (use[d] && h->dev[d].is_gpu && counts[d] != h->plan_n[d] && !hass_regions_confound(h))
+        if (use[d] && h->dev[d].is_gpu && counts[d] != h->plan_n[d] && !confound)
             noise = fmax(noise, 2.0 * h->model[d].spread);
     h->plan_pred = old_ms;
     if (!keep || (gain > noise * old_ms && gain * HASS_AMORTISE > warm)) {

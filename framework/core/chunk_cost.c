@@ -262,6 +262,14 @@ static double measure_rate(const struct hf__chunk_cost *c, const double *w, int 
     return *by_ref ? standalone[d] : rate;
 }
 
+/* The least work of a view in a round of `nref` devices measured against
+ * their standalone rates (see DESIGN): 1 / (8 nref) of the load, 1 / (2 nref)
+ * for a span whose fixed costs are `unknown`. */
+static double view_floor(const struct hf__chunk_cost *c, int nref, int unknown)
+{
+    return c->total / ((unknown ? 2.0 : 8.0) * nref);
+}
+
 /* Whether a span measured against its device's standalone rate (in a round
  * of `nref` such devices) is a view (see DESIGN): it holds at least
  * 1 / (8 nref) of the load by `w`, or 1 / (2 nref) where its device never
@@ -272,7 +280,7 @@ static int ref_view(const struct hf__chunk_cost *c, const double *w, const struc
                     int nref, int judging)
 {
     int unknown = sp->fresh && (judging || isnan(c->warm_last[sp->dev]));
-    return span_work(w, sp) >= c->total / ((unknown ? 2.0 : 8.0) * nref);
+    return span_work(w, sp) >= view_floor(c, nref, unknown);
 }
 
 /* A span's seconds less its device's latency `lat` and, measured against
@@ -295,12 +303,12 @@ static void keep_warmups(struct hf__chunk_cost *c, const double *w, int ndev,
 {
     for (int d = 0; d < ndev; d++) {
         int spans, by_ref, told = 0;
-        double lat, rate = measure_rate(c, w, d, nref, standalone, &lat, &spans, &by_ref);
-        double least = INFINITY;
-        for (size_t k = 0; by_ref && rate > 0.0 && k < c->nspans; k++) {
+        double lat, least = INFINITY;
+        measure_rate(c, w, d, nref, standalone, &lat, &spans, &by_ref);
+        for (size_t k = 0; by_ref && k < c->nspans; k++) {
             const struct hf__cost_span *sp = &c->spans[k];
             double work = sp->dev == d && sp->fresh ? span_work(w, sp) : INFINITY;
-            if (work < c->total / (8.0 * nref)) {
+            if (work < view_floor(c, nref, 0)) {
                 least = fmin(least, fmax(0.0, sp->seconds - lat));
                 told++;
             }
