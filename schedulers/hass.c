@@ -27,7 +27,8 @@
  * pairs cancel in the slope but which stays in the intercept: when doubling
  * the first fitted span barely moved the time (a fixed cost dominates), that
  * span size is run once more, and the repeat gives the latency (the models
- * are told to expect warm-ups: hf_cost_model.warm_fresh). A whole profile
+ * are told to expect warm-ups: hf_cost_model.warm_fresh); a repeat that
+ * stalled (a slow surprise to its model) runs once more again. A whole profile
  * span slower per unit of work than the one half its size (a stall: an
  * affine device's rate only rises with the span) is not fitted and is run
  * once more, its size marked run (the rerun is a repeat, without the
@@ -876,10 +877,17 @@ static int same_work(const struct hass *h, size_t first, size_t k, double w)
  * latency, and its round-1 split stayed 5% off static's for good, since moving
  * it paid new sizes (issue 12's matrix, n1024-fs-j0-gpu: 0.0975 ms a round
  * against 0.0923). */
+/* Whether GPU d's next profile span is its repeat (hass.h, enum hass_repeat). */
+static int repeat_due(const struct hass *h, int d)
+{
+    return h->dev[d].is_gpu && !h->profiled[d] &&
+           (h->prep[d] == REPEAT_DUE || h->prep[d] == REPEAT_AGAIN);
+}
+
 static size_t pool_held(const struct hass *h, int d)
 {
     size_t held = 0;
-    if (h->dev[d].is_gpu && h->prep[d] == REPEAT_DUE && !h->profiled[d])
+    if (repeat_due(h, d))
         return 0;
     for (int g = 0; g < h->ndev; g++) {
         if (g == d || !h->dev[g].is_gpu || !h->r->alive[g] || h->profiled[g])
@@ -911,7 +919,7 @@ static int hass_pick(struct hass *h, int d, struct hf_span *out)
         if (h->pool_next + held >= r->nchunks)
             return 0;
         size_t left = r->nchunks - h->pool_next - held, k = h->dev[d].is_gpu ? h->pspan[d] : 1;
-        if (h->dev[d].is_gpu && h->prep[d] == REPEAT_DUE && !h->profiled[d]) {
+        if (repeat_due(h, d)) {
             /* The repeat of its first bundle or first fitted span - unless
              * its chunks' work differs: its model would take it for a new
              * size (chunks need not cost the same) and learn nothing. */
@@ -1030,8 +1038,18 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
             guess_warm(h, d, seconds, hf_cost_time(m, work, bytes));
         return;
     }
-    if (h->first_t[k] > 0.0 && fabs(work / h->first_w[k] - 1.0) < 0.1)
-        warm_learn(h, d, h->first_t[k], seconds * h->first_w[k] / work);
+    if (h->first_t[k] > 0.0 && fabs(work / h->first_w[k] - 1.0) < 0.1) {
+        /* A repeat slower than its first, beyond the noise, stalled: it is no
+         * base to measure a warm-up against, the next repeat is. Taken for
+         * one (3 ms first, 5 ms repeat: no warm-up), it made a GPU's new
+         * sizes free, and the next round hedged the stall by sending every
+         * GPU to new sizes (issue 12's matrix, n1024-g4-j0-gpu, seed 10:
+         * 6.15 ms against a 0.07 ms round). */
+        double base = seconds * h->first_w[k] / work;
+        if (base > (1.0 + fmax(0.1, 3.0 * m->spread)) * h->first_t[k])
+            return;
+        warm_learn(h, d, h->first_t[k], base);
+    }
     h->first_t[k] = 0.0; /* one pair per size */
 }
 
@@ -1121,9 +1139,16 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
     if (h->split)
         return;
     double rate = work / seconds;
-    if (h->dev[d].is_gpu && !h->profiled[d] && fit && h->prep[d] == REPEAT_DUE) {
-        /* The repeat (below): it tells the intercept, not the growth. */
-        h->prep[d] = REPEAT_DONE;
+    if (fit && repeat_due(h, d)) {
+        /* The repeat (below): it tells the intercept, not the growth - unless
+         * it stalled (its model holds it as a slow surprise), when it runs
+         * once more: else the fresh spans' intercept, a warm-up of 3 ms, was
+         * the GPU's latency, it got one chunk of 256 in round 1 and three for
+         * good, since moving it paid new sizes (issue 12's matrix,
+         * n4096-g4-j0-gpu, seed 11: 1.72 ms a round against 1.32). A second
+         * stall in a row restarts the model, which then holds no surprise. */
+        h->prep[d] = h->prep[d] == REPEAT_DUE && hass_slow_surprise(&h->model[d]) ? REPEAT_AGAIN
+                                                                                   : REPEAT_DONE;
     } else if (h->dev[d].is_gpu && !h->profiled[d]) {
         /* Profile spans are all new sizes, and each may carry a warm-up (3 ms
          * on an H200 against a 20 us latency): the spans give the slope

@@ -28,6 +28,7 @@ enum hass_repeat {
     REPEAT_ONE_FITTED,  /* the first fitted: psize, pwork, ptime hold it */
     REPEAT_DUE,         /* run it again: doubling it barely moved the time, or the
                            pool is too short for more than the first's repeat */
+    REPEAT_AGAIN,       /* the repeat stalled: run it once more */
     REPEAT_DONE,        /* run, or not needed */
 };
 
