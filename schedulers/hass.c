@@ -623,20 +623,6 @@ static size_t pow2_floor(size_t k)
     return p;
 }
 
-/* Whether device d has run a bundle of `count` chunks (its set of sizes;
- * a full set counts every size as run, as size_slot does). */
-static int size_known(const struct hass *h, int d, size_t count)
-{
-    const size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
-    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
-        if (set[k] == key)
-            return 1;
-        if (set[k] == 0)
-            return 0;
-    }
-    return 1;
-}
-
 /* The rate at which victim c runs its own buffer: a CPU's planned rate, a
  * released GPU's the rate its slow piece showed. */
 static double victim_rate(const struct hass *h, int c)
@@ -731,7 +717,7 @@ static int steal(struct hass *h, int d, struct hf_span *out)
         double s = 0.0;
         for (size_t i = 0; i < pow2 && lo + i < hi; i++)
             s += ch[hi - 1 - i].work;
-        double gpu = h->model[d].lat + s / g + (size_known(h, d, pow2) ? 0.0 : warm);
+        double gpu = h->model[d].lat + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm);
         if (fmax(busy + (left - s) / cr, gpu) < busy + left / cr)
             break;
     }
@@ -752,7 +738,7 @@ static double tail_warm(const struct hass *h, size_t k)
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !h->r->alive[g])
             continue;
-        least = fmin(least, size_known(h, g, pow2) ? 0.0 : hass_new_size_cost(h, g));
+        least = fmin(least, hass_size_known(h, g, pow2) ? 0.0 : hass_new_size_cost(h, g));
     }
     return isfinite(least) ? least : 0.0;
 }

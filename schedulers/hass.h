@@ -154,6 +154,20 @@ static inline int hass_regions_confound(const struct hass *h)
     return !h->r->work_exact && hass_gpus_alone(h);
 }
 
+/* Whether device d has run a bundle of `count` chunks (its set of sizes;
+ * a full set counts every size as run, as hass.c's size_slot does). */
+static inline int hass_size_known(const struct hass *h, int d, size_t count)
+{
+    const size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
+    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
+        if (set[k] == key)
+            return 1;
+        if (set[k] == 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* What a bundle of a size device d never ran costs it once: its warm-up as
  * learned from first bundles (hass.c, learn_warm_cost) or as its model's
  * window shows it (hf_cost_warmup), whichever is larger. */

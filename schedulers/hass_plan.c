@@ -238,14 +238,36 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
     return 1;
 }
 
+/* The device with the most chunks in `counts` that can give one up and still
+ * end by ms, paying the warm-up of its new count where it never ran one; -1
+ * if none. */
+static int probe_donor(const struct hass *h, size_t *counts, double w, double ms)
+{
+    int most = -1;
+    for (int k = 0; k < h->ndev; k++) {
+        if (counts[k] < 2 || (most >= 0 && counts[k] <= counts[most]))
+            continue;
+        counts[k]--;
+        double end = hf__hass_finish_at(h, k, counts, w);
+        if (h->dev[k].is_gpu && !hass_size_known(h, k, counts[k]))
+            end += hass_new_size_cost(h, k);
+        counts[k]++;
+        most = end <= ms ? k : most;
+    }
+    return most;
+}
+
 /* Gives one chunk to each alive device that was left out for `reprobe` rounds
- * in a row (taken from the device with the most chunks), so that its model is
- * measured again - but only where that chunk, by the model, ends before the
- * planned round does even at HASS_COLD times its time: a probe must cost
- * nothing, and a device idle for rounds runs its first chunk cold (a real
- * CPU's thread pool and caches: on an H200 host, make run's config, a probe
- * predicted to fit a 0.8 ms round took 1.6 ms and held it). A device left
- * out for its latency at a small load comes back when the load grows. */
+ * in a row (taken from the device with the most chunks that can spare it), so
+ * that its model is measured again - but only where that chunk, by the model,
+ * ends before the planned round does even at HASS_COLD times its time: a
+ * probe must cost nothing, and a device idle for rounds runs its first chunk
+ * cold (a real CPU's thread pool and caches: on an H200 host, make run's
+ * config, a probe predicted to fit a 0.8 ms round took 1.6 ms and held it).
+ * Nor may the chunk's donor pay a warm-up: a GPU's new count cost 3 ms in a
+ * 0.05 ms round for a CPU's probe (issue 12's matrix, n1024-g8-j0.05-gpu,
+ * seed 10, round 9). A device left out for its latency at a small load comes
+ * back when the load grows. */
 void hf__hass_add_probes(struct hass *h, size_t *counts)
 {
     double w = hf__mean_chunk_work(h->r), ms = 0.0;
@@ -255,10 +277,8 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
         if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
             !h->model[d].fitted || HASS_COLD * finish_plus(h, d, counts, w) > ms)
             continue;
-        int most = 0;
-        for (int k = 1; k < h->ndev; k++)
-            most = counts[k] > counts[most] ? k : most;
-        if (counts[most] < 2)
+        int most = probe_donor(h, counts, w, ms);
+        if (most < 0)
             return;
         counts[most]--;
         counts[d] = 1;
