@@ -425,11 +425,20 @@ static void seed_standalone(struct hass *h, const struct hf_round *r)
     }
 }
 
-/* GPU d's profiling ended with the round while it was to rerun a slow span
- * (a stall, not fitted: hass_finished), so its model holds too few spans to
- * tell its latency from its rate. It takes the model of the GPU whose
+/* Whether GPU d's profile met a stall it was to run again: a slow span, or a
+ * repeat that stalled (hass_finished). */
+static int profile_stalled(const struct hass *h, int d)
+{
+    return h->pslow[d] || h->prep[d] == REPEAT_AGAIN;
+}
+
+/* GPU d's profiling ended with the round while it was to rerun a span that
+ * stalled (not fitted: hass_finished), so its model holds too few spans to
+ * tell its latency from its rate (a stalled repeat left it the fresh spans'
+ * intercept, a 3 ms warm-up, and a GPU of 8 out for good: issue 12's matrix,
+ * n4096-g8-j0.05-gpu, seed 11). It takes the model of the GPU whose
  * standalone rate is nearest its own, within 10%, among those whose profile
- * had no slow span (the standalone pass says which devices are alike; that
+ * met no stall (the standalone pass says which devices are alike; that
  * model knows its latency, so the one-off cost of d's next new bundle size
  * is not taken for its rate), else it starts over from its standalone pass like a GPU never
  * measured. Planned from its one 2-chunk span, a GPU of 8 came out 50x
@@ -441,7 +450,8 @@ static void restart_cut_profile(struct hass *h, const struct hf_round *r, int d)
     int like = -1;
     for (int k = 0; k < h->ndev && own > 0.0; k++) {
         double off = fabs(r->standalone_rate[k] / own - 1.0);
-        if (k != d && h->dev[k].is_gpu && r->alive[k] && !h->pslow[k] && h->model[k].fitted &&
+        if (k != d && h->dev[k].is_gpu && r->alive[k] && !profile_stalled(h, k) &&
+            h->model[k].fitted &&
             off <= best) {
             best = off;
             like = k;
@@ -1280,7 +1290,7 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     struct hass *h = state;
     const struct hf_round *r = h->r;
     for (int d = 0; r && r->round == 0 && h->profiling && d < h->ndev; d++)
-        if (h->dev[d].is_gpu && r->alive[d] && !h->profiled[d] && h->pslow[d])
+        if (h->dev[d].is_gpu && r->alive[d] && !h->profiled[d] && profile_stalled(h, d))
             restart_cut_profile(h, r, d);
     if (r && r->round == 0 && h->warm_start)
         seed_standalone(h, r);

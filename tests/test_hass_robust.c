@@ -476,14 +476,17 @@ static void test_bound_outvoted_model(void **unused)
  * slower per unit of work than the one half its size, and a GPU whose
  * profile the round cut off before that rerun takes the model of the GPU
  * whose standalone rate is nearest its own: every GPU works from round 1 on,
- * within 2% of the static split with the devices' true rates. */
-static void test_profile_stall_leaves_no_gpu_out(void **unused)
+ * within 2% of the static split with the devices' true rates. `stall_at`:
+ * the stalled GPU's round:bundle. */
+static void profile_stall_leaves_no_gpu_out(const char *stall_at)
 {
-    (void)unused;
-    const char *ini = MATMUL(4096) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, "
-                      "h200, h200s\n" CPU "[sim.h200]\n" GPU "warmup_ms = 40\nnew_size_ms = 3\n"
-                      "[sim.h200s]\n" GPU "warmup_ms = 40\nnew_size_ms = 3\nstall_at = 0:2\n"
-                      "stall_ms = 5\n[static]\nratios = 1.4, 50, 50, 50, 50, 50, 50, 50, 50\n";
+    char ini[1024];
+    snprintf(ini, sizeof ini,
+             MATMUL(4096) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, "
+                          "h200s\n" CPU "[sim.h200]\n" GPU "warmup_ms = 40\nnew_size_ms = 3\n"
+                          "[sim.h200s]\n" GPU "warmup_ms = 40\nnew_size_ms = 3\nstall_at = %s\n"
+                          "stall_ms = 5\n[static]\nratios = 1.4, 50, 50, 50, 50, 50, 50, 50, 50\n",
+             stall_at);
     struct hf_run *hass = run_sim("hass", ini, 10, 16), *fixed = run_sim("static", ini, 10, 16);
     show(hass);
     assert_true(hass->rounds[0].dev[8].outliers >= 1); /* the stall happened */
@@ -492,6 +495,22 @@ static void test_profile_stall_leaves_no_gpu_out(void **unused)
     assert_true(makespan_ratio(hass, fixed) <= 1.02);
     hf_run_free(hass);
     hf_run_free(fixed);
+}
+
+static void test_profile_stall_leaves_no_gpu_out(void **unused)
+{
+    (void)unused;
+    profile_stall_leaves_no_gpu_out("0:2");
+}
+
+/* The same with the stall in the GPU's profile repeat (its fourth bundle),
+ * which the pool left no room to run again: the repeat held as a surprise
+ * left the GPU's model the fresh spans' intercept, a 3 ms warm-up, and the
+ * GPU was out of every round (matrix n4096-g8-j0.05-gpu, seed 11). */
+static void test_profile_repeat_stall_leaves_no_gpu_out(void **unused)
+{
+    (void)unused;
+    profile_stall_leaves_no_gpu_out("0:3");
 }
 
 /* The stress matrix's g4-j0-gpu cells (CPU + 4 GPUs whose first launch costs
@@ -853,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_slow_cpu_chunk_sits_out),
         cmocka_unit_test(test_cold_probe_does_not_hold_the_round),
         cmocka_unit_test(test_profile_stall_leaves_no_gpu_out),
+        cmocka_unit_test(test_profile_repeat_stall_leaves_no_gpu_out),
         cmocka_unit_test(test_stalled_repeat_tells_no_warm_up),
         cmocka_unit_test(test_stalled_profile_repeat_runs_again),
         cmocka_unit_test(test_noise_set_plan_is_moved),
