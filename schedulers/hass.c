@@ -28,7 +28,7 @@
  * the first fitted span barely moved the time (a fixed cost dominates), that
  * span size is run once more, and the repeat gives the latency (the models
  * are told to expect warm-ups: hf_cost_model.warm_fresh); a repeat that
- * stalled (a slow surprise to its model) runs once more again. A whole profile
+ * stalled (a slow surprise to its model) is run again. A whole profile
  * span slower per unit of work than the one half its size (a stall: an
  * affine device's rate only rises with the span) is not fitted and is run
  * once more, its size marked run (the rerun is a repeat, without the
@@ -451,8 +451,7 @@ static void restart_cut_profile(struct hass *h, const struct hf_round *r, int d)
     for (int k = 0; k < h->ndev && own > 0.0; k++) {
         double off = fabs(r->standalone_rate[k] / own - 1.0);
         if (k != d && h->dev[k].is_gpu && r->alive[k] && !profile_stalled(h, k) &&
-            h->model[k].fitted &&
-            off <= best) {
+            h->model[k].fitted && off <= best) {
             best = off;
             like = k;
         }
@@ -864,6 +863,13 @@ static int same_work(const struct hass *h, size_t first, size_t k, double w)
     return fabs(x - w) <= 1e-9 * w;
 }
 
+/* Whether GPU d's next profile span is its repeat (hass.h, enum hass_repeat). */
+static int repeat_due(const struct hass *h, int d)
+{
+    return h->dev[d].is_gpu && !h->profiled[d] &&
+           (h->prep[d] == REPEAT_DUE || h->prep[d] == REPEAT_AGAIN);
+}
+
 /* The chunks of round 0's pool that device d leaves to other GPUs for a repeat
  * of their first bundle's size, which tells the latency (DESIGN, Profile): to
  * those whose first bundle runs, and those whose first bundle ended and who
@@ -875,13 +881,6 @@ static int same_work(const struct hass *h, size_t first, size_t k, double w)
  * latency, and its round-1 split stayed 5% off static's for good, since moving
  * it paid new sizes (issue 12's matrix, n1024-fs-j0-gpu: 0.0975 ms a round
  * against 0.0923). */
-/* Whether GPU d's next profile span is its repeat (hass.h, enum hass_repeat). */
-static int repeat_due(const struct hass *h, int d)
-{
-    return h->dev[d].is_gpu && !h->profiled[d] &&
-           (h->prep[d] == REPEAT_DUE || h->prep[d] == REPEAT_AGAIN);
-}
-
 static size_t pool_held(const struct hass *h, int d)
 {
     size_t held = 0;
@@ -1146,7 +1145,7 @@ static void hass_finished(void *state, int d, const struct hf_span *span, double
          * n4096-g4-j0-gpu, seed 11: 1.72 ms a round against 1.32). A second
          * stall in a row restarts the model, which then holds no surprise. */
         h->prep[d] = h->prep[d] == REPEAT_DUE && hass_slow_surprise(&h->model[d]) ? REPEAT_AGAIN
-                                                                                   : REPEAT_DONE;
+                                                                                  : REPEAT_DONE;
     } else if (h->dev[d].is_gpu && !h->profiled[d]) {
         /* Profile spans are all new sizes, and each may carry a warm-up (3 ms
          * on an H200 against a 20 us latency): the spans give the slope
