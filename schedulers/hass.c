@@ -961,18 +961,18 @@ static int all_profiled(const struct hass *h)
  * set is full: everything counts as seen. */
 static long size_slot(struct hass *h, int d, size_t count, int *seen)
 {
-    size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
-    *seen = 1;
-    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
-        if (set[k] == key)
-            return (long)((size_t)d * HASS_SIZES + k);
-        if (set[k] == 0) {
-            set[k] = key;
-            *seen = 0;
-            return (long)((size_t)d * HASS_SIZES + k);
-        }
-    }
-    return -1;
+    long k = hass_size_find(h, d, count);
+    *seen = k < 0 || h->sizes[k] == count + 1;
+    if (k >= 0)
+        h->sizes[k] = count + 1;
+    return k;
+}
+
+/* How far a bundle may miss device d's model before it is a surprise to it
+ * (cost_model.c: max(10%, 3x its spread)), relative. */
+static double tolerated(const struct hass *h, int d)
+{
+    return fmax(0.1, 3.0 * h->model[d].spread);
 }
 
 /* One more measure of device d's warm-up: how much longer a first bundle
@@ -983,7 +983,7 @@ static long size_slot(struct hass *h, int d, size_t count, int *seen)
 static void warm_learn(struct hass *h, int d, double seconds, double base)
 {
     double excess = seconds - base;
-    if (!(excess > fmax(0.1, 3.0 * h->model[d].spread) * base))
+    if (!(excess > tolerated(h, d) * base))
         excess = 0.0;
     h->warm[d] = h->nwarm[d]++ ? 0.5 * h->warm[d] + 0.5 * excess : excess;
 }
@@ -999,7 +999,7 @@ static void warm_learn(struct hass *h, int d, double seconds, double base)
 static void guess_warm(struct hass *h, int d, double seconds, double base)
 {
     double excess = seconds - base;
-    if (excess > fmax(0.1, 3.0 * h->model[d].spread) * base)
+    if (excess > tolerated(h, d) * base)
         h->warm[d] = fmax(h->warm[d], excess);
 }
 
@@ -1043,7 +1043,7 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
          * GPU to new sizes (issue 12's matrix, n1024-g4-j0-gpu, seed 10:
          * 6.15 ms against a 0.07 ms round). */
         double base = seconds * h->first_w[k] / work;
-        if (base > (1.0 + fmax(0.1, 3.0 * m->spread)) * h->first_t[k])
+        if (base > (1.0 + tolerated(h, d)) * h->first_t[k])
             return;
         warm_learn(h, d, h->first_t[k], base);
     }

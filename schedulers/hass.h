@@ -154,18 +154,24 @@ static inline int hass_regions_confound(const struct hass *h)
     return !h->r->work_exact && hass_gpus_alone(h);
 }
 
-/* Whether device d has run a bundle of `count` chunks (its set of sizes;
- * a full set counts every size as run, as hass.c's size_slot does). */
-static inline int hass_size_known(const struct hass *h, int d, size_t count)
+/* Device d's set of bundle sizes (HASS_SIZES slots of chunks + 1, by open
+ * addressing): the slot that holds `count`, else the empty one it would
+ * take; -1 when the set is full. */
+static inline long hass_size_find(const struct hass *h, int d, size_t count)
 {
     const size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
-    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES) {
-        if (set[k] == key)
-            return 1;
-        if (set[k] == 0)
-            return 0;
-    }
-    return 1;
+    for (size_t i = 0, k = key % HASS_SIZES; i < HASS_SIZES; i++, k = (k + 1) % HASS_SIZES)
+        if (set[k] == key || set[k] == 0)
+            return (long)((size_t)d * HASS_SIZES + k);
+    return -1;
+}
+
+/* Whether device d has run a bundle of `count` chunks (a full set counts
+ * every size as run). */
+static inline int hass_size_known(const struct hass *h, int d, size_t count)
+{
+    long k = hass_size_find(h, d, count);
+    return k < 0 || h->sizes[k] == count + 1;
 }
 
 /* What a bundle of a size device d never ran costs it once: its warm-up as

@@ -535,10 +535,10 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
     }
     double gain = old_ms - new_ms, noise = fmax(h->stable_tol, 2.0 * h->rate_noise);
     if (confound && keep && h->plan_pred > 0.0) {
-        double ran = 0.0;
+        double took = 0.0; /* the round's makespan, as its busiest device saw it */
         for (int d = 0; d < nd; d++)
-            ran = fmax(ran, busy[d]);
-        h->pred_noise = fmax(0.5 * h->pred_noise, fabs(ran / h->plan_pred - 1.0));
+            took = fmax(took, busy[d]);
+        h->pred_noise = fmax(0.5 * h->pred_noise, fabs(took / h->plan_pred - 1.0));
         noise = fmax(noise, h->pred_noise);
     }
     /* A GPU whose count would change: twice its bundles' spread too (a plan
