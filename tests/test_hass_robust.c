@@ -629,6 +629,38 @@ static void test_cpu_takes_no_late_gpu_tail(void **unused)
     hf_run_free(run);
 }
 
+/* The sim engine's bounds from the devices' parameters (core/sim_bound.c), by
+ * hand: 100 chunks of 1e9 work and 1e6 bytes on a CPU (1e12/s, 10 us a chunk)
+ * and a GPU (1e13/s, 10 GB/s, 50 us a bundle). A chunk costs the CPU 1010 us,
+ * the GPU 100 + 100 us. Divisible: 1.01e-12 x = 50e-6 + 2e-13 (1e11 - x), so
+ * T = 1.01e-12 x = 16.7359 ms. Whole chunks: the GPU's 84 end at 16.85 ms, the
+ * CPU's 16 at 16.16. From round 2 the GPU runs 2x slower (100 us a bundle,
+ * 400 us a chunk): 1.41e-12 x = 0.0401, T = 28.7241 ms; in whole chunks the
+ * least T with floor((T - 100 us) / 400 us) + floor(T / 1010 us) >= 100,
+ * 28.90 ms (the GPU's 72 chunks; the CPU's 28 end at 28.28). No scheduler's
+ * round beats the whole-chunk bound. */
+static void test_sim_bounds_by_hand(void **unused)
+{
+    (void)unused;
+    const char *ini = "[run]\napp = noop\ngrain = 1\n[load]\nchunks = 100\n"
+                      "work_per_chunk = 1e9\nbytes_per_chunk = 1e6\n[devices]\nsim = c, g\n"
+                      "[sim.c]\nkind = cpu\nrate = 1e12\nlatency_us = 10\n"
+                      "[sim.g]\nkind = gpu\nrate = 1e13\nlatency_us = 50\n"
+                      "bandwidth_gbs = 10\nslowdown = 2@2\n";
+    static const char *scheds[] = {"hass", "greedy", "minmin", "qilin", "static"};
+    for (size_t k = 0; k < sizeof scheds / sizeof *scheds; k++) {
+        struct hf_run *run = run_sim(scheds[k], ini, 4, 1);
+        for (int r = 0; r < run->nrounds; r++) {
+            const struct hf_round_stats *st = &run->rounds[r];
+            double bound = r < 2 ? 16.7359e-3 : 28.7241e-3, whole = r < 2 ? 16.85e-3 : 28.90e-3;
+            assert_true(fabs(st->sim_bound_s / bound - 1.0) < 1e-5);
+            assert_true(fabs(st->sim_chunk_bound_s / whole - 1.0) < 1e-9);
+            assert_true(st->sim_chunk_bound_s <= st->makespan_s * (1.0 + 1e-9));
+        }
+        hf_run_free(run);
+    }
+}
+
 /* efficiency <= 1 for every scheduler on several nodes, without jitter (and,
  * since the bound is clamped to what devices achieved, with it too). */
 static void test_efficiency_never_exceeds_one(void **unused)
@@ -926,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_probe_costs_no_warm_up),
         cmocka_unit_test(test_standalone_pass_corrects_the_profile),
         cmocka_unit_test(test_cpu_takes_no_late_gpu_tail),
+        cmocka_unit_test(test_sim_bounds_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -473,6 +473,7 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
     rs->ideal_s = rate > 0 ? e->round.total_work / rate : 0;
     rs->bound_s = round_bound(e);
     rs->efficiency = rs->makespan_s > 0 ? rs->bound_s / rs->makespan_s : 0;
+    hf__sim_bounds(e, &rs->sim_bound_s, &rs->sim_chunk_bound_s);
     rs->dev = calloc((size_t)e->ndev, sizeof *rs->dev);
     rs->plan = calloc((size_t)e->ndev, sizeof *rs->plan);
     double *work = calloc((size_t)e->ndev, sizeof *work);

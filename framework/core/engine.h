@@ -74,6 +74,10 @@ struct hf_round_stats {
                           devices' fitted affine models (a lower bound; see engine.c) */
     double ideal_s;    /* work / sum of standalone rates: the older figure, not a bound */
     double efficiency; /* bound_s / makespan_s, <= 1 */
+    double sim_bound_s;         /* sim engine: the same bound from the devices' modelled
+                                   parameters, one yardstick for every scheduler (sim_bound.c);
+                                   0 where it does not apply */
+    double sim_chunk_bound_s;   /* ... the best split in whole chunks (equal chunks only) */
     size_t load_units;          /* the round's load: units (a frontier's vertices) ... */
     double load_work;           /* ... and work (their edges), as the app drew it */
     /* Host seconds around the devices' work (wall clock, either engine): the

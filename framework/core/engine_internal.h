@@ -185,6 +185,9 @@ int hf__sim_round(struct hf__engine *e);
  * becomes a random stream, so that seeds give unrelated streams (see there). */
 uint64_t hf__sim_rng_state(uint64_t seed);
 double hf__sim_bundle_seconds(const struct hf_device *d, const struct hf_bundle *b);
+/* The round's bounds from the sim's device parameters (sim_bound.c):
+ * hf_round_stats.sim_bound_s and sim_chunk_bound_s, 0 where they do not apply. */
+void hf__sim_bounds(const struct hf__engine *e, double *bound, double *chunk_bound);
 
 /* Monotonic seconds. */
 double hf__now(void);

@@ -98,6 +98,10 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
     cJSON_AddNumberToObject(o, "bound_s", rs->bound_s);
     cJSON_AddNumberToObject(o, "ideal_s", rs->ideal_s);
     cJSON_AddNumberToObject(o, "efficiency", rs->efficiency);
+    if (rs->sim_bound_s > 0.0)
+        cJSON_AddNumberToObject(o, "sim_bound_s", rs->sim_bound_s);
+    if (rs->sim_chunk_bound_s > 0.0)
+        cJSON_AddNumberToObject(o, "sim_chunk_bound_s", rs->sim_chunk_bound_s);
     cJSON_AddNumberToObject(o, "load_units", (double)rs->load_units);
     cJSON_AddNumberToObject(o, "load_work", rs->load_work);
     cJSON *host = cJSON_AddObjectToObject(o, "host");
