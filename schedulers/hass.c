@@ -50,7 +50,11 @@
  *
  * Split (every round). The split makes all devices finish together under the
  * models: the common finish time T solves sum_d max(0, T - lat_d) / inv_d = W
- * (hf_cost_split; a device whose latency alone reaches T gets nothing). Chunks
+ * (hf_cost_split; a device whose latency alone reaches T gets nothing), a
+ * GPU's model there being its peers' median (GPUs alike by the standalone
+ * pass) while its own agrees with that within its error: equal GPUs, equal
+ * counts (hf__hass_pool_peers; every decision that adds a bundle takes its
+ * latency from there too, hf__hass_latency). Chunks
  * are whole, so the continuous shares are floored and each leftover chunk goes
  * to the device that would finish it first; then a device is left out entirely
  * when the split without it finishes sooner (small loads: one or two GPUs, not
@@ -256,6 +260,8 @@ static void hass_destroy(void *state)
     free(h->released);
     free(h->piece_plan);
     free(h->spent);
+    free(h->peer_lat);
+    free(h->peer_inv);
     free(h->bundles);
     free(h->chunk_s);
     free(h->chunk_dev);
@@ -336,6 +342,8 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->released = calloc(n, sizeof *h->released);
     h->piece_plan = calloc(n, sizeof *h->piece_plan);
     h->spent = calloc(n, sizeof *h->spent);
+    h->peer_lat = calloc(n, sizeof *h->peer_lat);
+    h->peer_inv = calloc(n, sizeof *h->peer_inv);
     h->bundles = calloc(n, sizeof *h->bundles);
     h->was_alive = calloc(n, sizeof *h->was_alive);
     h->link_of = calloc(n, sizeof *h->link_of);
@@ -367,13 +375,13 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->bundles_last = calloc(n, sizeof *h->bundles_last);
     h->plan_ran = calloc(n, sizeof *h->plan_ran);
     if (!h->model || !h->rate || !h->inv_bw || !h->ratio || !h->plan_n || !h->left_out ||
-        !h->was_alive || !h->buf || !h->warm || !h->fed || !h->sizes || !h->nwarm ||
-        !h->first_t || !h->first_w || !h->link_of || !h->link_bw || !h->wait_s ||
-        !h->link_batch || !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed ||
-        !h->inflight || !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone ||
-        !h->prep || !h->pwork || !h->psize || !h->ptime || !h->last_rate || !h->last_plan ||
-        !h->bundles || !h->hedge || !h->piece || !h->released ||
-        !h->spent || !h->piece_plan || !h->busy_last || !h->bundles_last || !h->plan_ran) {
+        !h->was_alive || !h->buf || !h->warm || !h->fed || !h->sizes || !h->nwarm || !h->first_t ||
+        !h->first_w || !h->link_of || !h->link_bw || !h->wait_s || !h->link_batch ||
+        !h->give_epoch || !h->wait_known || !h->link_clean || !h->committed || !h->inflight ||
+        !h->pspan || !h->prate || !h->pslow || !h->profiled || !h->pdone || !h->prep || !h->pwork ||
+        !h->psize || !h->ptime || !h->last_rate || !h->last_plan || !h->bundles || !h->hedge ||
+        !h->piece || !h->released || !h->spent || !h->peer_lat || !h->peer_inv || !h->piece_plan ||
+        !h->busy_last || !h->bundles_last || !h->plan_ran) {
         hass_destroy(h);
         return hf_fail(HF_ENOMEM, "hass: out of memory");
     }
@@ -398,13 +406,6 @@ static int one_size(const struct hf_cost_model *m)
     return hi < 2.0 * lo;
 }
 
-/* How far a bundle may miss device d's model before it is a surprise to it
- * (cost_model.c: max(10%, 3x its spread)), relative. */
-static double tolerated(const struct hass *h, int d)
-{
-    return fmax(0.1, 3.0 * h->model[d].spread);
-}
-
 /* Whether GPU d's profile model misses its standalone pass (`seconds` for
  * the whole load, `work` and `bytes`) by more than twice what it tolerates
  * of a bundle, where its warm-up is measured and small against that pass. A
@@ -421,8 +422,8 @@ static int profile_misses(struct hass *h, int d, double seconds, double work, do
     struct hf_cost_model *m = &h->model[d];
     hf_cost_refit(m);
     double pred = hf_cost_time(m, work, bytes);
-    return m->fitted && h->nwarm[d] > 0 && h->warm[d] <= tolerated(h, d) * seconds &&
-           fabs(pred / seconds - 1.0) > 2.0 * tolerated(h, d);
+    return m->fitted && h->nwarm[d] > 0 && h->warm[d] <= hass_tolerated(h, d) * seconds &&
+           fabs(pred / seconds - 1.0) > 2.0 * hass_tolerated(h, d);
 }
 
 /* The engine's standalone pass of each device on this load is a bundle it
@@ -762,7 +763,7 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     double last = ch[hi - 1].work; /* the tail chunk: the least a steal takes */
     if (x < 0.5 * last && h->inflight[c])
         return 0; /* the running CPU finishes its buffer sooner than any steal would */
-    if (h->inflight[c] && h->model[d].lat >= busy + left / cr)
+    if (h->inflight[c] && hf__hass_latency(h, d) >= busy + left / cr)
         return 0; /* this GPU's latency alone outlasts the CPU's whole buffer */
     /* This GPU's part, as whole tail chunks: the count whose work is nearest. */
     double mine = x * g / gsum, acc = 0.0;
@@ -782,7 +783,7 @@ static int steal(struct hass *h, int d, struct hf_span *out)
         double s = 0.0;
         for (size_t i = 0; i < pow2 && lo + i < hi; i++)
             s += ch[hi - 1 - i].work;
-        double gpu = h->model[d].lat + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm);
+        double gpu = hf__hass_latency(h, d) + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm);
         if (fmax(busy + (left - s) / cr, gpu) < busy + left / cr)
             break;
     }
@@ -831,7 +832,7 @@ static int cpu_should_leave(const struct hass *h, int c)
         double inv = 1.0 / h->rate[g] - (w > 0.0 ? h->inv_bw[g] * h->mean_bytes / w : 0.0);
         Gw += 1.0 / inv;
         Gb += h->inv_bw[g] > 0.0 ? 1.0 / h->inv_bw[g] : INFINITY;
-        L = fmin(L, h->model[g].lat);
+        L = fmin(L, hf__hass_latency(h, g));
         Wg += h->committed[g] + buf_work(r, &h->buf[g]);
         Yg += buf_bytes(r, &h->buf[g]);
         waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
@@ -1032,7 +1033,7 @@ static long size_slot(struct hass *h, int d, size_t count, int *seen)
 static void warm_learn(struct hass *h, int d, double seconds, double base)
 {
     double excess = seconds - base;
-    if (!(excess > tolerated(h, d) * base))
+    if (!(excess > hass_tolerated(h, d) * base))
         excess = 0.0;
     h->warm[d] = h->nwarm[d]++ ? 0.5 * h->warm[d] + 0.5 * excess : excess;
 }
@@ -1048,7 +1049,7 @@ static void warm_learn(struct hass *h, int d, double seconds, double base)
 static void guess_warm(struct hass *h, int d, double seconds, double base)
 {
     double excess = seconds - base;
-    if (excess > tolerated(h, d) * base)
+    if (excess > hass_tolerated(h, d) * base)
         h->warm[d] = fmax(h->warm[d], excess);
 }
 
@@ -1092,7 +1093,7 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
          * GPU to new sizes (issue 12's matrix, n1024-g4-j0-gpu, seed 10:
          * 6.15 ms against a 0.07 ms round). */
         double base = seconds * h->first_w[k] / work;
-        if (base > (1.0 + tolerated(h, d)) * h->first_t[k])
+        if (base > (1.0 + hass_tolerated(h, d)) * h->first_t[k])
             return;
         warm_learn(h, d, h->first_t[k], base);
     }
@@ -1324,7 +1325,7 @@ static void hedge_surprises(struct hass *h)
             m->pfresh || h->by_rates)
             continue;
         double excess = m->pt[0] - hf_cost_time(m, m->pw[0], m->pb[0]);
-        double cost = m->lat + hass_new_size_cost(h, d);
+        double cost = hf__hass_latency(h, d) + hass_new_size_cost(h, d);
         if (excess > HASS_HEDGE_PAYS * cost && hass_has_helpers(h, d))
             h->hedge[d] = 0.5;
     }

@@ -58,6 +58,9 @@ struct hass {
     double *released;   /* per GPU: > 0 once a piece came in as a slow surprise, the rate
                            (work/s) it showed; the rest of its buffer is open to thieves */
     double *spent;      /* per device: seconds of its bundles finished this round */
+    double *peer_lat, *peer_inv; /* per GPU: its peers' pooled split model, which the split
+                                    uses while its own agrees with it (hf__hass_pool_peers);
+                                    inv 0 = none */
     int have_ratio;
     double *warm;       /* per device: what a bundle of a new size costs it once (s) */
     long *nwarm;        /* per device: measures of it so far */
@@ -154,6 +157,13 @@ static inline int hass_regions_confound(const struct hass *h)
     return !h->r->work_exact && hass_gpus_alone(h);
 }
 
+/* How far a bundle may miss device d's model before it is a surprise to it
+ * (cost_model.c: max(10%, 3x its spread)), relative. */
+static inline double hass_tolerated(const struct hass *h, int d)
+{
+    return fmax(0.1, 3.0 * h->model[d].spread);
+}
+
 /* Device d's set of bundle sizes (HASS_SIZES slots of chunks + 1, by open
  * addressing): the slot that holds `count`, else the empty one it would
  * take; -1 when the set is full. */
@@ -184,6 +194,11 @@ static inline double hass_new_size_cost(const struct hass *h, int d)
 
 /* hass_plan.c: the split under the devices' affine models. */
 void hf__hass_refresh_rates(struct hass *h);
+/* Pools alike GPUs' models for the split (hass_plan.c). */
+void hf__hass_pool_peers(struct hass *h);
+/* Device d's latency as the split sees it (pooled with its peers' where its
+ * model agrees with theirs): what one more bundle of it costs (hass_plan.c). */
+double hf__hass_latency(const struct hass *h, int d);
 double hf__hass_allowance(const struct hass *h, int d, size_t c, double w);
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w);
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);

@@ -10,6 +10,9 @@
  * buffers are then cut so that every device gets the chunks that cost it its
  * planned time, each device pricing a chunk by its own model (a GPU pays for
  * a cheap chunk's copies, a CPU for starting it: hf__cost_cut_models). The
+ * split's model of a GPU is the median of its peers' (GPUs alike by their
+ * standalone passes) while its own agrees with that within its error
+ * (hf__hass_pool_peers): a few noisy bundles each, pooled. The
  * split gives each device a whole number of chunks: floors of the continuous
  * "all finish together" split, then each leftover chunk to whoever finishes
  * it first, every finish time padded by twice the device's measured spread
@@ -34,7 +37,7 @@
  * once per bundle and its bytes at the mean chunk's bytes per work; a CPU runs
  * one chunk per bundle, so its latency is paid per chunk and folds into its
  * cost per unit of work. */
-static void split_model(const struct hass *h, int d, double w, double *lat, double *inv)
+static void own_split_model(const struct hass *h, int d, double w, double *lat, double *inv)
 {
     const struct hf_cost_model *m = &h->model[d];
     *lat = h->dev[d].is_gpu ? m->lat : 0.0;
@@ -52,12 +55,107 @@ static void split_model(const struct hass *h, int d, double w, double *lat, doub
     }
 }
 
+/* The split's model of device d: its peers' pooled one where that holds
+ * (hf__hass_pool_peers), else its own. */
+static void split_model(const struct hass *h, int d, double w, double *lat, double *inv)
+{
+    own_split_model(h, d, w, lat, inv);
+    if (h->peer_inv[d] > 0.0) {
+        *lat = h->peer_lat[d];
+        *inv = h->peer_inv[d];
+    }
+}
+
+/* One latency for every decision that adds a bundle (pieces, hedges, steals,
+ * a CPU leaving its tail): the split's. A GPU's own fit can put it near 0 (a
+ * restart on two fast bundles of one size), which made its hedge and pieces
+ * look free: 279 us for a 90 us round (n1024-fs-j0.05-clean, seed 15). */
+double hf__hass_latency(const struct hass *h, int d)
+{
+    double lat, inv;
+    split_model(h, d, h->r ? hf__mean_chunk_work(h->r) : 0.0, &lat, &inv);
+    return lat;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (n > 0; sorts v). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define PEER_GAP 0.15 /* GPUs whose standalone rates differ by less are peers */
+
+/* GPUs alike by the engine's standalone pass (rates within 15%) are
+ * estimates of one device: each one's model comes from a few bundles of its
+ * own (at a small load, profile spans whose slope 5% jitter moves by a third),
+ * so the split takes the median of its peers' models for a GPU whose own
+ * model agrees with it within what that model may be off by (its tolerance
+ * over the square root of its bundles) at its share of the round: equal
+ * GPUs get equal counts (issue 12's matrix, n4096-g8-j0.02-clean: one GPU of
+ * eight held 33 chunks to its equals' 31-32 for the whole run, 1.5% behind
+ * static's even split over seeds 1-8; pooled, 0.6%). A GPU that really
+ * differs (slowed, throttled, on a slower link) disagrees by more and keeps
+ * its own - unless its own runs the whole load faster than its standalone
+ * pass did, beyond the peers' gap: that fit is broken, not the GPU fast. Not
+ * on work that is not exact, whose bundles' costs are regions' as much as
+ * devices'. */
+void hf__hass_pool_peers(struct hass *h)
+{
+    const struct hf_round *r = h->r;
+    int nd = h->ndev, ngpu = 0;
+    double w = r ? hf__mean_chunk_work(r) : 0.0;
+    memset(h->peer_inv, 0, (size_t)nd * sizeof *h->peer_inv);
+    if (!r || !r->standalone_rate || !(w > 0.0) || !r->work_exact)
+        return;
+    for (int d = 0; d < nd; d++)
+        ngpu += h->dev[d].is_gpu && r->alive[d] && h->model[d].fitted;
+    double lat[nd], inv[nd], peers_lat[nd], peers_inv[nd];
+    for (int d = 0; d < nd; d++)
+        own_split_model(h, d, w, &lat[d], &inv[d]);
+    for (int d = 0; d < nd; d++) {
+        double own = r->standalone_rate[d];
+        if (!h->dev[d].is_gpu || !r->alive[d] || !h->model[d].fitted || !(own > 0.0))
+            continue;
+        int k = 0;
+        for (int g = 0; g < nd; g++)
+            if (h->dev[g].is_gpu && r->alive[g] && h->model[g].fitted && inv[g] > 0.0 &&
+                fabs(r->standalone_rate[g] / own - 1.0) <= PEER_GAP) {
+                peers_lat[k] = lat[g];
+                peers_inv[k++] = inv[g];
+            }
+        if (k < 2)
+            continue;
+        double pl = median(peers_lat, k), pi = median(peers_inv, k);
+        double c = h->plan_n[d] > 0 ? (double)h->plan_n[d] : (double)r->nchunks / ngpu;
+        double mine = lat[d] + c * w * inv[d], pooled = pl + c * w * pi;
+        double may = hass_tolerated(h, d) / sqrt(fmax(1.0, (double)h->model[d].n));
+        /* A model that runs the whole load faster than the GPU's standalone
+         * pass did is broken (a fast restart through a warm-up's intercept
+         * read 0.6 ms a chunk for 6.1, and the GPU was handed 150 of 256). */
+        double whole = lat[d] + r->total_work * inv[d], sa = r->total_work / own;
+        double off = pooled > 0.0 ? mine / pooled - 1.0 : INFINITY;
+        if (fabs(off) <= may || whole < (1.0 - PEER_GAP - may) * sa) {
+            h->peer_lat[d] = pl;
+            h->peer_inv[d] = pi;
+        }
+    }
+}
+
 /* Refits every model and sets rate[] from it. */
 void hf__hass_refresh_rates(struct hass *h)
 {
     double w = h->r ? hf__mean_chunk_work(h->r) : 0.0;
-    for (int d = 0; d < h->ndev; d++) {
+    for (int d = 0; d < h->ndev; d++)
         hf_cost_refit(&h->model[d]);
+    hf__hass_pool_peers(h);
+    for (int d = 0; d < h->ndev; d++) {
         double lat, inv;
         split_model(h, d, w, &lat, &inv);
         if (h->model[d].fitted && inv > 0.0) {
@@ -370,7 +468,7 @@ void hf__hass_plan_pieces(struct hass *h)
             h->piece_plan[d] = 0;
             continue;
         }
-        double extra = (HASS_PIECES - 1) * h->model[d].lat + 2.0 * hass_new_size_cost(h, d);
+        double extra = (HASS_PIECES - 1) * hf__hass_latency(h, d) + 2.0 * hass_new_size_cost(h, d);
         int on = h->piece_plan[d] > 0 && h->piece_plan[d] == h->plan_n[d];
         if (on || extra <= HASS_PIECE_COST * model_time(h, d, c, w)) {
             h->piece[d] = (c + HASS_PIECES - 1) / HASS_PIECES;

@@ -629,6 +629,46 @@ static void test_cpu_takes_no_late_gpu_tail(void **unused)
     hf_run_free(run);
 }
 
+/* Eight equal GPUs at 2% jitter: each one's model, from its own few bundles,
+ * is off by a percent or two, and one of them held 33 chunks to its equals'
+ * 31-32 for the whole run (matrix n4096-g8-j0.02-clean, seed 7: 1.03x
+ * static's even split). The split pools alike GPUs' models
+ * (hf__hass_pool_peers). */
+static void test_alike_gpus_get_equal_counts(void **unused)
+{
+    (void)unused;
+    const char *ini = MATMUL(4096) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, "
+                                   "h200, h200\n" CPU "jitter = 0.02\n[sim.h200]\n" GPU
+                                   "jitter = 0.02\n"
+                                   "[static]\nratios = 1.4, 50, 50, 50, 50, 50, 50, 50, 50\n";
+    assert_hass_near_static(ini, 10, 16, 7);
+}
+
+/* A GPU's own fitted latency came out 0 (a restart on two fast bundles of one
+ * size) and its hedge and pieces looked free: round 4 took 279 us where the
+ * rounds around it took 90 (matrix n1024-fs-j0.05-clean, seed 15). Every
+ * decision that adds a bundle prices it at the split's latency, pooled with
+ * the GPU's peer (hf__hass_latency). */
+static void test_fitted_zero_latency_adds_no_bundles(void **unused)
+{
+    (void)unused;
+    const char *ini = MATMUL(1024) "[devices]\nsim = host, h200, h200, l40, l40\n" CPU
+                                   "jitter = 0.05\n[sim.h200]\n" GPU "jitter = 0.05\n"
+                                   "[sim.l40]\nkind = gpu\nrate = 2.0e13\nlatency_us = 30\n"
+                                   "bandwidth_gbs = 25\njitter = 0.05\n"
+                                   "[static]\nratios = 1.4, 50, 50, 20, 20\n";
+    struct hf_run *hass = run_sim_seed("hass", ini, 10, 4, 15);
+    struct hf_run *fixed = run_sim_seed("static", ini, 10, 4, 15);
+    show(hass);
+    double mean = 0.0;
+    for (int r = 2; r < fixed->nrounds; r++)
+        mean += fixed->rounds[r].makespan_s / (fixed->nrounds - 2);
+    for (int r = 2; r <= 5; r++)
+        assert_true(hass->rounds[r].makespan_s <= 1.2 * mean);
+    hf_run_free(hass);
+    hf_run_free(fixed);
+}
+
 /* The sim engine's bounds from the devices' parameters (core/sim_bound.c), by
  * hand: 100 chunks of 1e9 work and 1e6 bytes on a CPU (1e12/s, 10 us a chunk)
  * and a GPU (1e13/s, 10 GB/s, 50 us a bundle). A chunk costs the CPU 1010 us,
@@ -959,6 +999,8 @@ int main(void)
         cmocka_unit_test(test_standalone_pass_corrects_the_profile),
         cmocka_unit_test(test_cpu_takes_no_late_gpu_tail),
         cmocka_unit_test(test_sim_bounds_by_hand),
+        cmocka_unit_test(test_alike_gpus_get_equal_counts),
+        cmocka_unit_test(test_fitted_zero_latency_adds_no_bundles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
