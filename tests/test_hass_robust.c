@@ -41,6 +41,13 @@
     "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, h200\n" CPU "jitter = " j    \
     "\n[sim.h200]\n" GPU "jitter = " j "\n"
 #define G8_J005 G8(1024, "0.05")
+/* The stress matrix's n1024-fs cells: CPU + 2 H200s + 2 L40-class GPUs, the
+ * CPU's extra keys c, every GPU's g, and static's true ratios. */
+#define FS_1024(c, g)                                                                              \
+    MATMUL(1024)                                                                                   \
+    "[devices]\nsim = host, h200, h200, l40, l40\n" CPU c "[sim.h200]\n" GPU g                     \
+    "[sim.l40]\nkind = gpu\nrate = 2.0e13\nlatency_us = 30\nbandwidth_gbs = 25\n" g                \
+    "[static]\nratios = 1.4, 50, 50, 20, 20\n"
 #define G8_RATIOS "[static]\nratios = 1.4, 50, 50, 50, 50, 50, 50, 50, 50\n"
 /* Issue 18's hump as the stress matrix runs it: 512 chunks, 0.5 MB each, whose
  * work differs 200x (a GPU's cheap ones are copy-bound), costs learned. */
@@ -336,11 +343,7 @@ static void test_warm_ups_do_not_move_the_plan(void **unused)
 static void test_warmed_sizes_are_kept(void **unused)
 {
     (void)unused;
-    const char *ini = MATMUL(1024) "[devices]\nsim = host, h200, h200, l40, l40\n" CPU
-                      "[sim.h200]\n" GPU "warmup_ms = 40\nnew_size_ms = 3\n"
-                      "[sim.l40]\nkind = gpu\nrate = 2.0e13\nlatency_us = 30\n"
-                      "bandwidth_gbs = 25\nwarmup_ms = 40\nnew_size_ms = 3\n"
-                      "[static]\nratios = 1.4, 50, 50, 20, 20\n";
+    const char *ini = FS_1024("", "warmup_ms = 40\nnew_size_ms = 3\n");
     struct hf_run *hass = run_sim("hass", ini, 10, 4), *fixed = run_sim("static", ini, 10, 4);
     show(hass);
     for (int r = 2; r < hass->nrounds; r++)
@@ -644,11 +647,7 @@ static void test_alike_gpus_get_equal_counts(void **unused)
 static void test_fitted_zero_latency_adds_no_bundles(void **unused)
 {
     (void)unused;
-    const char *ini = MATMUL(1024) "[devices]\nsim = host, h200, h200, l40, l40\n" CPU
-                                   "jitter = 0.05\n[sim.h200]\n" GPU "jitter = 0.05\n"
-                                   "[sim.l40]\nkind = gpu\nrate = 2.0e13\nlatency_us = 30\n"
-                                   "bandwidth_gbs = 25\njitter = 0.05\n"
-                                   "[static]\nratios = 1.4, 50, 50, 20, 20\n";
+    const char *ini = FS_1024("jitter = 0.05\n", "jitter = 0.05\n");
     struct hf_run *hass = run_sim_seed("hass", ini, 10, 4, 15);
     struct hf_run *fixed = run_sim_seed("static", ini, 10, 4, 15);
     show(hass);
