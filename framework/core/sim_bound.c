@@ -13,10 +13,10 @@
  * latency per chunk, folded into its cost per unit of work at the round's
  * mean chunk, as bound_s does; a GPU the bytes that come with every unit of
  * work, at the round's least bytes per work), from the parameters instead
- * of a fit. What
- * the parameters leave out - jitter, warm-ups, stalls - is what no plan made
- * before the round can foresee, so a scheduler's efficiency against it says
- * how much of the round that trouble and the plan cost together.
+ * of a fit. What the parameters leave out - jitter, warm-ups, stalls - is
+ * what no plan made before the round can foresee, so a scheduler's
+ * efficiency against it says how much of the round that trouble and the
+ * plan cost together.
  *
  * Chunks are whole in a real split. Where every chunk of the round has the
  * same work and bytes (matmul's rows), sim_chunk_bound_s is the best split in
