@@ -225,7 +225,21 @@ static void test_table(void **state)
     double mean = (0.1 / 0.22 + 0.1 / 0.23) / 2;
     snprintf(want, sizeof want, "%9.3f %7s %7d", mean, "2", 1);
     assert_non_null(strstr(buf, want));
+    assert_null(strstr(buf, "sim's own bound")); /* no sim_bound_s in the rounds */
     free(buf);
+
+    /* With the sim's own bound in every round from 2: its line, the mean of
+     * sim_bound_s / makespan_s over rounds 2 and 3. */
+    for (int r = 0; r < 4; r++)
+        rounds[r].sim_bound_s = 0.2;
+    f = open_memstream(&buf, &len);
+    hf_results_table(f, runs, 1);
+    fclose(f);
+    snprintf(want, sizeof want, "every run): hass %.3f\n", (0.2 / 0.22 + 0.2 / 0.23) / 2);
+    assert_non_null(strstr(buf, want));
+    free(buf);
+    for (int r = 0; r < 4; r++)
+        rounds[r].sim_bound_s = 0.0;
 
     /* A plan that keeps moving never settles; no plans at all give "-". */
     plans[3][0] = 0.4;

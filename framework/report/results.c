@@ -454,6 +454,38 @@ static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
     free(g);
 }
 
+/* The sim runs' mean efficiency from round 2 against sim_bound_s, the bound
+ * from the modelled devices' parameters: one yardstick for every scheduler,
+ * where each run's bound_s comes from the models it fitted. Only runs that
+ * have it in every such round (exact work on plain sim devices). */
+static void sim_bound_line(FILE *f, struct hf_run *const *runs, int nruns)
+{
+    int any = 0;
+    for (int i = 0; i < nruns; i++) {
+        const struct hf_run *r = runs[i];
+        double ef = 0.0;
+        int n = 0, all = 1;
+        for (int k = 0; k < r->nrounds; k++)
+            if (r->rounds[k].round >= 2 && r->rounds[k].makespan_s > 0.0) {
+                all &= r->rounds[k].sim_bound_s > 0.0;
+                ef += r->rounds[k].sim_bound_s / r->rounds[k].makespan_s;
+                n++;
+            }
+        if (!n || !all)
+            continue;
+        fprintf(f, "%s %s %.3f",
+                any ? ","
+                    : "eff(r>=2) against the sim's own bound (sim_bound_s, the same for "
+                      "every run):",
+                r->scheduler, ef / n);
+        if (r->pass > 0)
+            fprintf(f, " (p%d)", r->pass);
+        any = 1;
+    }
+    if (any)
+        fprintf(f, "\n");
+}
+
 /* One row per run; the footer explains the columns and flags simulated
  * times and faults, so the table can be pasted into a report as it is. */
 void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
@@ -507,9 +539,11 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
                "model)%s.\n", any_pass ? "; p<N> = pass N of [compare] passes" : "");
     if (any_pass)
         passes_table(f, runs, nruns);
-    if (any_sim)
+    if (any_sim) {
         fprintf(f, "SIMULATED: virtual seconds from the sim engine's device models, not "
                    "measurements on this machine.\n");
+        sim_bound_line(f, runs, nruns);
+    }
     if (any_fault)
         for (int i = 0; i < nruns; i++)
             if (runs[i]->fault[0])
