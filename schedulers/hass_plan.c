@@ -103,7 +103,8 @@ static double median(double *v, int n)
  * static's even split over seeds 1-8; pooled, 0.6%). A GPU that really
  * differs (slowed, throttled, on a slower link) disagrees by more and keeps
  * its own - unless its own runs the whole load faster than its standalone
- * pass did, beyond the peers' gap: that fit is broken, not the GPU fast. Not
+ * pass did, beyond the peers' gap: that fit is broken, not the GPU fast, and
+ * it takes its peers' median without a vote in it. Not
  * on work that is not exact, whose bundles' costs are regions' as much as
  * devices'. */
 void hf__hass_pool_peers(struct hass *h)
@@ -117,8 +118,17 @@ void hf__hass_pool_peers(struct hass *h)
     for (int d = 0; d < nd; d++)
         ngpu += h->dev[d].is_gpu && r->alive[d] && h->model[d].fitted;
     double lat[nd], inv[nd], peers_lat[nd], peers_inv[nd];
-    for (int d = 0; d < nd; d++)
+    int broken[nd];
+    for (int d = 0; d < nd; d++) {
         own_split_model(h, d, w, &lat[d], &inv[d]);
+        /* A model that runs the whole load faster than the GPU's standalone
+         * pass did, beyond the peers' gap, is broken (a fast restart through
+         * a warm-up's intercept read 0.6 ms a chunk for 6.1, and the GPU was
+         * handed 150 of 256): it takes its peers' and has no vote. */
+        double sa = r->standalone_rate[d] > 0.0 ? r->total_work / r->standalone_rate[d] : 0.0;
+        double may = hass_tolerated(h, d) / sqrt(fmax(1.0, (double)h->model[d].n));
+        broken[d] = lat[d] + r->total_work * inv[d] < (1.0 - PEER_GAP - may) * sa;
+    }
     for (int d = 0; d < nd; d++) {
         double own = r->standalone_rate[d];
         if (!h->dev[d].is_gpu || !r->alive[d] || !h->model[d].fitted || !(own > 0.0))
@@ -126,22 +136,18 @@ void hf__hass_pool_peers(struct hass *h)
         int k = 0;
         for (int g = 0; g < nd; g++)
             if (h->dev[g].is_gpu && r->alive[g] && h->model[g].fitted && inv[g] > 0.0 &&
-                fabs(r->standalone_rate[g] / own - 1.0) <= PEER_GAP) {
+                !broken[g] && fabs(r->standalone_rate[g] / own - 1.0) <= PEER_GAP) {
                 peers_lat[k] = lat[g];
                 peers_inv[k++] = inv[g];
             }
-        if (k < 2)
+        if (k < 2 - broken[d])
             continue;
         double pl = median(peers_lat, k), pi = median(peers_inv, k);
         double c = h->plan_n[d] > 0 ? (double)h->plan_n[d] : (double)r->nchunks / ngpu;
         double mine = lat[d] + c * w * inv[d], pooled = pl + c * w * pi;
         double may = hass_tolerated(h, d) / sqrt(fmax(1.0, (double)h->model[d].n));
-        /* A model that runs the whole load faster than the GPU's standalone
-         * pass did is broken (a fast restart through a warm-up's intercept
-         * read 0.6 ms a chunk for 6.1, and the GPU was handed 150 of 256). */
-        double whole = lat[d] + r->total_work * inv[d], sa = r->total_work / own;
         double off = pooled > 0.0 ? mine / pooled - 1.0 : INFINITY;
-        if (fabs(off) <= may || whole < (1.0 - PEER_GAP - may) * sa) {
+        if (fabs(off) <= may || broken[d]) {
             h->peer_lat[d] = pl;
             h->peer_inv[d] = pi;
         }
