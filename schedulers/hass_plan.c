@@ -97,16 +97,15 @@ static double median(double *v, int n)
  * own (at a small load, profile spans whose slope 5% jitter moves by a third),
  * so the split takes the median of its peers' models for a GPU whose own
  * model agrees with it within what that model may be off by (its tolerance
- * over the square root of its bundles) at its share of the round: equal
+ * over the square root of its bundles: may[]) at its share of the round: equal
  * GPUs get equal counts (issue 12's matrix, n4096-g8-j0.02-clean: one GPU of
  * eight held 33 chunks to its equals' 31-32 for the whole run, 1.5% behind
  * static's even split over seeds 1-8; pooled, 0.6%). A GPU that really
  * differs (slowed, throttled, on a slower link) disagrees by more and keeps
  * its own - unless its own runs the whole load faster than its standalone
  * pass did, beyond the peers' gap: that fit is broken, not the GPU fast, and
- * it takes its peers' median without a vote in it. Not
- * on work that is not exact, whose bundles' costs are regions' as much as
- * devices'. */
+ * it takes its peers' median without a vote in it. Not on work that is not
+ * exact, whose bundles' costs are regions' as much as devices'. */
 void hf__hass_pool_peers(struct hass *h)
 {
     const struct hf_round *r = h->r;
@@ -117,7 +116,7 @@ void hf__hass_pool_peers(struct hass *h)
         return;
     for (int d = 0; d < nd; d++)
         ngpu += h->dev[d].is_gpu && r->alive[d] && h->model[d].fitted;
-    double lat[nd], inv[nd], peers_lat[nd], peers_inv[nd];
+    double lat[nd], inv[nd], may[nd], peers_lat[nd], peers_inv[nd];
     int broken[nd];
     for (int d = 0; d < nd; d++) {
         own_split_model(h, d, w, &lat[d], &inv[d]);
@@ -126,8 +125,8 @@ void hf__hass_pool_peers(struct hass *h)
          * a warm-up's intercept read 0.6 ms a chunk for 6.1, and the GPU was
          * handed 150 of 256): it takes its peers' and has no vote. */
         double sa = r->standalone_rate[d] > 0.0 ? r->total_work / r->standalone_rate[d] : 0.0;
-        double may = hass_tolerated(h, d) / sqrt(fmax(1.0, (double)h->model[d].n));
-        broken[d] = lat[d] + r->total_work * inv[d] < (1.0 - PEER_GAP - may) * sa;
+        may[d] = hass_tolerated(h, d) / sqrt(fmax(1.0, (double)h->model[d].n));
+        broken[d] = lat[d] + r->total_work * inv[d] < (1.0 - PEER_GAP - may[d]) * sa;
     }
     for (int d = 0; d < nd; d++) {
         double own = r->standalone_rate[d];
@@ -145,9 +144,8 @@ void hf__hass_pool_peers(struct hass *h)
         double pl = median(peers_lat, k), pi = median(peers_inv, k);
         double c = h->plan_n[d] > 0 ? (double)h->plan_n[d] : (double)r->nchunks / ngpu;
         double mine = lat[d] + c * w * inv[d], pooled = pl + c * w * pi;
-        double may = hass_tolerated(h, d) / sqrt(fmax(1.0, (double)h->model[d].n));
         double off = pooled > 0.0 ? mine / pooled - 1.0 : INFINITY;
-        if (fabs(off) <= may || broken[d]) {
+        if (fabs(off) <= may[d] || broken[d]) {
             h->peer_lat[d] = pl;
             h->peer_inv[d] = pi;
         }
