@@ -715,6 +715,24 @@ static double gpu_rate_on(const struct hass *h, int g, double rho)
     return 1.0 / (inv + h->inv_bw[g] * rho);
 }
 
+/* The seconds victim c is still busy with the bundle it runs, if any:
+ * assumed just started (the scheduler has no clock), a released GPU's piece
+ * or a CPU's chunk at the mean chunk's work, at the victim's rate. */
+static double victim_busy(const struct hass *h, int c)
+{
+    double mean = hf__mean_chunk_work(h->r);
+    double running = h->dev[c].is_gpu ? (double)h->piece[c] * mean : mean;
+    return h->inflight[c] ? running / victim_rate(h, c) : 0.0;
+}
+
+/* CPU c's time for a chunk of `work` at its pessimistic pace (its spread
+ * added twice): a CPU whose chunks vary a lot must not become the straggler
+ * on a lucky estimate. */
+static double cpu_chunk_s(const struct hass *h, int c, double work)
+{
+    return work / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
+}
+
 /* An idle device with an empty buffer steals from the tail of a CPU buffer
  * (or a released GPU's: its owner runs it from the front as a CPU does): a
  * GPU the share that makes it finish with the owner, a CPU team one chunk. */
@@ -733,13 +751,10 @@ static int steal(struct hass *h, int d, struct hf_span *out)
          * chunk had ended took one from a GPU's tail at 0.72 ms of a round
          * whose GPUs ended at 0.75, and ran it to 1.10 (issue 12's held-out
          * matrix, n4096-g8-j0.05-clean, seed 16). */
-        if (h->dev[c].is_gpu) {
-            double piece = (double)h->piece[c] * hf__mean_chunk_work(h->r);
-            double owner = ((h->inflight[c] ? piece : 0.0) + left) / victim_rate(h, c);
-            double chunk_s = ch[hi - 1].work / h->rate[d] * (1.0 + 2.0 * h->model[d].spread);
-            if (!(h->rate[d] > 0.0) || chunk_s >= owner)
-                return 0;
-        }
+        if (h->dev[c].is_gpu &&
+            (!(h->rate[d] > 0.0) ||
+             cpu_chunk_s(h, d, ch[hi - 1].work) >= victim_busy(h, c) + left / victim_rate(h, c)))
+            return 0;
         return hf__take_tail(h->buf, c, 1, out);
     }
     double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0; /* bytes per work */
@@ -756,9 +771,7 @@ static int steal(struct hass *h, int d, struct hf_span *out)
      * busy + (left - x) / cr = x / gsum. With several GPUs this one takes
      * only its part of it, by rate, and comes back for more, so that no GPU
      * walks off with a tail the others need. */
-    double running = h->dev[c].is_gpu ? (double)h->piece[c] * hf__mean_chunk_work(h->r)
-                                       : hf__mean_chunk_work(h->r);
-    double busy = h->inflight[c] ? running / cr : 0.0;
+    double busy = victim_busy(h, c);
     double x = fmin((busy + left / cr) / (1.0 / cr + 1.0 / gsum), left);
     double last = ch[hi - 1].work; /* the tail chunk: the least a steal takes */
     if (x < 0.5 * last && h->inflight[c])
@@ -844,10 +857,9 @@ static int cpu_should_leave(const struct hass *h, int c)
     const struct hf_chunk *next = &r->chunks[h->buf[c].lo];
     double Rc = buf_work(r, &h->buf[c]), Yc = buf_bytes(r, &h->buf[c]), Wc = h->committed[c];
     /* The chunk it would start (its own work: chunks need not cost the same),
-     * at its pessimistic time: a CPU whose chunks vary a lot must not become
-     * the straggler on a lucky estimate. */
+     * at its pessimistic time. */
     double wn = next->work;
-    double chunk_s = wn / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
+    double chunk_s = cpu_chunk_s(h, c, wn);
     /* The GPUs pay a latency for their own bundles, and what the CPU leaves
      * costs them one more bundle: its latency too. (Wg holds the committed
      * work of bundles already running; their bytes are not counted again.) */

@@ -423,23 +423,28 @@ double hf__round_bound(struct hf_cost_model *cost, const struct hf_round_device 
     return t;
 }
 
-/* The engine's round: its devices' models and statistics. */
-static double round_bound(struct hf__engine *e)
+void hf__round_bytes(const struct hf_round *r, double *bytes, double *rho_min)
+{
+    double b = 0.0, rho = INFINITY;
+    for (size_t i = 0; i < r->nchunks; i++) {
+        const struct hf_chunk *c = &r->chunks[i];
+        b += c->bytes;
+        if (c->work > 0.0)
+            rho = fmin(rho, c->bytes > 0.0 ? c->bytes / c->work : 0.0);
+    }
+    *bytes = b;
+    *rho_min = isfinite(rho) ? rho : 0.0;
+}
+
+/* The engine's round: its devices' models and statistics, and the round's
+ * bytes and least bytes per unit of work (shared links; hf__round_bytes). */
+static double round_bound(struct hf__engine *e, double bytes, double rho_min)
 {
     int cpu[e->ndev];
     for (int d = 0; d < e->ndev; d++)
         cpu[d] = !hf_devlist_get(e->devs, d)->info.is_gpu;
-    /* The round's bytes, and its least bytes per unit of work (shared links). */
-    double bytes = 0.0, rho_min = INFINITY;
-    for (size_t i = 0; i < e->round.nchunks; i++) {
-        const struct hf_chunk *c = &e->round.chunks[i];
-        bytes += c->bytes;
-        if (c->work > 0.0)
-            rho_min = fmin(rho_min, c->bytes > 0.0 ? c->bytes / c->work : 0.0);
-    }
     return hf__round_bound(e->cost, e->stats, cpu, e->alive, e->ndev, e->round.total_work, bytes,
-                           e->round.nchunks, hf_devlist_view(e->devs)->dev,
-                           isfinite(rho_min) ? rho_min : 0.0);
+                           e->round.nchunks, hf_devlist_view(e->devs)->dev, rho_min);
 }
 
 int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, double *busy,
@@ -471,9 +476,11 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
     for (int d = 0; d < e->ndev; d++)
         rate += e->alive[d] ? e->standalone[d] : 0;
     rs->ideal_s = rate > 0 ? e->round.total_work / rate : 0;
-    rs->bound_s = round_bound(e);
+    double bytes, rho_min;
+    hf__round_bytes(&e->round, &bytes, &rho_min);
+    rs->bound_s = round_bound(e, bytes, rho_min);
     rs->efficiency = rs->makespan_s > 0 ? rs->bound_s / rs->makespan_s : 0;
-    hf__sim_bounds(e, &rs->sim_bound_s, &rs->sim_chunk_bound_s);
+    hf__sim_bounds(e, bytes, rho_min, &rs->sim_bound_s, &rs->sim_chunk_bound_s);
     rs->dev = calloc((size_t)e->ndev, sizeof *rs->dev);
     rs->plan = calloc((size_t)e->ndev, sizeof *rs->plan);
     double *work = calloc((size_t)e->ndev, sizeof *work);

@@ -185,9 +185,14 @@ int hf__sim_round(struct hf__engine *e);
  * becomes a random stream, so that seeds give unrelated streams (see there). */
 uint64_t hf__sim_rng_state(uint64_t seed);
 double hf__sim_bundle_seconds(const struct hf_device *d, const struct hf_bundle *b);
-/* The round's bounds from the sim's device parameters (sim_bound.c):
+/* The round's bounds from the sim's device parameters (sim_bound.c), given
+ * its bytes and least bytes per unit of work (hf__round_bytes):
  * hf_round_stats.sim_bound_s and sim_chunk_bound_s, 0 where they do not apply. */
-void hf__sim_bounds(const struct hf__engine *e, double *bound, double *chunk_bound);
+void hf__sim_bounds(const struct hf__engine *e, double bytes, double rho_min, double *bound,
+                    double *chunk_bound);
+/* A round's bytes (every chunk's) and its least bytes per unit of work over
+ * the chunks that have work (0 when none has): engine.c. */
+void hf__round_bytes(const struct hf_round *r, double *bytes, double *rho_min);
 
 /* Monotonic seconds. */
 double hf__now(void);

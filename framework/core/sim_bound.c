@@ -74,25 +74,22 @@ static int chunks_fit(void *arg, double T)
     return can >= c->nchunks;
 }
 
-void hf__sim_bounds(const struct hf__engine *e, double *bound, double *chunk_bound)
+void hf__sim_bounds(const struct hf__engine *e, double bytes, double rho, double *bound,
+                    double *chunk_bound)
 {
     *bound = *chunk_bound = 0.0;
     const struct hf_round *r = &e->round;
     if (e->opts->engine != HF_ENGINE_SIM || !r->work_exact || r->nchunks == 0)
         return;
     int n = e->ndev, use[n];
-    double lat[n], inv[n], ibw[n], per[n], bytes = 0.0, rho = INFINITY;
+    double lat[n], inv[n], ibw[n], per[n];
     double mean_w = r->total_work / (double)r->nchunks;
     int same = 1;
-    for (size_t i = 0; i < r->nchunks; i++) {
+    for (size_t i = 0; i < r->nchunks && same; i++) {
         const struct hf_chunk *c = &r->chunks[i];
-        bytes += c->bytes;
-        if (c->work > 0.0)
-            rho = fmin(rho, c->bytes / c->work);
-        same &= fabs(c->work - r->chunks[0].work) <= 1e-9 * r->chunks[0].work &&
-                fabs(c->bytes - r->chunks[0].bytes) <= 1e-9 * r->chunks[0].bytes;
+        same = fabs(c->work - r->chunks[0].work) <= 1e-9 * r->chunks[0].work &&
+               fabs(c->bytes - r->chunks[0].bytes) <= 1e-9 * r->chunks[0].bytes;
     }
-    rho = isfinite(rho) ? rho : 0.0;
     for (int d = 0; d < n; d++) {
         lat[d] = inv[d] = ibw[d] = per[d] = 0.0;
         use[d] = e->alive[d];

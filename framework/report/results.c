@@ -381,18 +381,26 @@ static void device_list(const struct hf_run *r, char *buf, size_t width)
 }
 
 /* A run's mean makespan from round 2 (its last round's when it has no round
- * 2), and its mean efficiency there (NAN when none). */
-static double mean_from_round2(const struct hf_run *r, double *eff)
+ * 2), its mean efficiency there (NAN when none), and, where sim_eff is not
+ * NULL, its mean sim_bound_s / makespan_s there (NAN unless every such round
+ * has a sim_bound_s). */
+static double mean_from_round2(const struct hf_run *r, double *eff, double *sim_eff)
 {
-    double ms = 0.0, ef = 0.0;
-    int n = 0;
-    for (int k = 0; k < r->nrounds; k++)
-        if (r->rounds[k].round >= 2) {
-            ms += r->rounds[k].makespan_s;
-            ef += r->rounds[k].efficiency;
-            n++;
-        }
+    double ms = 0.0, ef = 0.0, sim = 0.0;
+    int n = 0, all_sim = 1;
+    for (int k = 0; k < r->nrounds; k++) {
+        const struct hf_round_stats *st = &r->rounds[k];
+        if (st->round < 2)
+            continue;
+        ms += st->makespan_s;
+        ef += st->efficiency;
+        all_sim &= st->sim_bound_s > 0.0 && st->makespan_s > 0.0;
+        sim += all_sim ? st->sim_bound_s / st->makespan_s : 0.0;
+        n++;
+    }
     *eff = n ? ef / n : NAN;
+    if (sim_eff)
+        *sim_eff = n && all_sim ? sim / n : NAN;
     return n ? ms / n : r->nrounds ? r->rounds[r->nrounds - 1].makespan_s : 0.0;
 }
 
@@ -436,7 +444,7 @@ static void passes_table(FILE *f, struct hf_run *const *runs, int nruns)
         for (int i = 0; i < nruns; i++) {
             pr[i].name = runs[i]->scheduler;
             pr[i].engine = strcmp(runs[i]->engine, "sim") == 0 ? "SIMULATED" : runs[i]->engine;
-            pr[i].mean = mean_from_round2(runs[i], &pr[i].eff);
+            pr[i].mean = mean_from_round2(runs[i], &pr[i].eff, NULL);
         }
         int ng = hf_pass_groups(pr, nruns, g);
         fprintf(f, "\nover the passes: mean makespan from round 2 (s)\n%-14s %-9s %6s %11s %11s "
@@ -463,21 +471,15 @@ static void sim_bound_line(FILE *f, struct hf_run *const *runs, int nruns)
     int any = 0;
     for (int i = 0; i < nruns; i++) {
         const struct hf_run *r = runs[i];
-        double ef = 0.0;
-        int n = 0, all = 1;
-        for (int k = 0; k < r->nrounds; k++)
-            if (r->rounds[k].round >= 2 && r->rounds[k].makespan_s > 0.0) {
-                all &= r->rounds[k].sim_bound_s > 0.0;
-                ef += r->rounds[k].sim_bound_s / r->rounds[k].makespan_s;
-                n++;
-            }
-        if (!n || !all)
+        double eff, sim;
+        mean_from_round2(r, &eff, &sim);
+        if (isnan(sim))
             continue;
         fprintf(f, "%s %s %.3f",
                 any ? ","
                     : "eff(r>=2) against the sim's own bound (sim_bound_s, the same for "
                       "every run):",
-                r->scheduler, ef / n);
+                r->scheduler, sim);
         if (r->pass > 0)
             fprintf(f, " (p%d)", r->pass);
         any = 1;
@@ -512,7 +514,7 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
                 stolen += r->rounds[k].dev[d].stolen;
             }
         double mean;
-        mean_from_round2(r, &mean);
+        mean_from_round2(r, &mean, NULL);
         char meanbuf[16] = "-", stablebuf[16] = "-";
         if (!isnan(mean))
             snprintf(meanbuf, sizeof meanbuf, "%.3f", mean);
