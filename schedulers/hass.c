@@ -179,7 +179,13 @@
  * more than `stable_tol` and twice the rates' own noise (how far a device's
  * rate moved between two rounds that gave it the same chunks, and at least a
  * moved GPU's bundle spread), and pays back
- * its new sizes' warm-up within 4 rounds. On such a load a warm-up is read
+ * its new sizes' warm-up within 4 rounds. The cut by learned cost still
+ * moved a GPU's count by a few chunks nearly every round as the estimates
+ * moved, each a new size (11 of 16 GPU rounds in tail-g2-j0-gpu, seed 4), so
+ * a GPU keeps a count it has run where that ends its run at most
+ * `stable_tol` of its share past the cut, never short of it, since a CPU
+ * after it would pay the difference at 1/35 the rate (keep_known_sizes).
+ * On such a load a warm-up is read
  * only from a size's first bundle against its repeat: the models' unit moves
  * every round, so a bundle's overshoot of its model is the model's error (a
  * GPU of hump-g2-j0-gpu learned 5.7-11.4 ms for a 3 ms warm-up, which held a
