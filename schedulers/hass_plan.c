@@ -92,6 +92,43 @@ static double median(double *v, int n)
 }
 
 #define PEER_GAP 0.15 /* GPUs whose standalone rates differ by less are peers */
+#define REPEAT_PEERS 3.0 /* pooled_fits_repeats */
+
+/* How far the line lat + work * inv misses GPU d's repeats (the bundles in
+ * its window that were not the first of their size, so carry no warm-up):
+ * their median relative miss; -1 when it has none. */
+static double repeats_miss(const struct hass *h, int d, double lat, double inv)
+{
+    const struct hf_cost_model *m = &h->model[d];
+    double off[HF_COST_WINDOW];
+    int k = 0;
+    for (int i = 0; i < m->n; i++)
+        if (!m->fresh[i] && m->t[i] > 0.0)
+            off[k++] = fabs(m->t[i] / (lat + m->w[i] * inv) - 1.0);
+    return k ? median(off, k) : -1.0;
+}
+
+/* Whether GPU d is a peer by the evidence: the peers' pooled line lat +
+ * work * inv misses its repeats by at most REPEAT_PEERS times what it misses
+ * the other peers' by (their median; two others at least: with one, a
+ * median of two is their mean). Its own fit, from a handful of profile spans,
+ * fits them exactly and may still be far off: at 5% jitter a GPU of eight
+ * equal ones was fitted 15% fast, held 37 chunks to its equals' 29-33 for
+ * the whole run (the moves its 3 ms warm-ups cost never paid back), 9% behind
+ * static (matrix n4096-g8-j0.05-gpu, seed 13). A GPU really 10% slower
+ * misses the line by 10% where its equals miss it by nothing. */
+static int pooled_fits_repeats(const struct hass *h, int d, double lat, double inv, const int *peer,
+                               int npeers)
+{
+    double mine = repeats_miss(h, d, lat, inv), miss[npeers > 0 ? npeers : 1];
+    int k = 0;
+    for (int i = 0; i < npeers && mine >= 0.0; i++) {
+        double x = peer[i] != d ? repeats_miss(h, peer[i], lat, inv) : -1.0;
+        if (x >= 0.0)
+            miss[k++] = x;
+    }
+    return k >= 2 && mine <= REPEAT_PEERS * median(miss, k);
+}
 
 /* GPUs alike by the engine's standalone pass (rates within 15%) are
  * estimates of one device: each one's model comes from a few bundles of its
@@ -101,7 +138,9 @@ static double median(double *v, int n)
  * over the square root of its bundles: may[]) at its share of the round: equal
  * GPUs get equal counts (issue 12's matrix, n4096-g8-j0.02-clean: one GPU of
  * eight held 33 chunks to its equals' 31-32 for the whole run, 1.5% behind
- * static's even split over seeds 1-8; pooled, 0.6%). A GPU that really
+ * static's even split over seeds 1-8; pooled, 0.6%) - or whose repeats the
+ * peers' median predicts about as well as it predicts theirs, however far
+ * its own fit is (pooled_fits_repeats). A GPU that really
  * differs (slowed, throttled, on a slower link) disagrees by more and keeps
  * its own - unless its own runs the whole load faster than its standalone
  * pass did, beyond the peers' gap: that fit is broken, not the GPU fast, and
@@ -118,7 +157,7 @@ void hf__hass_pool_peers(struct hass *h)
     for (int d = 0; d < nd; d++)
         ngpu += h->dev[d].is_gpu && r->alive[d] && h->model[d].fitted;
     double lat[nd], inv[nd], may[nd], peers_lat[nd], peers_inv[nd];
-    int broken[nd];
+    int broken[nd], peer[nd];
     for (int d = 0; d < nd; d++) {
         own_split_model(h, d, w, &lat[d], &inv[d]);
         /* A model that runs the whole load faster than the GPU's standalone
@@ -137,6 +176,7 @@ void hf__hass_pool_peers(struct hass *h)
         for (int g = 0; g < nd; g++)
             if (h->dev[g].is_gpu && r->alive[g] && h->model[g].fitted && inv[g] > 0.0 &&
                 !broken[g] && fabs(r->standalone_rate[g] / own - 1.0) <= PEER_GAP) {
+                peer[k] = g;
                 peers_lat[k] = lat[g];
                 peers_inv[k++] = inv[g];
             }
@@ -146,7 +186,7 @@ void hf__hass_pool_peers(struct hass *h)
         double c = h->plan_n[d] > 0 ? (double)h->plan_n[d] : (double)r->nchunks / ngpu;
         double mine = lat[d] + c * w * inv[d], pooled = pl + c * w * pi;
         double off = pooled > 0.0 ? mine / pooled - 1.0 : INFINITY;
-        if (fabs(off) <= may[d] || broken[d]) {
+        if (fabs(off) <= may[d] || broken[d] || pooled_fits_repeats(h, d, pl, pi, peer, k)) {
             h->peer_lat[d] = pl;
             h->peer_inv[d] = pi;
         }
