@@ -24,8 +24,8 @@
 # (cost_known = no: the framework learns them), 8e12 work and 0.25 GB per load like a
 # matmul n = 16384 round, over
 #   SHAPES ["hump tail hot"] x SHAPE_MIXES ["g1 g2 fs o4"] x SHAPE_NOISES ["0 0.02"] x
-#   SHAPE_TROUBLE ["clean gpu"], at SHAPE_SEEDS ["1 2"] (fewer seeds, to keep the whole matrix
-#   to a few minutes on 2 cores).
+#   SHAPE_TROUBLE ["clean gpu"], at SHAPE_SEEDS [SEEDS] (until the twenty-first session 1 2, to
+#   keep the matrix short: one seed in two decided a cell).
 # Every cell ranks by mean makespan from round 2, not by efficiency: each run's bound_s comes
 # from the models that run fitted, so it differs between the schedulers of one cell.
 # HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/sched_matrix.json).
@@ -41,7 +41,7 @@ SHAPES=${SHAPES-"hump tail hot"}  # may be set empty: matmul cells only
 SHAPE_MIXES=${SHAPE_MIXES:-"g1 g2 fs o4"}
 SHAPE_NOISES=${SHAPE_NOISES:-"0 0.02"}
 SHAPE_TROUBLE=${SHAPE_TROUBLE:-"clean gpu"}
-SHAPE_SEEDS=${SHAPE_SEEDS:-"1 2"}
+SHAPE_SEEDS=${SHAPE_SEEDS:-$SEEDS}
 ROUNDS=${ROUNDS:-10}
 JOBS=${JOBS:-2}
 HF_BUILD=${HF_BUILD:-build}

@@ -68,7 +68,7 @@ static void split_model(const struct hass *h, int d, double w, double *lat, doub
 }
 
 /* One latency for every decision that adds a bundle (pieces, hedges, steals,
- * a CPU leaving its tail): the split's. A GPU's own fit can put it near 0 (a
+ * the reserve, a CPU leaving its tail): the split's. A GPU's own fit can put it near 0 (a
  * restart on two fast bundles of one size), which made its hedge and pieces
  * look free: 279 us for a 90 us round (n1024-fs-j0.05-clean, seed 15). */
 double hf__hass_latency(const struct hass *h, int d)
@@ -437,7 +437,9 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
  * Not for a GPU planned alone: nobody else would take it, and its own steals
  * of it cost two more bundles, or a CPU left out of the plan started it (on
  * a real H200 host, make run's config: 0.8 ms rounds took 1.0 ms, or 1.3 ms
- * with the CPU's chunk). */
+ * with the CPU's chunk). The extra bundle is priced at the split's latency
+ * (hf__hass_latency): a GPU's own fit had put it at 0, and the reserve's
+ * steals took 139 us of a 90 us round (n1024-fs-j0.05-clean, seed 15). */
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
 {
     double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
@@ -447,7 +449,7 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
         planned += h->r->alive[d] && counts[d] > 0;
         if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
-            lat = fmin(lat, h->model[d].lat);
+            lat = fmin(lat, hf__hass_latency(h, d));
         }
     }
     /* Only where the noise it absorbs outweighs the extra bundle it costs. */

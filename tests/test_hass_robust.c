@@ -707,7 +707,9 @@ static void test_slower_gpu_is_no_peer(void **unused)
  * size) and its hedge and pieces looked free: round 4 took 279 us where the
  * rounds around it took 90 (matrix n1024-fs-j0.05-clean, seed 15). Every
  * decision that adds a bundle prices it at the split's latency, pooled with
- * the GPU's peer (hf__hass_latency). */
+ * the GPU's peer (hf__hass_latency) - the reserve's too: priced at a fitted
+ * 0, it sent every GPU to steal 1-2 chunks back in round 6 (139 us) and two
+ * of the models restarted on those steals (105-118 us to the end). */
 static void test_fitted_zero_latency_adds_no_bundles(void **unused)
 {
     (void)unused;
@@ -718,7 +720,7 @@ static void test_fitted_zero_latency_adds_no_bundles(void **unused)
     double mean = 0.0;
     for (int r = 2; r < fixed->nrounds; r++)
         mean += fixed->rounds[r].makespan_s / (fixed->nrounds - 2);
-    for (int r = 2; r <= 5; r++)
+    for (int r = 2; r < hass->nrounds; r++)
         assert_true(hass->rounds[r].makespan_s <= 1.2 * mean);
     hf_run_free(hass);
     hf_run_free(fixed);
