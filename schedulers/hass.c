@@ -102,8 +102,9 @@
  * the round sooner than leaving the tail to the CPU, a size the GPU never ran
  * counted with its warm-up (no steal when none does); a CPU team with nothing
  * left steals one chunk from another CPU team, or from a released GPU's
- * tail where its chunk ends before that GPU would drain it (a 0.4 ms CPU
- * chunk taken at the end of a 0.7 ms round made it 1.1 ms). A CPU does not
+ * tail where its chunk ends before the GPUs would drain it, that one and
+ * the others stealing from it (a 0.4 ms CPU chunk taken at the end of a 0.7
+ * ms round made it 1.1 ms). A CPU does not
  * start one more chunk when, by the models (its chunk time inflated by its
  * spread, the GPUs' latency paid for their bundles and for the steal it
  * would cause, with the warm-up of a steal size no GPU ran), that would end
@@ -739,6 +740,18 @@ static double cpu_chunk_s(const struct hass *h, int c, double work)
     return work / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
 }
 
+/* The rate at which released GPU c's buffer is drained: its own, and the
+ * other GPUs', which steal from it as they run out (on its bytes per work). */
+static double drain_rate(const struct hass *h, int c)
+{
+    double left = buf_work(h->r, &h->buf[c]), rate = victim_rate(h, c);
+    double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0;
+    for (int k = 0; k < h->ndev; k++)
+        if (h->dev[k].is_gpu && h->r->alive[k] && k != c)
+            rate += gpu_rate_on(h, k, rho);
+    return rate;
+}
+
 /* An idle device with an empty buffer steals from the tail of a CPU buffer
  * (or a released GPU's: its owner runs it from the front as a CPU does): a
  * GPU the share that makes it finish with the owner, a CPU team one chunk. */
@@ -752,14 +765,16 @@ static int steal(struct hass *h, int d, struct hf_span *out)
     double left = buf_work(h->r, &h->buf[c]);
     if (!h->dev[d].is_gpu) {
         /* A CPU takes one chunk from a released GPU's tail only where its
-         * chunk, at its pessimistic time, ends before the owner alone would
-         * drain the buffer (the piece it runs included): a CPU whose own
-         * chunk had ended took one from a GPU's tail at 0.72 ms of a round
-         * whose GPUs ended at 0.75, and ran it to 1.10 (issue 12's held-out
-         * matrix, n4096-g8-j0.05-clean, seed 16). */
+         * chunk, at its pessimistic time, ends before the GPUs would drain
+         * the buffer (the piece it runs included): a CPU whose own chunk had
+         * ended took one from a GPU's tail at 0.72 ms of a round whose GPUs
+         * ended at 0.75, and ran it to 1.10 (issue 12's held-out matrix,
+         * n4096-g8-j0.05-clean, seed 16); priced against the owner's drain
+         * alone, one took a 24 ms chunk of a GPU slowed 2x at 24 ms and held
+         * the round to 51.5 ms (n16384-g8-j0.02-slow, seed 1). */
         if (h->dev[c].is_gpu &&
             (!(h->rate[d] > 0.0) ||
-             cpu_chunk_s(h, d, ch[hi - 1].work) >= victim_busy(h, c) + left / victim_rate(h, c)))
+             cpu_chunk_s(h, d, ch[hi - 1].work) >= victim_busy(h, c) + left / drain_rate(h, c)))
             return 0;
         return hf__take_tail(h->buf, c, 1, out);
     }

@@ -628,6 +628,29 @@ static void test_cpu_takes_no_late_gpu_tail(void **unused)
     hf_run_free(run);
 }
 
+/* ... nor from a released GPU's tail that the other GPUs, stealing from it
+ * as they run out, drain sooner than the CPU's chunk ends: in the round the
+ * last of eight GPUs slowed 2x, the CPU took a 24 ms chunk from its tail at
+ * 24 ms, priced against the owner's drain alone, and held the round to 51.5
+ * ms where its GPUs ended at 29 (matrix n16384-g8-j0.02-slow, seed 1). */
+static void test_cpu_leaves_a_shared_tail_to_gpus(void **unused)
+{
+    (void)unused;
+    static const char ini[] =
+        MATMUL(16384) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, last\n" CPU
+                      "jitter = 0.02\n[sim.h200]\n" GPU "jitter = 0.02\n[sim.last]\n" GPU
+                      "jitter = 0.02\nslowdown = 2@4\n";
+    struct hf_run *run = run_sim_seed("hass", ini, 10, 64, 1);
+    show(run);
+    for (int r = 1; r < run->nrounds; r++) {
+        double gpus = 0.0;
+        for (int d = 1; d < run->ndevices; d++)
+            gpus = fmax(gpus, run->rounds[r].dev[d].busy_s);
+        assert_true(run->rounds[r].makespan_s <= 1.1 * gpus);
+    }
+    hf_run_free(run);
+}
+
 /* Eight equal GPUs at 2% jitter: each one's model, from its own few bundles,
  * is off by a percent or two, and one of them held 33 chunks to its equals'
  * 31-32 for the whole run (matrix n4096-g8-j0.02-clean, seed 7: 1.03x
@@ -1095,6 +1118,7 @@ int main(void)
         cmocka_unit_test(test_probe_costs_no_warm_up),
         cmocka_unit_test(test_standalone_pass_corrects_the_profile),
         cmocka_unit_test(test_cpu_takes_no_late_gpu_tail),
+        cmocka_unit_test(test_cpu_leaves_a_shared_tail_to_gpus),
         cmocka_unit_test(test_sim_bounds_by_hand),
         cmocka_unit_test(test_alike_gpus_get_equal_counts),
         cmocka_unit_test(test_fitted_zero_latency_adds_no_bundles),
