@@ -12,7 +12,8 @@
  * two bundles (two slow ones both much smaller than the window's largest,
  * such as steals, correct the latency and not the rate: a profile-span
  * intercept fitted low had made an equal GPU 30-45% slower for the plan;
- * cost_model.c). The thesis's three steps map onto it as follows.
+ * other slow pairs scale the whole model, latency too: cost_model.c). The
+ * thesis's three steps map onto it as follows.
  *
  * Profile (round 0, unless warm-started). Until every alive device has been
  * measured, the round's chunks form one shared pool taken from the front: a CPU

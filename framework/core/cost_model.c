@@ -555,7 +555,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * part), and the slope only as far as the latency cannot explain it;
          * slower corrects the slope (a device slowed down by throttling or
          * another process is slower per unit of work), except when both
-         * bundles are small against the window (below: the latency then). The fit holds until a
+         * bundles are small against the window (below: the latency then),
+         * and in HASS's models, which scale whole (below). The fit holds until a
          * third bundle allows one of its own. The per-byte term scales with
          * the slope (a slowed device copies slower too); the corrections work
          * on the times less their bytes' cost. */
@@ -591,6 +592,19 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
                 m->inv_bw = ibw * m->inv / inv0;
         } else if ((sign < 0 || small) && lat >= 0.0) {
             m->lat = lat;
+        } else if (sign > 0 && m->warm_fresh && m->lat + m->inv * m->pw[0] > 0.0 &&
+                   m->lat + m->inv * work > 0.0) {
+            /* HASS's model of a slowed device scales whole: a pair of one
+             * size cannot tell latency from slope, and the excess taken as
+             * slope kept the old latency, so a GPU slowed 2x at a small load
+             * (its latency half its time) ran its next, smaller share 25%
+             * over plan (issue 12's matrix, n1024-g8-j0-slow, seed 1). Too
+             * slow a latency errs safe: the device ends early, and its next
+             * bundles, fast surprises, correct the latency. */
+            double f = 0.5 * (t0 / (m->lat + m->inv * m->pw[0]) + t1 / (m->lat + m->inv * work));
+            m->lat *= f;
+            m->inv *= f;
+            m->inv_bw = ibw * f;
         } else {
             m->lat = sign < 0 ? 0.0 : fmin(m->lat, 0.5 * fmin(t0, t1));
             m->inv = 0.5 * ((t0 - m->lat) / m->pw[0] + (t1 - m->lat) / work);
