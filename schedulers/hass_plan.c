@@ -68,9 +68,10 @@ static void split_model(const struct hass *h, int d, double w, double *lat, doub
 }
 
 /* One latency for every decision that adds a bundle (pieces, hedges, steals,
- * the reserve, a CPU leaving its tail): the split's. A GPU's own fit can put it near 0 (a
- * restart on two fast bundles of one size), which made its hedge and pieces
- * look free: 279 us for a 90 us round (n1024-fs-j0.05-clean, seed 15). */
+ * the reserve, a CPU leaving its tail): the split's. A GPU's own fit can put
+ * it near 0 (a restart on two fast bundles of one size), which made its hedge
+ * and pieces look free: 279 us for a 90 us round (n1024-fs-j0.05-clean, seed
+ * 15). */
 double hf__hass_latency(const struct hass *h, int d)
 {
     double lat, inv;
@@ -496,8 +497,9 @@ static size_t nearest_known_count(const struct hass *h, int d, size_t at, size_t
  * a plan by rates (the estimates move as each device's region teaches them),
  * and a count a GPU never ran is a new size to it: a real GPU's kernel choice,
  * 3 ms in the stress matrix's `gpu` cells, which a plan by rates cannot price
- * (hass.c, DESIGN, Adapt). The GPUs of tail-g2-j0-gpu (seed 4) ran new sizes
- * in 7 of 9 rounds, 86-92 ms against static's 83.1. So a GPU takes a count
+ * (hass.c, DESIGN, Adapt). The two GPUs of tail-g2-j0-gpu (seed 4) ran new
+ * sizes in 11 of their 16 rounds from round 2, 86-92 ms against static's
+ * 83.1. So a GPU takes a count
  * it has run where that ends its run at most `stable_tol` of its share past
  * where the cut ends it, each GPU measured from the cut's own end (the drift
  * stays one GPU's slack), never short of it: the layout's last device, a
@@ -564,8 +566,9 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
     if (h->by_rates) {
         hf__cost_cut(h->r, base, h->dev, h->ndev, counts); /* rates are per learned work */
         keep_known_sizes(h, base, counts);
-    } else
+    } else {
         hf__cost_cut_models(h->r, base, h->dev, h->ndev, counts, coef);
+    }
     hf__layout(h->buf, counts, h->dev, h->ndev, base);
     h->split = 1;
     h->pool_next = h->r->nchunks;
