@@ -218,6 +218,13 @@ int hf__hass_warm_models(struct hass *h);
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
 
+/* hass_steal.c: what a device with an empty buffer takes (hass_steal.c,
+ * DESIGN). Each returns 1 with a span in out, else 0. */
+int hf__hass_steal(struct hass *h, int d, struct hf_span *out);
+/* Whether CPU c should leave the rest of its buffer to the GPUs. */
+int hf__hass_cpu_should_leave(const struct hass *h, int c);
+int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out);
+
 /* hass_link.c: shared links in the split. */
 int hf__hass_links_init(struct hass *h);
 void hf__hass_links_refresh(struct hass *h);

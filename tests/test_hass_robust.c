@@ -188,13 +188,13 @@ static void test_slowdown_reopens_the_split_of_gpus_alone(void **unused)
 
 /* A GPU slowed 2x from round 4 on. Its share (~0.1 s against a 20 us
  * latency) runs as 4 pieces, and the first slow piece opens the rest of its
- * buffer to the other GPU (hass_finished, released_piece): round 4 took 1.48x
- * the settled round, where one bundle had held it at 2x (211.6 ms). Its model
- * believes the change only after a second slow bundle, and round 5 must not
- * pay again: HASS lays half the surprised GPU's share at the CPU's tail,
- * where the other GPU steals it (hedge_surprises). Before, round 5 took
- * 211.6 ms as round 4 did (greedy, one chunk at a time, 147 ms); now about
- * the 141 ms of the split that matches. */
+ * buffer to the other GPU (hass_finished, hf__hass_released_piece): round 4
+ * took 1.48x the settled round, where one bundle had held it at 2x (211.6
+ * ms). Its model believes the change only after a second slow bundle, and
+ * round 5 must not pay again: HASS lays half the surprised GPU's share at the
+ * CPU's tail, where the other GPU steals it (hedge_surprises). Before, round
+ * 5 took 211.6 ms as round 4 did (greedy, one chunk at a time, 147 ms); now
+ * about the 141 ms of the split that matches. */
 static void test_slowdown_costs_one_round(void **unused)
 {
     (void)unused;
