@@ -507,35 +507,25 @@ static size_t nearest_known_count(const struct hass *h, int d, size_t at, size_t
  * would pay a GPU's 1% as 35% of its time. */
 static void keep_known_sizes(struct hass *h, size_t base, size_t *counts)
 {
-    const struct hf_chunk *c = h->r->chunks;
-    size_t end = h->r->nchunks, at = base, cut_at = base;
-    double acc = 0.0, target = 0.0;
-    int last = -1;
-    for (int pass = 1; pass >= 0; pass--)
-        for (int d = 0; d < h->ndev; d++)
-            if ((h->dev[d].is_gpu != 0) == (pass == 1) && counts[d] > 0)
-                last = d;
-    for (int pass = 1; pass >= 0; pass--)
-        for (int d = 0; d < h->ndev; d++) {
-            if ((h->dev[d].is_gpu != 0) != (pass == 1) || counts[d] == 0)
-                continue;
-            if (d == last) {
-                counts[d] = end - at;
-                return;
-            }
-            double share = 0.0;
-            for (size_t i = cut_at; i < cut_at + counts[d] && i < end; i++)
-                share += c[i].work;
-            cut_at += counts[d];
-            target += share;
-            if (h->dev[d].is_gpu)
-                counts[d] = nearest_known_count(h, d, at, counts[d], acc, target, share);
-            if (counts[d] > end - at)
-                counts[d] = end - at;
-            for (size_t i = at; i < at + counts[d]; i++)
-                acc += c[i].work;
-            at += counts[d];
-        }
+    int order[h->ndev], n = hf__layout_order(h->dev, h->ndev, counts, order);
+    struct hf__buf cut[h->ndev];
+    hf__layout(cut, counts, h->dev, h->ndev, base);
+    size_t end = h->r->nchunks, at = base;
+    double acc = 0.0, target = 0.0; /* the work before `at`; before the cut's end */
+    for (int i = 0; i + 1 < n; i++) {
+        int d = order[i];
+        double share = hf__buf_work(h->r, &cut[d]);
+        target += share;
+        if (h->dev[d].is_gpu)
+            counts[d] = nearest_known_count(h, d, at, counts[d], acc, target, share);
+        if (counts[d] > end - at)
+            counts[d] = end - at;
+        for (size_t k = at; k < at + counts[d]; k++)
+            acc += h->r->chunks[k].work; /* chunk by chunk, as nearest_known_count adds */
+        at += counts[d];
+    }
+    if (n > 0)
+        counts[order[n - 1]] = end - at;
 }
 
 /* The buffers themselves; the reserve fraction is the plan's (fixed when the

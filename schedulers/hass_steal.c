@@ -31,24 +31,6 @@
 
 #include "hass.h"
 
-/* The work of a buffer's chunks. */
-static double buf_work(const struct hf_round *r, const struct hf__buf *b)
-{
-    double w = 0.0;
-    for (size_t i = b->lo; i < b->hi; i++)
-        w += r->chunks[i].work;
-    return w;
-}
-
-/* The bytes of a buffer's chunks. */
-static double buf_bytes(const struct hf_round *r, const struct hf__buf *b)
-{
-    double y = 0.0;
-    for (size_t i = b->lo; i < b->hi; i++)
-        y += r->chunks[i].bytes;
-    return y;
-}
-
 /* The largest power of two not above k (1 for k <= 1): the size of a steal. */
 static size_t pow2_floor(size_t k)
 {
@@ -76,7 +58,7 @@ static int steal_victim(const struct hass *h, int thief)
         if (c == thief || (h->dev[c].is_gpu && !(h->released[c] > 0.0)) ||
             h->buf[c].hi <= h->buf[c].lo)
             continue;
-        double left = buf_work(h->r, &h->buf[c]), cr = victim_rate(h, c);
+        double left = hf__buf_work(h->r, &h->buf[c]), cr = victim_rate(h, c);
         double t = cr > 0.0 ? left / cr : INFINITY;
         if (best < 0 || t > best_t) {
             best = c;
@@ -116,16 +98,15 @@ static double cpu_chunk_s(const struct hass *h, int c, double work)
     return work / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
 }
 
-/* The rate at which released GPU c's buffer is drained: its own, and the
- * other GPUs', which steal from it as they run out (on its bytes per work). */
-static double drain_rate(const struct hass *h, int c)
+/* What the alive GPUs other than c run a buffer's tail at, together (each
+ * on the tail's bytes per work, rho): the thieves of c's buffer. */
+static double thieves_rate(const struct hass *h, int c, double rho)
 {
-    double left = buf_work(h->r, &h->buf[c]), rate = victim_rate(h, c);
-    double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0;
+    double sum = 0.0;
     for (int k = 0; k < h->ndev; k++)
         if (h->dev[k].is_gpu && h->r->alive[k] && k != c)
-            rate += gpu_rate_on(h, k, rho);
-    return rate;
+            sum += gpu_rate_on(h, k, rho);
+    return sum;
 }
 
 /* An idle device with an empty buffer steals from the tail of a CPU buffer
@@ -138,7 +119,8 @@ int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
         return 0;
     const struct hf_chunk *ch = h->r->chunks;
     size_t lo = h->buf[c].lo, hi = h->buf[c].hi;
-    double left = buf_work(h->r, &h->buf[c]);
+    double left = hf__buf_work(h->r, &h->buf[c]), cr = victim_rate(h, c);
+    double rho = left > 0.0 ? hf__buf_bytes(h->r, &h->buf[c]) / left : 0.0; /* bytes per work */
     if (!h->dev[d].is_gpu) {
         /* A CPU takes one chunk from a released GPU's tail only where its
          * chunk, at its pessimistic time, ends before the GPUs would drain
@@ -148,17 +130,15 @@ int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
          * n4096-g8-j0.05-clean, seed 16); priced against the owner's drain
          * alone, one took a 24 ms chunk of a GPU slowed 2x at 24 ms and held
          * the round to 51.5 ms (n16384-g8-j0.02-slow, seed 1). */
-        if (h->dev[c].is_gpu &&
-            (!(h->rate[d] > 0.0) ||
-             cpu_chunk_s(h, d, ch[hi - 1].work) >= victim_busy(h, c) + left / drain_rate(h, c)))
-            return 0;
+        if (h->dev[c].is_gpu) {
+            double drain = cr + thieves_rate(h, c, rho);
+            if (!(h->rate[d] > 0.0) ||
+                cpu_chunk_s(h, d, ch[hi - 1].work) >= victim_busy(h, c) + left / drain)
+                return 0;
+        }
         return hf__take_tail(h->buf, c, 1, out);
     }
-    double rho = left > 0.0 ? buf_bytes(h->r, &h->buf[c]) / left : 0.0; /* bytes per work */
-    double g = gpu_rate_on(h, d, rho), cr = victim_rate(h, c), gsum = 0.0;
-    for (int k = 0; k < h->ndev; k++)
-        if (h->dev[k].is_gpu && h->r->alive[k] && k != c)
-            gsum += gpu_rate_on(h, k, rho);
+    double g = gpu_rate_on(h, d, rho), gsum = thieves_rate(h, c, rho);
     if (!(g > 0.0) || !(cr > 0.0) || !(gsum > 0.0))
         return hf__take_tail(h->buf, c, 1, out);
     /* In work, not chunks (chunks need not cost the same): the CPU ends its
@@ -241,8 +221,8 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
         Gw += 1.0 / inv;
         Gb += h->inv_bw[g] > 0.0 ? 1.0 / h->inv_bw[g] : INFINITY;
         L = fmin(L, hf__hass_latency(h, g));
-        Wg += h->committed[g] + buf_work(r, &h->buf[g]);
-        Yg += buf_bytes(r, &h->buf[g]);
+        Wg += h->committed[g] + hf__buf_work(r, &h->buf[g]);
+        Yg += hf__buf_bytes(r, &h->buf[g]);
         waiting = 1; /* an idle GPU is asked again as soon as anything finishes */
     }
     if (!waiting || !(Gw > 0.0))
@@ -250,7 +230,8 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
     /* The GPUs' time for work x moving bytes y, shared among them. */
 #define GPU_S(x, y) ((x) / Gw + (isfinite(Gb) ? (y) / Gb : 0.0))
     const struct hf_chunk *next = &r->chunks[h->buf[c].lo];
-    double Rc = buf_work(r, &h->buf[c]), Yc = buf_bytes(r, &h->buf[c]), Wc = h->committed[c];
+    double Rc = hf__buf_work(r, &h->buf[c]), Yc = hf__buf_bytes(r, &h->buf[c]),
+           Wc = h->committed[c];
     /* The chunk it would start (its own work: chunks need not cost the same),
      * at its pessimistic time. */
     double wn = next->work;
@@ -278,12 +259,12 @@ int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out)
     const struct hf_round *r = h->r;
     struct hf__buf *b = &h->buf[d];
     size_t k = b->hi - b->lo < h->piece[d] ? b->hi - b->lo : h->piece[d];
-    double G = 0.0, W = 0.0, rest = buf_work(r, b), mine = 0.0;
+    double G = 0.0, W = 0.0, rest = hf__buf_work(r, b), mine = 0.0;
     for (int g = 0; g < h->ndev; g++) {
         if (g == d || !h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
             continue;
         G += h->rate[g];
-        W += h->committed[g] + buf_work(r, &h->buf[g]);
+        W += h->committed[g] + hf__buf_work(r, &h->buf[g]);
     }
     for (size_t i = b->lo; i < b->lo + k; i++)
         mine += r->chunks[i].work;

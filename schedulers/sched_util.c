@@ -84,6 +84,32 @@ void hf__layout(struct hf__buf *buf, const size_t *counts, const struct hf_devic
         }
 }
 
+int hf__layout_order(const struct hf_device_info *dev, int ndev, const size_t *counts, int *order)
+{
+    int n = 0;
+    for (int pass = 1; pass >= 0; pass--)
+        for (int d = 0; d < ndev; d++)
+            if ((dev[d].is_gpu != 0) == (pass == 1) && counts[d] > 0)
+                order[n++] = d;
+    return n;
+}
+
+double hf__buf_work(const struct hf_round *r, const struct hf__buf *b)
+{
+    double w = 0.0;
+    for (size_t i = b->lo; i < b->hi; i++)
+        w += r->chunks[i].work;
+    return w;
+}
+
+double hf__buf_bytes(const struct hf_round *r, const struct hf__buf *b)
+{
+    double y = 0.0;
+    for (size_t i = b->lo; i < b->hi; i++)
+        y += r->chunks[i].bytes;
+    return y;
+}
+
 int hf__take_front(struct hf__buf *buf, int d, size_t count, struct hf_span *out)
 {
     struct hf__buf *b = &buf[d];
@@ -146,20 +172,17 @@ void hf__cost_cut(const struct hf_round *r, size_t base, const struct hf_device_
     if (end <= base || !(hi > 1.01 * lo))
         return;
     double mean = total / (double)(end - base);
-    int last = -1;
-    for (int pass = 1; pass >= 0; pass--)
-        for (int d = 0; d < ndev; d++) {
-            if ((dev[d].is_gpu != 0) != (pass == 1) || counts[d] == 0)
-                continue;
-            target += mean * (double)counts[d];
-            size_t start = at;
-            while (at < end && acc + 0.5 * c[at].work <= target)
-                acc += c[at++].work;
-            counts[d] = at - start;
-            last = d;
-        }
-    if (last >= 0)
-        counts[last] += end - at;
+    int order[ndev > 0 ? ndev : 1], n = hf__layout_order(dev, ndev, counts, order);
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        target += mean * (double)counts[d];
+        size_t start = at;
+        while (at < end && acc + 0.5 * c[at].work <= target)
+            acc += c[at++].work;
+        counts[d] = at - start;
+    }
+    if (n > 0)
+        counts[order[n - 1]] += end - at;
 }
 
 /* Walks the layout giving each device the chunks that fit scale x its
@@ -172,41 +195,35 @@ static double walk(const struct hf_round *r, size_t base, const struct hf_device
 {
     const struct hf_chunk *c = r->chunks;
     size_t at = base, end = r->nchunks;
-    int last = -1;
     for (int d = 0; d < ndev; d++)
         out[d] = counts[d];
-    for (int pass = 1; pass >= 0; pass--)
-        for (int d = 0; d < ndev; d++)
-            if ((dev[d].is_gpu != 0) == (pass == 1) && counts[d] > 0)
-                last = d;
+    int order[ndev > 0 ? ndev : 1], n = hf__layout_order(dev, ndev, counts, order);
     double left = 0.0, carry = 0.0; /* what the device before fell short, in its mean chunks */
-    for (int pass = 1; pass >= 0; pass--)
-        for (int d = 0; d < ndev; d++) {
-            if ((dev[d].is_gpu != 0) != (pass == 1) || counts[d] == 0)
-                continue;
-            const double *k = coef + 3 * d;
-            size_t start = at;
-            double acc = 0.0, unit = plan[d] / (double)counts[d]; /* its mean chunk's cost */
-            if (d == last) {
-                for (; at < end; at++)
-                    acc += k[0] + c[at].work * k[1] + c[at].bytes * k[2];
-                left = acc / plan[d];
-            } else {
-                /* Its own share plus what the one before left (or less what it
-                 * took beyond its share), so that rounding at one boundary does
-                 * not push every later run along the load. */
-                double target = scale * plan[d] + carry * unit;
-                while (at < end) {
-                    double ci = k[0] + c[at].work * k[1] + c[at].bytes * k[2];
-                    if (acc + 0.5 * ci > target)
-                        break;
-                    acc += ci;
-                    at++;
-                }
-                carry = (target - acc) / unit;
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        const double *k = coef + 3 * d;
+        size_t start = at;
+        double acc = 0.0, unit = plan[d] / (double)counts[d]; /* its mean chunk's cost */
+        if (i == n - 1) {
+            for (; at < end; at++)
+                acc += k[0] + c[at].work * k[1] + c[at].bytes * k[2];
+            left = acc / plan[d];
+        } else {
+            /* Its own share plus what the one before left (or less what it
+             * took beyond its share), so that rounding at one boundary does
+             * not push every later run along the load. */
+            double target = scale * plan[d] + carry * unit;
+            while (at < end) {
+                double ci = k[0] + c[at].work * k[1] + c[at].bytes * k[2];
+                if (acc + 0.5 * ci > target)
+                    break;
+                acc += ci;
+                at++;
             }
-            out[d] = at - start;
+            carry = (target - acc) / unit;
         }
+        out[d] = at - start;
+    }
     return left;
 }
 

@@ -29,6 +29,15 @@ int hf__split_counts(size_t n, const double *rate, const int *alive, int ndev, s
 void hf__layout(struct hf__buf *buf, const size_t *counts, const struct hf_device_info *dev,
                 int ndev, size_t base);
 
+/* The devices that have chunks in `counts`, in the order hf__layout lays
+ * their buffers out, into order[]; returns how many (the last of them gets
+ * whatever a cut leaves at the load's end). */
+int hf__layout_order(const struct hf_device_info *dev, int ndev, const size_t *counts, int *order);
+
+/* The work, and the bytes, of a buffer's chunks in round r. */
+double hf__buf_work(const struct hf_round *r, const struct hf__buf *b);
+double hf__buf_bytes(const struct hf_round *r, const struct hf__buf *b);
+
 /* Hands device d `count` chunks (at least 1, at most what is left) from the
  * front of its own buffer. Returns 1, or 0 when it is empty. */
 int hf__take_front(struct hf__buf *buf, int d, size_t count, struct hf_span *out);

@@ -41,6 +41,12 @@
     "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, h200\n" CPU "jitter = " j    \
     "\n[sim.h200]\n" GPU "jitter = " j "\n"
 #define G8_J005 G8(1024, "0.05")
+/* ... as the matrix writes them: seven [sim.h200] GPUs and a [sim.last] one,
+ * the CPU's extra keys c, every GPU's g, the last one's last. */
+#define G8_LAST(n, c, g, last)                                                                     \
+    MATMUL(n)                                                                                      \
+    "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, last\n" CPU c                \
+    "[sim.h200]\n" GPU g "[sim.last]\n" GPU g last
 /* The stress matrix's n1024-fs cells: CPU + 2 H200s + 2 L40-class GPUs, the
  * CPU's extra keys c, every GPU's g, and static's true ratios. */
 #define FS_1024(c, g)                                                                              \
@@ -222,9 +228,7 @@ static void test_slowdown_costs_one_round(void **unused)
 static void test_slowed_gpu_scales_its_model(void **unused)
 {
     (void)unused;
-    static const char ini[] =
-        MATMUL(1024) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, last\n" CPU
-                     "[sim.h200]\n" GPU "[sim.last]\n" GPU "slowdown = 2@4\n";
+    static const char ini[] = G8_LAST(1024, "", "", "slowdown = 2@4\n");
     struct hf_run *run = run_sim_seed("hass", ini, 10, 4, 1);
     show(run);
     for (int r = 6; r < run->nrounds; r++)
@@ -665,9 +669,7 @@ static void test_cpu_leaves_a_shared_tail_to_gpus(void **unused)
 {
     (void)unused;
     static const char ini[] =
-        MATMUL(16384) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, last\n" CPU
-                      "jitter = 0.02\n[sim.h200]\n" GPU "jitter = 0.02\n[sim.last]\n" GPU
-                      "jitter = 0.02\nslowdown = 2@4\n";
+        G8_LAST(16384, "jitter = 0.02\n", "jitter = 0.02\n", "slowdown = 2@4\n");
     struct hf_run *run = run_sim_seed("hass", ini, 10, 64, 1);
     show(run);
     assert_rounds_end_with_gpus(run);
@@ -707,11 +709,9 @@ static void test_broken_fit_takes_its_peers(void **unused)
 static void test_repeats_make_a_gpu_a_peer(void **unused)
 {
     (void)unused;
-#define TROUBLE "jitter = 0.05\nwarmup_ms = 40\nnew_size_ms = 3\nstall_prob = 0.01\nstall_ms = 5\n"
-    static const char ini[] =
-        MATMUL(4096) "[devices]\nsim = host, h200, h200, h200, h200, h200, h200, h200, last\n" CPU
-                     "jitter = 0.05\n[sim.h200]\n" GPU TROUBLE "[sim.last]\n" GPU TROUBLE;
-#undef TROUBLE
+    static const char ini[] = G8_LAST(
+        4096, "jitter = 0.05\n",
+        "jitter = 0.05\nwarmup_ms = 40\nnew_size_ms = 3\nstall_prob = 0.01\nstall_ms = 5\n", "");
     struct hf_run *hass = run_sim_seed("hass", ini, 10, 16, 13);
     show(hass);
     for (int r = 1; r < hass->nrounds; r++) {
