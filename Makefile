@@ -3,7 +3,7 @@
 #   make            the library build/libhetfarm.a and the CLI build/hetfarm
 #   make run        CPU for real + a simulated CPU + 2-GPU node; prints the comparison table
 #   make test       unit/integration tests, then again under ASan+UBSan, then pool+engine under TSan
-#   make bench      benchmarks under bench/ (writes bench/results/*.json)
+#   make bench      benchmarks under bench/ (writes bench/results/<machine>/*.json)
 #   make fuzz       every libFuzzer harness tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 60)
 #   make new-app NAME=foo   a working app template under apps/foo/
 #

@@ -11,15 +11,17 @@
 # Steady-state cost per chunk: hetfarm = sum of the makespans of rounds 1..R-1 / chunks run in
 # them (round 0 is HASS's profiling round and the cold start: it is reported apart, as is the
 # figure over all rounds); StarPU = mean of its timed batches / T. The median over the REPS
-# repetitions goes to bench/results/dispatch.json with the machine it ran on.
+# repetitions goes to bench/results/<machine>/dispatch.json with the machine it ran on.
 #
 # Environment knobs: TASKS (200000), WORKERS (CPU workers on both sides; default: the cores
 # this process may use), REPS (5), ROUNDS (6), SCHEDULERS ("greedy hass"), HF_SET (extra
 # section.key=value settings for hetfarm's config, e.g. "devices.cpu_teams=2"), HF_BUILD
 # (hetfarm's build dir, default build), HF_NO_BUILD (1: use $HF_BUILD/hetfarm without running
-# make), OUT (bench/results/dispatch.json).
+# make), OUT (bench/results/<machine>/dispatch.json, bench/machine.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
+BENCH_KNOBS="TASKS WORKERS REPS ROUNDS SCHEDULERS HF_BUILD OUT HF_SET HF_NO_BUILD" bench_record bench/dispatch.sh "$@"
 
 TASKS=${TASKS:-200000}
 cores=$(nproc)
@@ -28,7 +30,7 @@ REPS=${REPS:-5}
 ROUNDS=${ROUNDS:-6}
 SCHEDULERS=${SCHEDULERS:-"greedy hass"}
 HF_BUILD=${HF_BUILD:-build}
-OUT=${OUT:-bench/results/dispatch.json}
+OUT=${OUT:-$(bench_out dispatch)}
 HETFARM=$HF_BUILD/hetfarm
 STARPU_NOOP=build/bench/starpu_noop
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-all.sh - every hetfarm benchmark, as `make bench` runs them: the dispatch overhead next to
 # StarPU (bench/dispatch.sh) and the scheduling efficiency in simulation (bench/sim_efficiency.sh).
-# Results: bench/results/dispatch.json and bench/results/sim_efficiency.json. Each script's
+# Results: bench/results/<machine>/dispatch.json and sim_efficiency.json (bench/machine.py names
+# the machine kind: dev-vm on the CPU-only VM, HF_MACHINE to choose). Each script's
 # environment knobs pass through (see bench/README.md). Both run even if the first fails; the
 # exit status is non-zero if either failed.
 set -uo pipefail

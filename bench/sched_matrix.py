@@ -1,4 +1,4 @@
-"""sched_matrix.py - summarises sched_matrix.sh's runs into bench/results/sched_matrix.json.
+"""sched_matrix.py - summarises sched_matrix.sh's runs into bench/results/<machine>/sched_matrix.json.
 
     python3 bench/sched_matrix.py --cells CELLS.tsv --dir DIR --out OUT
 
@@ -124,11 +124,7 @@ def main():
         "misses": [c["cell"] for c in misses],
         "cells": cells,
     }
-    tmp = a.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, a.out)
+    machine.write_json_atomic(a.out, doc)
     scheds = ["hass", "greedy", "minmin", "qilin", "static"]
     print(f"{'cell (mean makespan / the best)':32s} " + " ".join(f"{s:>7s}" for s in scheds)
           + "  rank")

@@ -4,7 +4,7 @@
 #
 # Each cell is one modelled node and load (configs written to a scratch directory), run with
 # `hetfarm compare` (hass, greedy, minmin, qilin, static; same loads, same seed) at every seed.
-# bench/sched_matrix.py then writes bench/results/sched_matrix.json: per cell and scheduler
+# bench/sched_matrix.py then writes bench/results/<machine>/sched_matrix.json: per cell and scheduler
 # the mean makespan and efficiency (bound_s / makespan_s) over rounds >= 2 and seeds, HASS's
 # rank by makespan, and the cells where HASS is neither best nor within 2% of the best.
 #
@@ -28,9 +28,11 @@
 #   keep the matrix short: one seed in two decided a cell).
 # Every cell ranks by mean makespan from round 2, not by efficiency: each run's bound_s comes
 # from the models that run fitted, so it differs between the schedulers of one cell.
-# HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/sched_matrix.json).
+# HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/<machine>/sched_matrix.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
+BENCH_KNOBS="SIZES MIXES NOISES TROUBLE SEEDS SHAPES SHAPE_MIXES SHAPE_NOISES SHAPE_TROUBLE SHAPE_SEEDS ROUNDS JOBS HF_BUILD OUT HF_NO_BUILD" bench_record bench/sched_matrix.sh "$@"
 
 SIZES=${SIZES-"1024 4096 16384 32768"}  # may be set empty: shape cells only
 MIXES=${MIXES:-"g1 g2 g4 g8 fs"}
@@ -45,7 +47,7 @@ SHAPE_SEEDS=${SHAPE_SEEDS:-$SEEDS}
 ROUNDS=${ROUNDS:-10}
 JOBS=${JOBS:-2}
 HF_BUILD=${HF_BUILD:-build}
-OUT=${OUT:-bench/results/sched_matrix.json}
+OUT=${OUT:-$(bench_out sched_matrix)}
 HETFARM=$HF_BUILD/hetfarm
 
 [ "${HF_NO_BUILD:-0}" = 1 ] || make --no-print-directory NVCC= BUILD="$HF_BUILD" "$HETFARM" >/dev/null

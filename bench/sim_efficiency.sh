@@ -9,7 +9,7 @@
 # the configs' own [qilin] train_fraction is in the compare run), the shape of the thesis's
 # Fig. 3.9; and HASS alone at other seeds (SEEDS), so that a PASS does not hang on one draw
 # of the 2% jitter. Configs: configs/sim-<load>.ini. bench/sim_report.py writes
-# bench/results/sim_efficiency.json: per load, scheduler and round the makespan, ideal,
+# bench/results/<machine>/sim_efficiency.json: per load, scheduler and round the makespan, ideal,
 # efficiency and shares, the round where shares stop moving, and PASS/FAIL on HASS's targets
 # (efficiency >= 0.95 from round 2, shares stable by round 3). Every run uses a fresh, empty
 # profile directory (--profiles), so no earlier run warm-starts HASS or Qilin.
@@ -17,16 +17,18 @@
 # Environment knobs: LOADS ("matmul search"), QILIN_FRACTIONS ("0.05 0.2 0.29"), QILIN_KEY
 # (the [qilin] key of the training fraction, default train_fraction), SEEDS ("2 3 4 5 6"),
 # HF_BUILD (default build), HF_NO_BUILD (1: do not run make), OUT
-# (bench/results/sim_efficiency.json).
+# (bench/results/<machine>/sim_efficiency.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
+BENCH_KNOBS="LOADS QILIN_FRACTIONS QILIN_KEY SEEDS HF_BUILD OUT HF_NO_BUILD" bench_record bench/sim_efficiency.sh "$@"
 
 LOADS=${LOADS:-"matmul search"}
 QILIN_FRACTIONS=${QILIN_FRACTIONS:-"0.05 0.2 0.29"}
 QILIN_KEY=${QILIN_KEY:-train_fraction}
 SEEDS=${SEEDS:-"2 3 4 5 6"}
 HF_BUILD=${HF_BUILD:-build}
-OUT=${OUT:-bench/results/sim_efficiency.json}
+OUT=${OUT:-$(bench_out sim_efficiency)}
 HETFARM=$HF_BUILD/hetfarm
 
 [ "${HF_NO_BUILD:-0}" = 1 ] || make --no-print-directory BUILD="$HF_BUILD" "$HETFARM" >/dev/null

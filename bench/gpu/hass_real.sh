@@ -12,17 +12,23 @@
 # Builds nothing: build here with `make` (nvcc present), carry build/ (and .gpulibs/ when the
 # GPU machine lacks the host libraries), then from the repository root:
 #
-#   OUT=/some/dir bench/gpu/hass_real.sh
+#   bench/gpu/hass_real.sh
 #
-# Results in $OUT: default-ini.json, matmul-n16384-g<G>.json (each with its .ini and
-# a Chrome trace), hass-real.log (the tables). Profiles go to $OUT/profiles, fresh the first
-# time (standalone rates measured once, then reused by every later run of this script).
-# Environment: BUILD (build), ROUNDS (10), PASSES (2), GPUS ("1 2"), N (16384).
+# Full results in the scratch folder $OUT: default-ini.json, matmul-n16384-g<G>.json (each
+# with its .ini and a Chrome trace), hass-real.log (the tables). Profiles go to $OUT/profiles,
+# fresh the first time (standalone rates measured once, then reused by every later run of
+# this script). bench/condense.py keeps the figures, configs and log in $RESULT.
+# Environment: BUILD (build), OUT (${TMPDIR:-/tmp}/hetfarm-hass-real), RESULT
+# (bench/results/<machine>/hass_real.json, bench/machine.py), ROUNDS (10), PASSES (2),
+# GPUS ("1 2"), N (16384).
 # Expected runtime on the 2x H200 node: about 3 minutes (the n = 16384 inputs dominate).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT RESULT ROUNDS PASSES GPUS N" bench_record bench/gpu/hass_real.sh "$@"
 BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results/gpu/hass-real}
+OUT=${OUT:-${TMPDIR:-/tmp}/hetfarm-hass-real}
+RESULT=${RESULT:-$(bench_out hass_real)}
 ROUNDS=${ROUNDS:-10}
 PASSES=${PASSES:-2}
 GPUS=${GPUS:-1 2}
@@ -104,4 +110,5 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         print(f"  {name:10s} eff(r>=2) {eff:.3f}  makespan(r>=2) {ms * 1e3:9.3f} ms"
               f"  outliers {out}")
 PY
+python3 bench/condense.py --bench hass_real --out "$RESULT" --log "$log" "$OUT"/*.json || status=1
 exit $status

@@ -6,15 +6,20 @@
 # its threads), so every device runs at the same rate per unit of cost: the test is
 # whether a scheduler finds the even split by cost when the units' costs are unknown.
 #
-#   OUT=/some/dir bench/gpu/irregular.sh
+#   bench/gpu/irregular.sh
 #
-# Results in $OUT: noop-<shape>-g<G>.json (+ .ini), irregular.log (tables and the mean
-# efficiency from round 2). Environment: BUILD (build), ROUNDS (10), SHAPES ("hump tail"),
+# Full results in the scratch folder $OUT: noop-<shape>-g<G>.json (+ .ini), irregular.log
+# (tables and the mean efficiency from round 2); bench/condense.py keeps the figures, configs
+# and log in $RESULT. Environment: BUILD (build), OUT (${TMPDIR:-/tmp}/hetfarm-irregular),
+# RESULT (bench/results/<machine>/irregular.json), ROUNDS (10), SHAPES ("hump tail"),
 # GPUS ("1 2"), SPIN_NS (100000: a load is about 0.1 s of spinning in all).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT RESULT ROUNDS SHAPES GPUS SPIN_NS" bench_record bench/gpu/irregular.sh "$@"
 BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results/gpu/irregular}
+OUT=${OUT:-${TMPDIR:-/tmp}/hetfarm-irregular}
+RESULT=${RESULT:-$(bench_out irregular)}
 ROUNDS=${ROUNDS:-10}
 SHAPES=${SHAPES:-hump tail}
 GPUS=${GPUS:-1 2}
@@ -62,4 +67,6 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "noop-*.json"))):
         eff = sum(x["efficiency"] for x in rs) / max(1, len(rs))
         print("  %-8s mean efficiency from round 2 %.3f" % (r["scheduler"], eff))
 PY
+python3 bench/condense.py --bench irregular --out "$RESULT" --log "$log" "$OUT"/noop-*.json ||
+    status=1
 exit $status

@@ -4,14 +4,19 @@
 # For matmul float32 at each size in SIZES and each GPU count in GPUS, runs
 # `hetfarm compare` (hass, greedy, minmin, qilin, static; 10 rounds) on CPU + the
 # GPUs, plus one GPU working alone (what the framework costs against raw cuBLAS).
-# Builds nothing: build here, carry build/ (and .gpulibs/). Results land in $OUT:
-# matmul-n<N>-g<G>.json per configuration and matmul-alone-n<N>.json.
+# Builds nothing: build here, carry build/ (and .gpulibs/). Full results land in the
+# scratch folder $OUT (${TMPDIR:-/tmp}/hetfarm-gpu; bench/gpu/run.sh writes the machine and
+# probe there first): matmul-n<N>-g<G>.json per configuration and matmul-alone-n<N>.json;
+# bench/gpu/summarize.py then writes $RESULT (bench/results/<machine>/gpu_matmul.json).
 #
-#   OUT=/tmp/o SIZES="16384 32768" GPUS="1 2" bench/gpu/matmul.sh
+#   bench/gpu/run.sh && SIZES="16384 32768" GPUS="1 2" bench/gpu/matmul.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT RESULT SIZES GPUS ROUNDS SCHEDULERS PROFILES ALONE" bench_record bench/gpu/matmul.sh "$@"
 BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results}
+OUT=${OUT:-${TMPDIR:-/tmp}/hetfarm-gpu}
+RESULT=${RESULT:-$(bench_out gpu_matmul)}
 SIZES=${SIZES:-16384 32768}
 GPUS=${GPUS:-1 2}
 ROUNDS=${ROUNDS:-10}
@@ -67,4 +72,10 @@ for n in $SIZES; do
             --profiles "$PROFILES" --trace "$OUT/matmul-n$n-g$g.trace.json" || status=1
     done
 done
+if [ -f "$OUT/gpu-machine.json" ] && [ -f "$OUT/gpu-probe.json" ]; then
+    python3 bench/gpu/summarize.py "$OUT" "$RESULT" || status=1
+else
+    echo "matmul.sh: no $OUT/gpu-machine.json or gpu-probe.json (run bench/gpu/run.sh first): $RESULT not written"
+    status=1
+fi
 exit $status

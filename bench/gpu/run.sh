@@ -4,7 +4,8 @@
 # with `make` (nvcc present), carry build/ (and .gpulibs/ when the GPU machine
 # lacks the host libraries), then run from the repository root:
 #
-#   OUT=/some/dir bench/gpu/run.sh          # results land in $OUT (default bench/results)
+#   bench/gpu/run.sh       # raw files in $OUT (${TMPDIR:-/tmp}/hetfarm-gpu), the probe with
+#                          # the machine in bench/results/<machine>/gpu_probe.json ($RESULT)
 #
 # Environment: BUILD (default build), PROBE_ARGS (extra gpu-probe arguments,
 # e.g. "--gpus 0 --sizes 16384"), SKIP_TESTS=1. Exit status: non-zero when the
@@ -12,8 +13,11 @@
 # Takes about 30 s per GPU for the probe plus ~20 s of tests.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT RESULT SKIP_TESTS PROBE_ARGS" bench_record bench/gpu/run.sh "$@"
 BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results}
+OUT=${OUT:-${TMPDIR:-/tmp}/hetfarm-gpu}
+RESULT=${RESULT:-$(bench_out gpu_probe)}
 mkdir -p "$OUT"
 if [ -d .gpulibs ]; then
     export LD_LIBRARY_PATH="$PWD/.gpulibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -46,6 +50,17 @@ if [ -x "$BUILD/bench/gpu-probe" ]; then
     # shellcheck disable=SC2086
     timeout 240 "$BUILD/bench/gpu-probe" "$OUT/gpu-probe.json" ${PROBE_ARGS:-} || status=1
     [ -f "$OUT/gpu-probe.json" ] && cat "$OUT/gpu-probe.json"
+    python3 - "$OUT" "$RESULT" <<'PY' || status=1
+import json, os, sys
+sys.path.insert(0, "bench")
+import machine
+d = sys.argv[1]
+with open(os.path.join(d, "gpu-machine.json")) as f:
+    host = json.load(f)
+with open(os.path.join(d, "gpu-probe.json")) as f:
+    probe = json.load(f)
+machine.write_json_atomic(sys.argv[2], {"bench": "gpu_probe", "machine": host, "probe": probe})
+PY
 else
     echo "missing $BUILD/bench/gpu-probe: build with nvcc present (make)"; status=1
 fi

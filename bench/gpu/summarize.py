@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """bench/gpu/summarize.py - issue 3's numbers from the GPU runs' results files.
 
-Reads bench/results/gpu/{gpu-machine,gpu-probe,matmul-*}.json (written by
-bench/gpu/run.sh and bench/gpu/matmul.sh on the GPU machine) and writes
-bench/results/gpu_matmul.json: per configuration the devices' standalone rates,
+Reads DIR/{gpu-machine,gpu-probe,matmul-*}.json (written by bench/gpu/run.sh and
+bench/gpu/matmul.sh on the GPU machine into their scratch folder) and writes
+OUT (default bench/results/<machine>/gpu_matmul.json, bench/machine.py): per configuration the devices' standalone rates,
 the ideal makespan, every scheduler's makespan and efficiency per round, HASS's
 shares per round, and the targets with PASS/FAIL. Standard library only.
 """
@@ -12,8 +12,13 @@ import json
 import os
 import sys
 
-DIR = sys.argv[1] if len(sys.argv) > 1 else "bench/results/gpu"
-OUT = sys.argv[2] if len(sys.argv) > 2 else "bench/results/gpu_matmul.json"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import machine  # noqa: E402
+
+if len(sys.argv) < 2:
+    sys.exit("usage: summarize.py DIR [OUT]")
+DIR = sys.argv[1]
+OUT = sys.argv[2] if len(sys.argv) > 2 else machine.result_path("gpu_matmul")
 
 
 def load(name):
@@ -92,10 +97,7 @@ for n in (16384, 32768):
         s = g1["schedulers"]["hass"]["final_makespan_s"] / g2["schedulers"]["hass"]["final_makespan_s"]
         out[f"hass_speedup_2gpu_vs_1gpu_n{n}"] = round(s, 3)
 
-tmp = OUT + ".tmp"
-with open(tmp, "w") as f:
-    json.dump(out, f, indent=1)
-os.replace(tmp, OUT)
+machine.write_json_atomic(OUT, out)
 print(json.dumps({k: v for k, v in out.items() if k not in ("configs", "probe_gpu0")}, indent=1))
 for k, v in c.items():
     print(k, {s: (r["final_makespan_s"], r["min_efficiency_from_round_2"],

@@ -7,12 +7,15 @@
 #
 #   OUT=/tmp/fuse bench/graph/fused_levels.sh
 #
-# Writes $OUT/fused_levels.json: per graph and mode, each trial's summed round
+# Writes $RESULT (bench/results/<machine>/graph_fused_levels.json): per graph and mode, each trial's summed round
 # makespans, the same plus the host's work between rounds (next_load, partition,
 # adapt; not verify), the host's merge seconds (inside the makespans), GTEPS, rounds and fused levels (from the run's results JSON).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="OUT RESULT CACHE BUILD TRIALS GRAPHS MODES DEVICES" bench_record bench/graph/fused_levels.sh "$@"
 OUT=${OUT:-/tmp/fused-levels}
+RESULT=${RESULT:-$(bench_out graph_fused_levels)}
 CACHE=${CACHE:-/tmp/hfg-cache}
 BUILD=${BUILD:-build}
 TRIALS=${TRIALS:-3}
@@ -50,8 +53,10 @@ for t in $(seq 1 "$TRIALS"); do
         done
     done
 done
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$RESULT" <<'PY'
 import glob, json, os, re, sys
+sys.path.insert(0, "bench")
+import machine
 out = sys.argv[1]
 rows = []
 for f in sorted(glob.glob(os.path.join(out, "full", "bfs-*.json"))):
@@ -70,8 +75,8 @@ for f in sorted(glob.glob(os.path.join(out, "full", "bfs-*.json"))):
                  "rounds": len(run["rounds"]), "gteps": fig.get("gteps"),
                  "levels": fig.get("levels"), "fused_levels": fig.get("fused_levels"),
                  "wall_s": run.get("wall_s")})
-json.dump({"bench": "fused_levels", "machine": r["machine"], "rows": rows},
-          open(os.path.join(out, "fused_levels.json"), "w"), indent=1)
+machine.write_json_atomic(sys.argv[2], {"bench": "fused_levels", "machine": r["machine"],
+                                        "rows": rows})
 for g in sorted({x["graph"] for x in rows}):
     for fz in sorted({x["mode"] for x in rows}):
         s = sorted(x["seconds"] for x in rows if x["graph"] == g and x["mode"] == fz)

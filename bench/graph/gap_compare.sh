@@ -30,6 +30,8 @@
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="SCALE EF THREADS TRIALS PR_ITERS GAP_DELTA APPS BUILD WORK GAPBS_GIT GRAIN SCHED BASELINE BASELINE_GRAIN" bench_record bench/graph/gap_compare.sh "$@"
 ROOT=$PWD
 SCALE=${SCALE:-20}
 EF=${EF:-16}
@@ -45,7 +47,7 @@ GRAIN=${GRAIN:-} # empty: the apps' own (automatic) grain
 SCHED=${SCHED:-hass}
 BASELINE=${BASELINE:-}
 BASELINE_GRAIN=${BASELINE_GRAIN-$GRAIN}
-OUT=${1:-$WORK/graph_cpu_vs_gap.json}
+OUT=${1:-$(bench_out graph_cpu_vs_gap)}
 mkdir -p "$WORK/logs"
 
 # --- GAP ---------------------------------------------------------------------

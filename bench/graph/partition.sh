@@ -23,9 +23,11 @@
 #
 #   GRAPHS="4elt rgg road kron" RGG_N=1048576 ROAD=4900 KRON=20 bench/graph/partition.sh
 #   (here, small:) GRAPHS="4elt rgg road kron" RGG_N=262144 ROAD=512 KRON=16 \
-#       TOOLS="metis scotch" RESULT=bench/results/partition_small.json bench/graph/partition.sh
+#       TOOLS="metis scotch" RESULT=bench/results/dev-vm/partition_small.json bench/graph/partition.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT GRAPHS RGG_N ROAD KRON PARTS IMB TOOLS DEVSETS CPUS FOURELT RESULT" bench_record bench/graph/partition.sh "$@"
 ROOT=$PWD
 BUILD=${BUILD:-build}
 OUT=${OUT:-/tmp/partition-bench}
@@ -40,7 +42,7 @@ DEVSETS=${DEVSETS:-cpu cpu+gpus}
 CPUS=${CPUS:-all}
 FOURELT=${FOURELT:-$ROOT/../shared/data/graphs/4elt.graph}
 [ -f "$FOURELT" ] || FOURELT=/work/shared/data/graphs/4elt.graph
-RESULT=${RESULT:-bench/results/partition.json}
+RESULT=${RESULT:-$(bench_out partition)}
 mkdir -p "$OUT/graphs" "$OUT/parts"
 RUNS=$OUT/runs.jsonl
 : > "$RUNS"

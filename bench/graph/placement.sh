@@ -24,6 +24,8 @@
 #   GRAPHS="road kron" ROAD=500 KRON=14 bench/graph/placement.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT GRAPHS APPS DEVSETS ROAD WIDE_ROWS WIDE_COLS KRON FOURELT RESULT" bench_record bench/graph/placement.sh "$@"
 ROOT=$PWD
 BUILD=${BUILD:-build}
 OUT=${OUT:-/tmp/placement-bench}
@@ -36,7 +38,7 @@ WIDE_COLS=${WIDE_COLS:-10000}
 KRON=${KRON:-16}
 FOURELT=${FOURELT:-$ROOT/../shared/data/graphs/4elt.graph}
 [ -f "$FOURELT" ] || FOURELT=/work/shared/data/graphs/4elt.graph
-RESULT=${RESULT:-bench/results/graph_placement.json}
+RESULT=${RESULT:-$(bench_out graph_placement)}
 mkdir -p "$OUT/cache" "$OUT/runs"
 RUNS=$OUT/runs.jsonl
 : > "$RUNS"

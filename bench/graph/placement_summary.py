@@ -34,6 +34,8 @@ def write_compact(path, obj):
     """Writes obj as indented JSON with every list of numbers on one line (the
     per-round halos of a 14k-level BFS would otherwise take a line each), to a
     temporary file next to path, then renames it."""
+    if "command" not in obj:
+        obj = {"command": machine.command(), **obj}
     text = json.dumps(obj, indent=2)
     text = re.sub(r"\[\s*([-0-9.eE+, \nnul]*?)\s*\]",
                   lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"

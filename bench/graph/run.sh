@@ -7,14 +7,17 @@
 # (generated once, cached as .hfg under $CACHE); then GAP's reference CPU codes
 # (gapbs, built here and carried in .peers/gapbs) run on a graph of the same
 # generator and size with the same thread count, for the CPU comparison.
-# Full results JSON stay on the machine; summarize.py writes one compact
-# JSON ($OUT/graph_bench.json) with per-run totals, the apps' figures and, per
+# Full results JSON stay on the machine ($OUT); summarize.py writes one compact
+# JSON ($RESULT: bench/results/<machine>/graph.json, bench/machine.py) with per-run totals, the apps' figures and, per
 # round, the frontier size next to HASS's efficiency.
 #
 #   APPS="bfs pagerank" GRAPHS="kron22 road" OUT=/tmp/out bench/graph/run.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="OUT RESULT CACHE APPS GRAPHS DEVSETS SCHEDS SOLO CPUS" bench_record bench/graph/run.sh "$@"
 OUT=${OUT:-/tmp/graph-bench}
+RESULT=${RESULT:-$(bench_out graph)}
 CACHE=${CACHE:-/tmp/hfg-cache}
 APPS=${APPS:-bfs pagerank cc sssp mst}
 GRAPHS=${GRAPHS:-kron22 road}
@@ -84,4 +87,11 @@ if [ -x .peers/gapbs/bfs ] && [ "${GAP:-1}" = 1 ]; then
     done
 fi
 python3 bench/graph/summarize.py "$OUT/full" > "$OUT/graph_bench.json" || status=1
+python3 - "$OUT/graph_bench.json" "$RESULT" <<'PY' || status=1
+import json, sys
+sys.path.insert(0, "bench")
+import machine
+with open(sys.argv[1]) as f:
+    machine.write_json_atomic(sys.argv[2], {"bench": "graph", **json.load(f)})
+PY
 exit $status

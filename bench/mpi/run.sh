@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # run.sh - the cost per span handed to another rank next to a local hand-off
-# (bench/mpi/dispatch.c), written to bench/results/mpi_dispatch.json with the machine.
+# (bench/mpi/dispatch.c), written to bench/results/<machine>/mpi_dispatch.json with the machine.
 #
 # Usage: bench/mpi/run.sh [DISPATCH_BINARY]   (default build/bench/mpi/dispatch; `make
 # bench-mpi` builds it and calls this). Environment: SPANS (20000), REPS (5), RANKS (3),
-# HF_MPIRUN (mpirun --oversubscribe --allow-run-as-root), OUT (bench/results/mpi_dispatch.json).
+# HF_MPIRUN (mpirun --oversubscribe --allow-run-as-root), OUT (bench/results/<machine>/mpi_dispatch.json).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/common.sh
+BENCH_KNOBS="SPANS REPS RANKS HF_MPIRUN OUT SP_TASKS" bench_record bench/mpi/run.sh "$@"
 BIN=${1:-build/bench/mpi/dispatch}
 SPANS=${SPANS:-20000}
 REPS=${REPS:-5}
 RANKS=${RANKS:-3}
 HF_MPIRUN=${HF_MPIRUN:-mpirun --oversubscribe --allow-run-as-root}
-OUT=${OUT:-bench/results/mpi_dispatch.json}
+OUT=${OUT:-$(bench_out mpi_dispatch)}
 [ -x "$BIN" ] || { echo "run.sh: $BIN not built (make bench-mpi)" >&2; exit 1; }
 
 tmp=$(mktemp)

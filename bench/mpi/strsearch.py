@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """strsearch.py - strsearch in one process against the same config under mpirun.
 
-    bench/mpi/strsearch.py        (after `make`; writes bench/results/mpi_strsearch.json)
+    bench/mpi/strsearch.py        (after `make`; writes bench/results/<machine>/mpi_strsearch.json)
 
 DESIGN
 ------
@@ -17,7 +17,7 @@ the numbers say what the hand-off costs there, not what nodes gain.
 Environment: MIB (text, 128), NPAT (patterns, 100), CHUNK (2MiB), ROUNDS (8),
 REPS (5), CPUS ("1 all": [devices] cpu per rank), SCHEDULERS ("hass static"),
 RANKS (3), HF_BUILD (build), HF_MPIRUN (mpirun --oversubscribe
---allow-run-as-root), OUT (bench/results/mpi_strsearch.json). Standard
+--allow-run-as-root), OUT (bench/results/<machine>/mpi_strsearch.json). Standard
 library only.
 """
 import json
@@ -43,7 +43,7 @@ SCHEDULERS = ENV.get("SCHEDULERS", "hass static").split()
 RANKS = int(ENV.get("RANKS", "3"))
 HETFARM = os.path.join(ROOT, ENV.get("HF_BUILD", "build"), "hetfarm")
 MPIRUN = ENV.get("HF_MPIRUN", "mpirun --oversubscribe --allow-run-as-root").split()
-OUT = ENV.get("OUT", os.path.join(ROOT, "bench", "results", "mpi_strsearch.json"))
+OUT = ENV.get("OUT", os.path.join(ROOT, machine.result_path("mpi_strsearch")))
 
 
 def config(work, cpu, sched, out):
@@ -120,6 +120,8 @@ def main():
                 print(json.dumps(case), flush=True)
     ver = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
     result = {
+        "command": machine.command(("MIB", "NPAT", "CHUNK", "ROUNDS", "REPS", "CPUS", "SCHEDULERS",
+                                    "RANKS", "HF_BUILD", "HF_MPIRUN", "OUT")),
         "bench": "mpi_strsearch",
         "machine": machine.describe(),
         "mpi": ver.splitlines()[0] if ver else "unknown",

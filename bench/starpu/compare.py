@@ -15,7 +15,7 @@ temporary folder (profiles and StarPU's performance models start empty, so dmda 
 its first rounds as a new StarPU user's would). Every round is verified by the app. Writes per
 app and scheduler the makespan of every round of every repetition, their median from round 2,
 and the last round's per-device work share and busy seconds, with the machine
-(bench/machine.py), to FILE (default bench/results/starpu_compare.json).
+(bench/machine.py), to FILE (default bench/results/<machine>/starpu_compare.json).
 """
 import argparse
 import json
@@ -73,7 +73,7 @@ def commit():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/starpu_compare.json"))
+    ap.add_argument("--out", default=os.path.join(ROOT, machine.result_path("starpu_compare")))
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--n", type=int, default=1024, help="matmul size (32 chunks per round)")

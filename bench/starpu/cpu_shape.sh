@@ -9,14 +9,18 @@
 # (one team of every core: one OpenBLAS call per chunk over all threads). StarPU's rows
 # always use one worker per core. Builds nothing; from the repository root:
 #
-#   OUT=/some/dir bench/starpu/cpu_shape.sh
+#   bench/starpu/cpu_shape.sh
 #
-# Environment: BUILD (build), OUT (bench/results/starpu-cpu-shape), N (4096), ROWS (128),
-# ROUNDS (6).
+# Environment: BUILD (build), OUT (the scratch folder for the full results:
+# ${TMPDIR:-/tmp}/hetfarm-starpu-cpu-shape), RESULT (bench/results/<machine>/starpu_cpu_shape.json,
+# written by bench/condense.py), N (4096), ROWS (128), ROUNDS (6).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT RESULT N ROWS ROUNDS" bench_record bench/starpu/cpu_shape.sh "$@"
 BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results/starpu-cpu-shape}
+OUT=${OUT:-${TMPDIR:-/tmp}/hetfarm-starpu-cpu-shape}
+RESULT=${RESULT:-$(bench_out starpu_cpu_shape)}
 N=${N:-4096}
 ROWS=${ROWS:-128}
 ROUNDS=${ROUNDS:-6}
@@ -56,4 +60,5 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "matmul-*.json"))):
         print("  %-12s median makespan from round 2 %.1f ms" % (r["scheduler"],
                                                                statistics.median(ms) * 1e3))
 PY
+python3 bench/condense.py --bench starpu_cpu_shape --out "$RESULT" "$OUT"/matmul-*.json || status=1
 exit $status

@@ -11,16 +11,17 @@
 # than compare against CPU-only StarPU rows. Then bench/starpu/gpu_summary.py prints, per
 # row, the median makespan and the mean efficiency (bound_s / makespan) from round 2, the
 # GPU's share, tasks per round and the per-task overhead (gpu_summary.py says how it is
-# measured) for every app whose results are in $OUT, and writes them to $OUT/summary.json.
+# measured) for every app whose results are in $OUT, and writes them to $RESULT.
 # Each app's compare takes a few minutes on a 16-core H100 node: APPS=matmul and
 # APPS=strsearch in two calls keep each under 10 minutes.
 #
 # Builds nothing: build here, carry the binary and .gpulibs/ (see framework/starpu/README.md),
 # then from the repository root:
 #
-#   OUT=/some/dir bench/starpu/gpu_compare.sh
+#   bench/starpu/gpu_compare.sh
 #
-# Environment: BUILD (build), OUT (bench/results/gpu/starpu-cuda), APPS ("matmul strsearch"),
+# Environment: BUILD (build), OUT (the scratch folder: ${TMPDIR:-/tmp}/hetfarm-starpu-cuda),
+# RESULT (bench/results/<machine>/starpu_gpu_compare.json), APPS ("matmul strsearch"),
 # N (16384), ROUNDS (10), CUDA (0), MIB (2048), SCHEDULERS (hass, starpu:dmda, starpu:ws,
 # starpu:eager, starpu:modular-heft: StarPU 1.3's HEFT; it has no policy named heft).
 # StarPU's models and bus calibration go to $OUT/starpu-home (fresh: a one-round warm-up
@@ -28,8 +29,11 @@
 # first rounds, as a new user's would, and the summary starts at round 2).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="BUILD OUT RESULT N ROUNDS CUDA APPS MIB SCHEDULERS" bench_record bench/starpu/gpu_compare.sh "$@"
 BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results/gpu/starpu-cuda}
+OUT=${OUT:-${TMPDIR:-/tmp}/hetfarm-starpu-cuda}
+RESULT=${RESULT:-$(bench_out starpu_gpu_compare)}
 N=${N:-16384}
 ROUNDS=${ROUNDS:-10}
 CUDA=${CUDA:-0}
@@ -107,6 +111,6 @@ results=()
 for app in matmul strsearch; do
     [ -f "$OUT/$app.json" ] && results+=("$OUT/$app.json")
 done
-python3 bench/starpu/gpu_summary.py "${results[@]}" -o "$OUT/summary.json" | tee -a "$log" ||
+python3 bench/starpu/gpu_summary.py "${results[@]}" -o "$RESULT" | tee -a "$log" ||
     status=1
 exit $status

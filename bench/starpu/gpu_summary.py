@@ -22,6 +22,7 @@ Prints a table and, with -o, writes the numbers as JSON. Standard library only.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -82,9 +83,9 @@ def main():
             print(f"  {s['scheduler']:<20} {s['makespan_ms']:>12.3f} {s['efficiency']:>7.4f} "
                   f"{s['gpu_share']:>9.4f} {s['tasks']:>8.1f} {ov:>11} {s['idle_ms']:>9.3f}")
     if a.out:
-        with open(a.out, "w") as f:
-            json.dump(out, f, indent=1)
-            f.write("\n")
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+        import machine  # noqa: E402
+        machine.write_json_atomic(a.out, {"bench": "starpu_gpu_compare", **out})
 
 
 if __name__ == "__main__":

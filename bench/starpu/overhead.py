@@ -6,7 +6,7 @@ Usage: bench/starpu/overhead.py [--build DIR] [--out FILE] [--tasks N] [--batche
        [--workers N] [--policies eager,ws,dmda,hf-hass]
 
 Builds DIR/bench/starpu/policy_overhead with make (NVCC= BUILD=DIR), runs it once, and writes
-the JSON (default bench/results/starpu_policy_overhead.json) with the machine (bench/machine.py),
+the JSON (default bench/results/<machine>/starpu_policy_overhead.json) with the machine (bench/machine.py),
 the StarPU version, the commit, and per policy the median us/task, its ratio to eager, and every
 timed batch. Exits non-zero when StarPU is missing or the run fails.
 """
@@ -25,7 +25,7 @@ import machine  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/starpu_policy_overhead.json"))
+    ap.add_argument("--out", default=os.path.join(ROOT, machine.result_path("starpu_policy_overhead")))
     ap.add_argument("--tasks", type=int, default=20000)
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--reps", type=int, default=5)

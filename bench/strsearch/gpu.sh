@@ -4,17 +4,19 @@
 # host->device copy rate (bench/gpu/probe.cu), and CPU + GPUs under HASS (efficiency
 # per round, the CPU's share). Builds nothing: run `make` first (with nvcc), then
 #
-#   bench/strsearch/gpu.sh            -> bench/results/strsearch_gpu.json
+#   bench/strsearch/gpu.sh            -> bench/results/<machine>/strsearch_gpu.json
 #
 # Environment knobs: MIB (text size, 4096), NPATS ("1 100 1000"), ROUNDS (8),
 # SCHEDULERS ("hass greedy"), HF_BUILD (build), OUT, TMPDIR. The text is generated
 # (bench/strsearch/gen.py) into a temporary directory removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/common.sh
+BENCH_KNOBS="HF_BUILD MIB NPATS ROUNDS SCHEDULERS OUT" bench_record bench/strsearch/gpu.sh "$@"
 HF_BUILD=${HF_BUILD:-build}
 export MIB=${MIB:-4096} NPATS=${NPATS:-"1 100 1000"} ROUNDS=${ROUNDS:-8}
 export SCHEDULERS=${SCHEDULERS:-"hass greedy"}
-export OUT=${OUT:-bench/results/strsearch_gpu.json}
+export OUT=${OUT:-$(bench_out strsearch_gpu)}
 export HETFARM=$HF_BUILD/hetfarm PROBE=$HF_BUILD/bench/gpu-probe
 [ -x "$HETFARM" ] || { echo "gpu.sh: $HETFARM is not built (run make first)" >&2; exit 1; }
 export WORK=$(mktemp -d)

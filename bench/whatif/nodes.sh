@@ -3,7 +3,7 @@
 # nodes of 16 CPU cores + 8 H200s ([devices] nodes = N, core/sim_node.c),
 # every scheduler, strong and weak scaling of matmul (n = 65536) and a 1 TiB
 # search, over two networks, with the device rates MEASURED on the 2x H200
-# node (bench/whatif/scaleout.sh, bench/results/gpu_matmul.json,
+# node (bench/whatif/scaleout.sh, bench/results/h200x2/gpu_matmul.json,
 # strsearch_gpu.json). Where a node's data lives is a choice of the app, so
 # each load runs with the placements that matter ([sim.net] bytes_share):
 #
@@ -22,12 +22,14 @@
 # Ethernet (12.5 GB/s, 10 us). With [sim.net] shared = yes (the default) every
 # node's transfer goes through rank 0's one link.
 #
-#   bench/whatif/nodes.sh   -> bench/results/whatif_nodes.json
+#   bench/whatif/nodes.sh   -> bench/results/<machine>/whatif_nodes.json
 #   NETS=ib NODES="1 8 64" OUT=... bench/whatif/nodes.sh   (a subset)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/common.sh
+BENCH_KNOBS="BIN OUT NODES NETS" bench_record bench/whatif/nodes.sh "$@"
 BIN=${BIN:-build/hetfarm}
-OUT=${OUT:-bench/results/whatif_nodes.json}
+OUT=${OUT:-$(bench_out whatif_nodes)}
 NODES=${NODES:-1 2 4 8 16 32 64}
 NETS=${NETS:-ib eth}   # a subset: NETS=ib NODES="1 8 64"
 WORK=$(mktemp -d)

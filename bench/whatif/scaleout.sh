@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # bench/whatif/scaleout.sh - issue 6 as a WHAT-IF: HASS and the baselines on
 # modelled nodes of 16 CPU cores + 1, 2, 4 and 8 H200s, with the device rates
-# MEASURED on the 2x H200 node (bench/results/gpu_matmul.json, strsearch_gpu.json).
+# MEASURED on the 2x H200 node (bench/results/h200x2/gpu_matmul.json, strsearch_gpu.json).
 # The sim engine models each device's rate and per-bundle latency, not shared
 # resources (host memory bandwidth, PCIe switches, host threads), so these are
 # what the schedulers would do if those did not saturate - not measurements.
 #
-#   bench/whatif/scaleout.sh   -> bench/results/whatif_scaleout.json
+#   bench/whatif/scaleout.sh   -> bench/results/<machine>/whatif_scaleout.json
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/common.sh
+BENCH_KNOBS="BIN OUT" bench_record bench/whatif/scaleout.sh "$@"
 BIN=${BIN:-build/hetfarm}
-OUT=${OUT:-bench/results/whatif_scaleout.json}
+OUT=${OUT:-$(bench_out whatif_scaleout)}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 [ -x "$BIN" ] || make >/dev/null
@@ -72,7 +74,7 @@ sys.path.insert(0, "bench")
 import machine
 res = {"bench": "whatif_scaleout", "simulated": True, "machine": machine.describe(),
        "note": "SIMULATED what-if on modelled nodes with rates measured on 2x H200 "
-               "(bench/results/gpu_matmul.json, strsearch_gpu.json); shared host memory "
+               "(bench/results/h200x2/gpu_matmul.json, strsearch_gpu.json); shared host memory "
                "bandwidth, PCIe switches and host threads are not modelled",
        "loads": {}}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):

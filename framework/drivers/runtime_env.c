@@ -20,9 +20,10 @@
  * CPU's bundles took 3-10x their time, in runs, while the GPU's pieces
  * waited up to 11 ms for their host callback, and HASS gave the CPU 0.8-13% of
  * the load: 11.3-12.2 ms a round. Passive: 8.9-9.5 ms, the CPU 11-15% of the
- * load (bench/results/gpu/strsearch-cpu-h200-s16). make run's matmul was
- * unchanged (0.83-0.86 ms), and the CPU alone within its noise (strsearch
- * 45-70 ms against 48-55, noop's 200000 chunks 102-110 against 81-125).
+ * load (the runs: git show 016a13f:bench/results/gpu/strsearch-cpu-h200-s16).
+ * make run's matmul was unchanged (0.83-0.86 ms), and the CPU alone within its
+ * noise (strsearch 45-70 ms against 48-55, noop's 200000 chunks 102-110 against
+ * 81-125).
  */
 #include "runtime_env.h"
 
