@@ -229,7 +229,7 @@ static void segments_and_passes(void **state)
  * learns chunk costs for it (hf_load.work_exact): on a real host (CPU + one
  * H200) a uniform text's chunks were learned as 0.55-4.0x one another from the
  * CPU's noise, and Qilin, fitted in the moved unit, gave the CPU 56-60% of the
- * load: 35-48 ms rounds against 12.5-16 (bench/NOTES.md, fifteenth session).
+ * load: 35-48 ms rounds against 12.5-16 (9edd91b:bench/NOTES.md, fifteenth session).
  * Here a sim CPU whose bundle times vary 40%, which the judge would take for
  * an irregular load. */
 static void scan_work_is_never_learned(void **state)

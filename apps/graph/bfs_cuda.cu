@@ -198,7 +198,7 @@ static int fused_blocks(struct hf_cuda *gpu, unsigned *blocks)
             return hf_cuda_check(gpu, cudaGetLastError(), "bfs fused kernel occupancy");
     }
     /* Two blocks of 256 per multiprocessor: on one H100, road BFS levels took
-     * 20 us at that, 23-24 us at 1 x 256 or 1 x 1024 (bench/NOTES.md). */
+     * 20 us at that, 23-24 us at 1 x 256 or 1 x 1024 (9edd91b:bench/NOTES.md). */
     *blocks = blocks_per_sm < 1 ? 0 : (unsigned)(sms * (blocks_per_sm < 2 ? blocks_per_sm : 2));
     return 0;
 }

@@ -365,7 +365,7 @@ int hf__gapp_traffic_round(struct hf_gapp *ga, const uint32_t *changed, size_t n
     } else {
         /* Serial: this runs between rounds, while the CPU teams' threads
          * spin, and OpenMP loops there ran ~10x slower than serial ones
-         * (bench/NOTES.md, the partitioner's host glue). */
+         * (9edd91b:bench/NOTES.md, the partitioner's host glue). */
         const uint64_t *cuts = ga->cuts;
         uint64_t h = 0;
         for (size_t i = 0; i < n; i++)

@@ -17,7 +17,7 @@
  * second kernel gives each listed vertex a whole block. Without this the
  * sweep lasts as long as one group's walk over the largest list: on Kronecker
  * scale 22 (max in-degree ~1.6e5, G = 16) that walk alone was the whole
- * 5.0 ms of the kernel, measured on an H200 (bench/NOTES.md).
+ * 5.0 ms of the kernel, measured on an H200 (9edd91b:bench/NOTES.md).
  */
 #include <stdint.h>
 

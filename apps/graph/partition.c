@@ -33,13 +33,13 @@
  * HF_PART_FM_SMALL vertices may stop after its first pass by the same test,
  * and a level of at most HF_PART_FM_SMALL vertices stops after two: the
  * patient FM that follows does the rest (their 3rd-6th passes were 9-14
- * rounds of rgg 2^20 or road 2048^2 for no cut; bench/NOTES.md).
+ * rounds of rgg 2^20 or road 2048^2 for no cut; 9edd91b:bench/NOTES.md).
  * Then the host's localized FM (partition_fm.c, in next_load, on the main
  * thread's team where the glue runs in parallel) takes
  * the level out of the greedy passes' local optimum with negative-gain moves
  * and rollback: on road-like grids the greedy passes alone ended 1.02-1.12x
  * METIS's cut, growing with the grid, because every level kept the
- * coarsest partition's extra 5-10% (bench/NOTES.md); with FM 0.92-0.97x.
+ * coarsest partition's extra 5-10% (9edd91b:bench/NOTES.md); with FM 0.92-0.97x.
  * On large levels the second greedy pass bought less than FM's pass, which
  * costs about as much, so it goes.
  *

@@ -50,7 +50,7 @@ extern "C" {
  * partition is serial (METIS, partition_initial.c) and costs about its
  * size, while a level of rounds costs a few of them. On rgg 2^20 (64 parts)
  * 8.5k vertices took METIS 20 ms; 3.5k took 7 ms by recursive bisection,
- * the same final cut (bench/NOTES.md). */
+ * the same final cut (9edd91b:bench/NOTES.md). */
 #define HF_PART_COARSEST 60
 /* Coarsening stops once a level keeps more than this fraction of the
  * vertices of the one before (matching stalls: a star, a hub's leaves). */

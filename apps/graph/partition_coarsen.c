@@ -209,7 +209,7 @@ void hf__part_twohop(struct hf_partition *c, size_t begin, size_t end, int nthre
  * ~10x slower in parallel than serially, fighting the CPU device team's
  * spinning threads for the cores; on the 16-core GPU host, serially, they
  * were 2.6 s of a 24M-vertex road grid's 6.2 s of phases, and 15 ms of a
- * 574k-vertex level of rgg 2^20 (bench/NOTES.md). */
+ * 574k-vertex level of rgg 2^20 (9edd91b:bench/NOTES.md). */
 int hf__part_glue_parallel(uint64_t items)
 {
     return items >= ((uint64_t)1 << 16) && omp_get_max_threads() >= 4;

@@ -7,7 +7,7 @@
  * single vertex gains by moving. On road-like grids that local optimum
  * was 1.02-1.12x METIS's cut, the gap growing with the grid: the coarsest
  * graph's partition is 5-10% worse than the one METIS makes inside gpmetis,
- * and the greedy passes keep that gap all the way up (bench/NOTES.md). This
+ * and the greedy passes keep that gap all the way up (9edd91b:bench/NOTES.md). This
  * pass climbs out of it as KaFFPa's localized k-way FM does: from each
  * boundary vertex not yet locked (in a scrambled order), a local search
  * moves, best gain first, the vertex it holds in a max-heap to the adjacent

@@ -23,7 +23,7 @@
  * several times over and refine its k-way result: on rgg 2^20's coarsest
  * graph (8.5k vertices) 20 ms against 15 ms for the bisection alone, and on
  * 3.5k vertices 17-18 ms against 7 ms, for the same final cut (our levels'
- * refinement gives back what METIS's would have; bench/NOTES.md). A
+ * refinement gives back what METIS's would have; 9edd91b:bench/NOTES.md). A
  * coarsest graph that coarsening left above coarsen_to (a stalled
  * matching) goes to METIS_PartGraphKway, which coarsens it further itself.
  *

@@ -6,7 +6,7 @@
 #      real engine only, every scheduler, 10 rounds, PASSES times in one compare
 #      ([compare] passes: the issue saw the result change from pass to pass, and pass p
 #      starts from the p-th scheduler, since on one H200 host the first of a `compare` ran
-#      its identical GPU bundle 3-5% faster in three of four compares: bench/NOTES.md,
+#      its identical GPU bundle 3-5% faster in three of four compares: 9edd91b:bench/NOTES.md,
 #      twelfth session);
 #   2. matmul n = 16384 float32 on CPU + 1 GPU and CPU + 2 GPUs, every scheduler, 10 rounds.
 # Builds nothing: build here with `make` (nvcc present), carry build/ (and .gpulibs/ when the

@@ -60,7 +60,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("logs")
     ap.add_argument("--apps", default="bfs cc")
-    ap.add_argument("--markdown", action="store_true", help="tables for bench/NOTES.md")
+    ap.add_argument("--markdown", action="store_true", help="Markdown tables")
     o = ap.parse_args()
     keys = (("makespan", "makespan"), ("merge_s", "merge"), ("next_load_s", "next_load"),
             ("partition_s", "partition"), ("cpu_s", "cpu"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/starpu/cpu_shape.sh - does the shape of hetfarm's CPU device explain a matmul loss
-# to StarPU on many cores? (issue 15; bench/NOTES.md, "StarPU's policies as rows of
+# to StarPU on many cores? (issue 15; 9edd91b:bench/NOTES.md, "StarPU's policies as rows of
 # compare on 16 CPU cores").
 #
 # One `hetfarm compare` per shape of the CPU device, matmul float32 n = $N in $ROWS-row

@@ -30,7 +30,7 @@
  * (common random numbers), and more stalls only by handing out more. With
  * draws from the one stream a stall fell wherever the stream stood, so on a
  * 0.2 ms round a 5 ms stall at 1% ranked the schedulers by luck
- * (bench/NOTES.md, eleventh session).
+ * (9edd91b:bench/NOTES.md, eleventh session).
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,7 +68,7 @@ static uint64_t next_random(uint64_t *s)
  * the state takes per draw, so seed s + 1's stream was seed s's shifted by one
  * draw, and the seeds of a comparison were one stream, not independent
  * samples (a stall at some bundle of seed 1 hit the next bundle of seed 2;
- * bench/NOTES.md, issue 12). Through the finaliser, nearby seeds start at
+ * 9edd91b:bench/NOTES.md, issue 12). Through the finaliser, nearby seeds start at
  * unrelated points of the 2^64 cycle (splitmix64's first output for state
  * `seed`, the usual way to seed a generator from a small integer); the run
  * stays deterministic for a seed. */

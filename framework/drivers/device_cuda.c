@@ -16,7 +16,7 @@
  * `min_piece_bytes` of traffic (default 8 MiB: small GEMMs are slow, but on an
  * H200 a 32 MiB floor left matmul n = 2048's whole 32 MB bundle one piece with
  * nothing overlapped, 1.13 ms a round against 0.86 in 8 MiB pieces; n = 4096
- * lost 1.5% and vscale's 32 MB load gained 20%: bench/NOTES.md), none larger
+ * lost 1.5% and vscale's 32 MB load gained 20%: 9edd91b:bench/NOTES.md), none larger
  * than a slot's half of the arena (so a bundle larger than GPU memory streams
  * through it).
  * Piece sizes are powers of two of whole chunks, and a bundle's tail runs as

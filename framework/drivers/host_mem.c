@@ -20,7 +20,7 @@
  * GPU's copy of its results into that memory waited on those dirty lines: on
  * an H200 host (16 cores, 2 MB of L2 each) the copy-out of a 16 MB result
  * took 0.34-1.07 ms from round to round (16-47 GB/s) against a steady
- * 0.33 ms for the copy-in (bench/NOTES.md, ninth session).
+ * 0.33 ms for the copy-in (9edd91b:bench/NOTES.md, ninth session).
  */
 #include <stdint.h>
 #include <stdlib.h>

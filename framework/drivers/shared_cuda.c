@@ -99,7 +99,7 @@ static int pull_room(struct hf_cuda *gpu, struct replica *r, size_t n);
 /* Allocates and fills one replica. A recorded array's pinned pull buffers are
  * sized for every element at once, like its device list: growing them inside
  * a round (cudaHostAlloc) cost 11-14 ms in the round where a Kronecker BFS
- * discovers 2M vertices (bench/NOTES.md). */
+ * discovers 2M vertices (9edd91b:bench/NOTES.md). */
 static int replica_open(struct hf_cuda *gpu, const struct hf_shared *a, struct replica *r)
 {
     r->count = a->count;
