@@ -1,5 +1,6 @@
 /* test_fractal.c - the fractal app: known escape counts, kernels equal to the
- * reference, a real-CPU run through the engine, and rows that differ in cost.
+ * reference, runs through the real engine (the CPU; a GPU where there is one),
+ * and rows that differ in cost.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "core/engine.h"
+#include "device.h"
 #include "hetfarm.h"
 #include "sched.h"
 #include "../apps/fractal/fractal.h"
@@ -133,8 +135,12 @@ static void test_cpu_equals_reference(void **state)
                      0);
     /* The same grid as fractal.c's create, from the same formulas. */
     double step = 0.01 / 61.0;
-    struct hf_fractal_grid g = {.width = 97, .height = 61, .max_iter = 3000, .step = step,
-                                .x0 = -0.7453 - step * 96.0 / 2.0, .y0 = 0.1127 + step * 60.0 / 2.0};
+    struct hf_fractal_grid g = {.width = 97,
+                                .height = 61,
+                                .max_iter = 3000,
+                                .step = step,
+                                .x0 = -0.7453 - step * 96.0 / 2.0,
+                                .y0 = 0.1127 + step * 60.0 / 2.0};
     uint32_t want[97];
     size_t inside = 0, escaped = 0;
     for (size_t r = 0; r < g.height; r++) {
@@ -178,6 +184,43 @@ static void test_row_cost_spread(void **state)
     free(img.px);
 }
 
+/* Runs `sched` for `rounds` rounds of the app through the whole real engine
+ * (partition, scheduler, devices, a pixel-for-pixel verify every round) on
+ * `ini`, in chunks of `grain` rows; returns the run (free with hf_run_free). */
+static struct hf_run *engine_run(const char *ini, const char *sched, int rounds, size_t grain)
+{
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "fractal.ini", ini), 0);
+    struct hf_run_options o = {.app = hf_app_find("fractal"),
+                               .sched = hf_sched_find(sched),
+                               .cfg = cfg,
+                               .engine = HF_ENGINE_REAL,
+                               .rounds = rounds,
+                               .seed = 1,
+                               .grain = grain,
+                               .verify = 1};
+    assert_non_null(o.sched);
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    int rc = hf_run(&o, &run);
+    if (rc)
+        fprintf(stderr, "%s: hf_run: %s\n", sched, hf_last_error());
+    assert_int_equal(rc, 0);
+    assert_int_equal(run->nrounds, rounds);
+    hf_config_destroy(cfg);
+    return run;
+}
+
+/* Chunks device kind `gpu` (1: GPUs, 0: CPUs) ran in round r. */
+static size_t chunks_on(const struct hf_run *run, int r, int gpu)
+{
+    size_t n = 0;
+    for (int d = 0; d < run->ndevices; d++)
+        if (run->devs[d].is_gpu == gpu)
+            n += run->rounds[r].dev[d].chunks;
+    return n;
+}
+
 /* The whole engine on the real CPU (no GPU): every scheduler of the app's
  * config splits a small image, and every round verifies pixel for pixel. */
 static void test_engine_real_cpu(void **state)
@@ -185,29 +228,40 @@ static void test_engine_real_cpu(void **state)
     (void)state;
     static const char *const scheds[] = {"hass", "minmin", "qilin", "static"};
     for (size_t s = 0; s < sizeof scheds / sizeof *scheds; s++) {
-        hf_config_t cfg;
-        assert_int_equal(hf_config_parse(&cfg, "fractal.ini",
-                                         "[load]\nwidth = 256\nheight = 256\nmax_iter = 256\n"
-                                         "[devices]\ncpu = 2\ncuda = none\n"),
-                         0);
-        struct hf_run_options o = {.app = hf_app_find("fractal"), .sched = hf_sched_find(scheds[s]),
-                                   .cfg = cfg, .engine = HF_ENGINE_REAL, .rounds = 3,
-                                   .seed = 1, .grain = 8, .verify = 1};
-        assert_non_null(o.sched);
-        struct hf_run *run = NULL;
-        hf_clear_error();
-        int rc = hf_run(&o, &run);
-        if (rc)
-            fprintf(stderr, "%s: hf_run: %s\n", scheds[s], hf_last_error());
-        assert_int_equal(rc, 0);
-        assert_int_equal(run->nrounds, 3);
-        size_t chunks = 0;
-        for (int d = 0; d < run->ndevices; d++)
-            chunks += run->rounds[2].dev[d].chunks;
-        assert_int_equal(chunks, 32);
+        struct hf_run *run = engine_run("[load]\nwidth = 256\nheight = 256\nmax_iter = 256\n"
+                                        "[devices]\ncpu = 2\ncuda = none\n",
+                                        scheds[s], 3, 8);
+        assert_int_equal(chunks_on(run, 2, 0), 32);
         hf_run_free(run);
-        hf_config_destroy(cfg);
     }
+}
+
+/* The CUDA kernel's counts equal the reference's on every pixel: a GPU alone
+ * on a view across the set's boundary (where a fused multiply-add would change
+ * counts), then the CPU and the GPU together on the default view. Skipped
+ * without a GPU. */
+static void test_engine_real_gpu(void **state)
+{
+    (void)state;
+#ifdef HF_HAVE_CUDA
+    if (hf_cuda_device_count() < 1)
+        skip();
+    struct hf_run *run = engine_run("[load]\nwidth = 512\nheight = 512\nmax_iter = 3000\n"
+                                    "center_x = -0.7453\ncenter_y = 0.1127\nscale = 0.01\n"
+                                    "[devices]\ncpu = 0\ncuda = 0\n",
+                                    "hass", 2, 8);
+    assert_int_equal(chunks_on(run, 1, 1), 64);
+    hf_run_free(run);
+    run = engine_run("[load]\nwidth = 1024\nheight = 1024\n[devices]\ncpu = all\ncuda = 0\n",
+                     "hass", 4, 16);
+    size_t on_gpu = 0;
+    for (int r = 0; r < 4; r++)
+        on_gpu += chunks_on(run, r, 1);
+    assert_true(on_gpu > 0);
+    hf_run_free(run);
+#else
+    skip();
+#endif
 }
 
 /* The defaults and their signature (no run: 2048 x 2048 is a config's size). */
@@ -239,8 +293,7 @@ static void test_bad_config(void **state)
     assert_int_equal(run_app("[load]\nheight = 0\n", 1, 1, (size_t)-1, NULL), HF_ECONFIG);
     assert_non_null(strstr(hf_last_error(), "fractal.ini:2"));
     hf_clear_error();
-    assert_int_equal(run_app("[load]\nwidth = 8\nscale = 0\n", 1, 1, (size_t)-1, NULL),
-                     HF_ECONFIG);
+    assert_int_equal(run_app("[load]\nwidth = 8\nscale = 0\n", 1, 1, (size_t)-1, NULL), HF_ECONFIG);
     assert_non_null(strstr(hf_last_error(), "fractal.ini:3"));
     assert_non_null(strstr(hf_last_error(), "scale"));
 }
@@ -254,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_verify_catches_missing_rows),
         cmocka_unit_test(test_row_cost_spread),
         cmocka_unit_test(test_engine_real_cpu),
+        cmocka_unit_test(test_engine_real_gpu),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_bad_config),
     };

@@ -9,19 +9,19 @@
  * inside it, so rows differ in cost by as much as the view makes them: the
  * default view (centre -0.75 + 0i, 4 high, so the rows run from +2i to -2i)
  * puts the set's interior across the middle rows, whose pixels run to
- * max_iter over half the row's width, while every pixel of the top and bottom
- * rows escapes in one or two steps. At 2048 x 2048 and 1024 iterations the
- * top row sums 2,112 iterations and the middle one 900,374 (426x); in time,
- * best of 5 on the 2-core dev VM, 5 us against 4.1 ms (~800x: a step inside
- * the set waits on the one before, while the escaping pixels' single steps
- * overlap). tests/test_fractal.c checks the spread at a small size.
+ * max_iter over two fifths of the row's width, while every pixel of the top
+ * and bottom rows escapes in one or two steps. At 2048 x 2048 and 1024
+ * iterations the top row sums 2,112 iterations and the middle one 900,374
+ * (426x); in time, best of 5 on the 2-core dev VM, 5 us against 4.1 ms (~800x:
+ * a step inside the set waits on the one before, while the escaping pixels'
+ * single steps overlap). tests/test_fractal.c checks the spread at a small size.
  *
  * The app cannot tell a row's cost without computing it, so it declares every
  * row the same work (width x max_iter, the most a row can cost) and leaves
  * work_exact at 0: the engine learns each chunk's real cost from the times of
  * the bundles that ran (framework/core/chunk_cost.c), and schedulers then cut
  * the image by cost, not by rows. The CPU kernel spreads a bundle's rows over
- * the team with a dynamic schedule, since neighbouring rows may differ 100x.
+ * the team with a dynamic schedule, since the rows of one bundle differ too.
  * The reference and both kernels compute in double with the same operations
  * in the same order (fractal.h), so verify compares every pixel exactly.
  */
@@ -30,12 +30,11 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct fractal {
-    struct hf_fractal_grid grid;  /* from [load] width, height, max_iter, center_x/y, scale */
+    struct hf_fractal_grid grid; /* from [load] width, height, max_iter, center_x/y, scale */
     double center_x, center_y, scale;
-    uint32_t *image;              /* height x width counts, row-major (hf_host_alloc) */
+    uint32_t *image; /* height x width counts, row-major (hf_host_alloc) */
 };
 
 /* Reads [load] only; no big allocation, since a simulated run never calls setup. */
@@ -61,9 +60,12 @@ static int fractal_create(void **ctx, hf_config_t cfg)
     /* Square pixels, the view centred on (cx, cy): pixel centres sit half a
      * step inside the view's edges. */
     double step = scale / (double)h;
-    f->grid = (struct hf_fractal_grid){
-        .width = (size_t)w, .height = (size_t)h, .max_iter = (uint32_t)iters, .step = step,
-        .x0 = cx - step * (double)(w - 1) / 2.0, .y0 = cy + step * (double)(h - 1) / 2.0};
+    f->grid = (struct hf_fractal_grid){.width = (size_t)w,
+                                       .height = (size_t)h,
+                                       .max_iter = (uint32_t)iters,
+                                       .step = step,
+                                       .x0 = cx - step * (double)(w - 1) / 2.0,
+                                       .y0 = cy + step * (double)(h - 1) / 2.0};
     return 0;
 }
 
@@ -116,7 +118,7 @@ static int fractal_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
 {
     struct fractal *f = ctx;
     const struct hf_fractal_grid *g = &f->grid;
-    #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
     for (size_t row = b->begin; row < b->end; row++) {
         double cy = g->y0 - (double)row * g->step;
         uint32_t *out = f->image + row * g->width;
@@ -133,7 +135,8 @@ static int fractal_results(void *ctx, const struct hf_bundle *b, struct hf_regio
     if (cap < 1 || b->end <= b->begin)
         return 0;
     size_t w = f->grid.width;
-    out[0] = (struct hf_region){f->image + b->begin * w, (b->end - b->begin) * w * sizeof *f->image};
+    out[0] =
+        (struct hf_region){f->image + b->begin * w, (b->end - b->begin) * w * sizeof *f->image};
     return 1;
 }
 
@@ -151,14 +154,14 @@ static int fractal_verify(void *ctx, const struct hf_load *load)
     if (!ref)
         return hf_fail(HF_ENOMEM, "fractal: out of memory for the reference rows");
     size_t bad = g->width * g->height; /* the first differing pixel, or past the end */
-    #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
     for (size_t row = 0; row < g->height; row++) {
         uint32_t *want = ref + (size_t)omp_get_thread_num() * g->width;
         const uint32_t *got = f->image + row * g->width;
         hf__fractal_ref_row(g, row, want);
         for (size_t col = 0; col < g->width; col++)
             if (got[col] != want[col]) {
-                #pragma omp critical(fractal_verify)
+#pragma omp critical(fractal_verify)
                 if (row * g->width + col < bad)
                     bad = row * g->width + col;
                 break;
@@ -170,9 +173,10 @@ static int fractal_verify(void *ctx, const struct hf_load *load)
         uint32_t want;
         hf__fractal_ref_row(g, row, ref);
         want = ref[col];
-        rc = hf_fail(HF_EVERIFY, "fractal: pixel (row %zu, col %zu) = %u iterations, reference "
-                     "%u (round %d)", row, col, (unsigned)f->image[bad], (unsigned)want,
-                     load->round);
+        rc = hf_fail(HF_EVERIFY,
+                     "fractal: pixel (row %zu, col %zu) = %u iterations, reference "
+                     "%u (round %d)",
+                     row, col, (unsigned)f->image[bad], (unsigned)want, load->round);
     }
     free(ref);
     return rc;
@@ -217,12 +221,18 @@ static const struct hf_config_key fractal_keys[] = {
 /* The app table; the Makefile registers hf_app_NAME of every apps/NAME/NAME.c. */
 const struct hf_app hf_app_fractal = {
     .keys = fractal_keys,
-    .name = "fractal", .summary = "Mandelbrot escape counts; rows (the units) differ ~1000x in cost",
-    .create = fractal_create, .setup = fractal_setup, .next_load = fractal_next_load,
+    .name = "fractal",
+    .summary = "Mandelbrot escape counts; rows (the units) differ ~1000x in cost",
+    .create = fractal_create,
+    .setup = fractal_setup,
+    .next_load = fractal_next_load,
     .run_cpu = fractal_run_cpu,
 #ifdef HF_HAVE_CUDA
     .run_cuda = fractal_run_cuda,
 #endif
-    .results = fractal_results, .verify = fractal_verify, .teardown = fractal_teardown,
-    .signature = fractal_signature, .default_grain = 16,
+    .results = fractal_results,
+    .verify = fractal_verify,
+    .teardown = fractal_teardown,
+    .signature = fractal_signature,
+    .default_grain = 16,
 };
