@@ -200,6 +200,7 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
         .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
         .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
         .repeats = learn && e->chunk_cost.repeated, .work_exact = e->load.work_exact,
+        .solo_rounds = e->load.solo_rounds > 1.0 ? e->load.solo_rounds : 1.0,
     };
     /* Per-round bookkeeping: statistics, fault counters, the stall detector's
      * generations (-1 = has not asked yet) and the event merge cursor. */
@@ -463,6 +464,23 @@ int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, doub
     return rc;
 }
 
+/* The device set the scheduler ran the round on (struct hf_set_choice), when
+ * it chose one: kept in the round's record for results.json and the tables. */
+static int record_device_set(struct hf__engine *e, struct hf_round_stats *rs)
+{
+    if (!e->sched->device_set)
+        return 0;
+    rs->set.use = calloc((size_t)e->ndev, sizeof *rs->set.use);
+    if (!rs->set.use)
+        return HF_ENOMEM;
+    rs->has_set = e->sched->device_set(e->sched_state, &rs->set) == 1;
+    if (!rs->has_set) {
+        free(rs->set.use);
+        rs->set.use = NULL;
+    }
+    return 0;
+}
+
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */
 int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
 {
@@ -497,6 +515,8 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
             chunks[d] = e->stats[d].chunks;
         }
         rc = hf__nodes_round_end(e, rs);
+        if (rc == 0)
+            rc = record_device_set(e, rs);
         if (rc == 0)
             rc = hf__engine_adapt(e, rs->makespan_s, work, busy, chunks);
         if (rc == 0 && e->sched->plan)
