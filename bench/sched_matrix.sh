@@ -29,6 +29,8 @@
 # Every cell ranks by mean makespan from round 2, not by efficiency: each run's bound_s comes
 # from the models that run fitted, so it differs between the schedulers of one cell.
 # HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/sched_matrix.json).
+# RUN_EXTRA: lines added to every cell's [run] (e.g. 'devices_fixed = yes\n': every round on
+# the full device list, the matrix as it was before the choice of device sets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +45,7 @@ SHAPE_NOISES=${SHAPE_NOISES:-"0 0.02"}
 SHAPE_TROUBLE=${SHAPE_TROUBLE:-"clean gpu"}
 SHAPE_SEEDS=${SHAPE_SEEDS:-$SEEDS}
 ROUNDS=${ROUNDS:-10}
+RUN_EXTRA=${RUN_EXTRA:-}
 JOBS=${JOBS:-2}
 HF_BUILD=${HF_BUILD:-build}
 OUT=${OUT:-bench/results/sched_matrix.json}
@@ -79,11 +82,11 @@ cell_ini() {
     esac
     {
         if [ -n "$shape" ]; then
-            printf '[run]\napp = noop\nrounds = %s\nengine = sim\ngrain = 1\n' "$ROUNDS"
+            printf '[run]\napp = noop\nrounds = %s\nengine = sim\ngrain = 1\n%b' "$ROUNDS" "$RUN_EXTRA"
             printf '[load]\nchunks = 512\nwork_per_chunk = 1.6e10\nbytes_per_chunk = 5e5\n'
             printf 'shape = %s\ncost_known = no\n[devices]\nsim = %s\n' "$shape" "$names"
         else
-            printf '[run]\napp = matmul\nrounds = %s\nengine = sim\ngrain = %s\n' "$ROUNDS" "$grain"
+            printf '[run]\napp = matmul\nrounds = %s\nengine = sim\ngrain = %s\n%b' "$ROUNDS" "$grain" "$RUN_EXTRA"
             printf '[load]\nn = %s\ndtype = float32\n[devices]\nsim = %s\n' "$n" "$names"
         fi
         [ "$mix" = o4 ] ||

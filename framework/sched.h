@@ -208,6 +208,9 @@ struct hf_round_report {
     const double *work;     /* per device: work of the chunks it ran */
     const double *busy_s;   /* per device: seconds spent running bundles */
     const size_t *chunks;   /* per device: chunks it ran */
+    double outside_s;       /* seconds of the round before its first bundle began and after
+                               its last ended: what taking part cost beyond the bundles (the
+                               shared-data merge and copy-back, syncs, host turnaround) */
 };
 
 /* The device set a planning scheduler ran the round on (schedulers/device_set.c):

@@ -13,10 +13,12 @@
  *     T(S) = split_S(W) + part_S(W)
  * where split_S is the best split of W over S under the planner's own affine
  * models (hf_cost_split: every device of S finishes together) and part_S is
- * what rounds run on S cost past their predicted split: makespan - split_S,
- * learned from those rounds. That residual holds every cost beyond the
- * bundles (merge, copy-back, sync, host turnaround, the split's own
- * imbalance), in seconds, so it needs no separate model per cost: it is
+ * what rounds run on S cost outside their bundles, as the engine measured it
+ * (hf_round_report.outside_s: before the first bundle began and after the
+ * last ended: the shared-data merge and copy-back, syncs, host turnaround).
+ * Measured, not inferred from makespan - split_S, so that a planner's model
+ * still learning is not blamed on the set. One figure holds every such cost,
+ * so it needs no separate model per cost: it is
  * fitted per set as an affine line in the round's work (the merge grows with
  * what changed, which grows with the work done; the sync does not), robust
  * like the bundle models (Theil-Sen: the median slope between rounds of
@@ -24,11 +26,13 @@
  * with more work, and the median intercept) over the set's last
  * HF__DEVSET_WINDOW rounds.
  *
- * A set that never ran is priced by the sets inside it that did: a device
- * added to a set never makes the merge smaller, so the most any of them cost
- * is a lower bound, and 0 where none ran (a single device alone merges
- * nothing). That is optimism where nothing is known: a subset is tried once
- * when it could win, and then priced by what it cost. An app whose rounds
+ * A set that never ran is priced from the sets that did. From the smallest
+ * set around it: a device alone merges nothing, and every device past the
+ * first adds its changes to merge, so a set of k devices pays (k - 1) / (n -
+ * 1) of what a set of n around it paid. From the sets inside it: a device
+ * added never makes the merge smaller, so it pays at least the most any of
+ * them paid. Where that is wrong it errs towards trying a subset once, which
+ * then is priced by what it cost. An app whose rounds
  * differ by device set reports it (hf_load.solo_rounds: one device alone
  * covers that many rounds of the split path in one round, as a fused search
  * does), and a single device's T is divided by it.
@@ -133,11 +137,25 @@ double hf__devset_part(const struct hf__devset *s, uint64_t mask, double work)
     const struct hf__set_cost *own = find_set(s, mask);
     if (own && own->n > 0)
         return fit_part(own, work);
-    double most = 0.0;
-    for (int i = 0; i < s->nsets; i++)
-        if (s->set[i].n > 0 && (s->set[i].mask & ~mask) == 0)
-            most = fmax(most, fit_part(&s->set[i], work));
-    return most;
+    /* A set never run: from the smallest set around it that ran, each device
+     * past the first paying an equal part of its cost, and at least what any
+     * set inside it cost (see DESIGN). */
+    double most = 0.0, from_above = INFINITY;
+    int k = popcount(mask), above = 65;
+    for (int i = 0; i < s->nsets; i++) {
+        const struct hf__set_cost *c = &s->set[i];
+        if (c->n == 0)
+            continue;
+        if ((c->mask & ~mask) == 0)
+            most = fmax(most, fit_part(c, work));
+        int n = popcount(c->mask);
+        if ((mask & ~c->mask) == 0 && n > 1 && n <= above) {
+            double v = fmax(0.0, fit_part(c, work)) * (double)(k - 1) / (double)(n - 1);
+            from_above = n < above ? v : fmin(from_above, v);
+            above = n;
+        }
+    }
+    return fmax(most, isfinite(from_above) ? from_above : 0.0);
 }
 
 /* The predicted round of set `mask` (see DESIGN); its split in *split. */
@@ -239,7 +257,7 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
     for (int d = 0; d < s->ndev; d++)
         W += rep->work[d];
     c->w[c->at] = W;
-    c->t[c->at] = rep->makespan_s - s->split_s;
+    c->t[c->at] = rep->outside_s;
     c->at = (c->at + 1) % HF__DEVSET_WINDOW;
     if (c->n < HF__DEVSET_WINDOW)
         c->n++;

@@ -118,6 +118,10 @@ static int read_numbers(const struct hf__cli *c, hf_config_t cfg, struct hf_run_
     if ((rc = hf_config_bool(cfg, "run", "execute", 0, &b)))
         return hf__cli_fail(rc);
     o->execute = b;
+    /* Read by the planning schedulers (schedulers/device_set.c); checked here,
+     * before anything runs, and so never unused when a run has none of them. */
+    if ((rc = hf_config_bool(cfg, "run", "devices_fixed", 0, &b)))
+        return hf__cli_fail(rc);
     if ((rc = hf_config_bool(cfg, "run", "progress", 1, &b)))
         return hf__cli_fail(rc);
     o->progress = b;

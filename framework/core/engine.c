@@ -211,6 +211,8 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
         e->last_event[d] = -1;
     }
     e->orphans.head = e->orphans.n = 0;
+    e->bundles_from = INFINITY;
+    e->bundles_to = -INFINITY;
     hf__nodes_round_start(e);
     return 0;
 }
@@ -454,6 +456,9 @@ int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, doub
     struct hf_round_report rep = {
         .round = e->round.round, .makespan_s = makespan_s, .work = work, .busy_s = busy,
         .chunks = chunks,
+        .outside_s = e->bundles_to >= e->bundles_from
+                         ? fmax(0.0, makespan_s - (e->bundles_to - e->bundles_from))
+                         : 0.0,
     };
     hf_clear_error();
     int rc = e->sched->round_end ? e->sched->round_end(e->sched_state, &rep) : 0;
