@@ -320,6 +320,26 @@ static void test_never_slower_than_a_subset(void **unused)
     }
 }
 
+/* A negative taking-part cost is refused, naming the file, section and key. */
+static void test_bad_part_key(void **unused)
+{
+    (void)unused;
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "devset.ini",
+                                     "[run]\napp = noop\n[devices]\nsim = g\ncuda = none\n"
+                                     "[sim.g]\nrate = 1e9\npart_us = -3\n"),
+                     0);
+    struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find("hass"),
+                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = 2, .seed = 1};
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    assert_int_equal(hf_run(&o, &run), HF_ECONFIG);
+    assert_null(run);
+    assert_non_null(strstr(hf_last_error(), "devset.ini"));
+    assert_non_null(strstr(hf_last_error(), "part_us"));
+    hf_config_destroy(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_solo_rounds),
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_devices_fixed),
+        cmocka_unit_test(test_bad_part_key),
         cmocka_unit_test(test_never_slower_than_a_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
