@@ -29,10 +29,12 @@
 # Every cell ranks by mean makespan from round 2, not by efficiency: each run's bound_s comes
 # from the models that run fitted, so it differs between the schedulers of one cell.
 # HF_BUILD (build), HF_NO_BUILD (1: do not run make), OUT (bench/results/<machine>/sched_matrix.json).
+# RUN_EXTRA: lines added to every cell's [run] (e.g. 'devices_fixed = yes\n': every round on
+# the full device list, the matrix as it was before the choice of device sets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/common.sh
-BENCH_KNOBS="SIZES MIXES NOISES TROUBLE SEEDS SHAPES SHAPE_MIXES SHAPE_NOISES SHAPE_TROUBLE SHAPE_SEEDS ROUNDS JOBS HF_BUILD OUT HF_NO_BUILD" bench_record bench/sched_matrix.sh "$@"
+BENCH_KNOBS="SIZES MIXES NOISES TROUBLE SEEDS SHAPES SHAPE_MIXES SHAPE_NOISES SHAPE_TROUBLE SHAPE_SEEDS ROUNDS RUN_EXTRA JOBS HF_BUILD OUT HF_NO_BUILD" bench_record bench/sched_matrix.sh "$@"
 
 SIZES=${SIZES-"1024 4096 16384 32768"}  # may be set empty: shape cells only
 MIXES=${MIXES:-"g1 g2 g4 g8 fs"}
@@ -45,6 +47,7 @@ SHAPE_NOISES=${SHAPE_NOISES:-"0 0.02"}
 SHAPE_TROUBLE=${SHAPE_TROUBLE:-"clean gpu"}
 SHAPE_SEEDS=${SHAPE_SEEDS:-$SEEDS}
 ROUNDS=${ROUNDS:-10}
+RUN_EXTRA=${RUN_EXTRA:-}
 JOBS=${JOBS:-2}
 HF_BUILD=${HF_BUILD:-build}
 OUT=${OUT:-$(bench_out sched_matrix)}
@@ -81,11 +84,11 @@ cell_ini() {
     esac
     {
         if [ -n "$shape" ]; then
-            printf '[run]\napp = noop\nrounds = %s\nengine = sim\ngrain = 1\n' "$ROUNDS"
+            printf '[run]\napp = noop\nrounds = %s\nengine = sim\ngrain = 1\n%b' "$ROUNDS" "$RUN_EXTRA"
             printf '[load]\nchunks = 512\nwork_per_chunk = 1.6e10\nbytes_per_chunk = 5e5\n'
             printf 'shape = %s\ncost_known = no\n[devices]\nsim = %s\n' "$shape" "$names"
         else
-            printf '[run]\napp = matmul\nrounds = %s\nengine = sim\ngrain = %s\n' "$ROUNDS" "$grain"
+            printf '[run]\napp = matmul\nrounds = %s\nengine = sim\ngrain = %s\n%b' "$ROUNDS" "$grain" "$RUN_EXTRA"
             printf '[load]\nn = %s\ndtype = float32\n[devices]\nsim = %s\n' "$n" "$names"
         fi
         [ "$mix" = o4 ] ||

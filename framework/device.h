@@ -39,6 +39,10 @@ struct hf_sim_model {
     int stall_round, stall_bundle; /* a stall forced on that bundle; -1 = none */
     double slow_factor; /* time factor from slow_round on (1 = none) */
     int slow_round;
+    double part_s;      /* a round's extra seconds for the device's taking part beside others
+                           (merge, copy-back, sync, host turnaround); < 0: the default
+                           (engine_sim.c, HF_SIM_PART_S) */
+    double part_per_unit_s; /* ... and per unit of work the device ran in the round */
 };
 
 /* The network between the sim engine's nodes ([sim.net], core/sim_node.c):

@@ -191,6 +191,11 @@ struct hf_load {
                        costs (matmul's rows), so the engine never learns chunk costs
                        from the bundles' times (core/chunk_cost.c), whose noise on real
                        devices can pass for an irregular load. */
+    double solo_rounds; /* set by next_load (0 = 1): how many rounds of the split path one
+                       device alone covers when it runs this load whole (a search fused on
+                       one GPU runs several levels in one round; links between parts add
+                       rounds a single device does not need). The schedulers' choice of
+                       device sets divides a single device's predicted round by it. */
 };
 
 /* An independent piece of a load: units [begin, end). */

@@ -196,6 +196,9 @@ struct hf_round {
                                       is above a few percent, work a scheduler measured in
                                       earlier rounds is in an older unit: re-express it from the
                                       spans (the load repeats, so the chunks are the same). */
+    double solo_rounds;            /* hf_load.solo_rounds: the rounds of the split path one
+                                      device alone covers in one round (>= 1; 1 when the app
+                                      does not say) */
 };
 
 /* What each device did in the round just ended. */
@@ -205,6 +208,19 @@ struct hf_round_report {
     const double *work;     /* per device: work of the chunks it ran */
     const double *busy_s;   /* per device: seconds spent running bundles */
     const size_t *chunks;   /* per device: chunks it ran */
+    double outside_s;       /* seconds of the round before its first bundle began and after
+                               its last ended: what taking part cost beyond the bundles (the
+                               shared-data merge and copy-back, syncs, host turnaround) */
+};
+
+/* The device set a planning scheduler ran the round on (schedulers/device_set.c):
+ * the devices that took part, and what the choice predicted. */
+struct hf_set_choice {
+    int *use;      /* per device (the caller's array of ndevices): 1 = took part */
+    double pred_s; /* the chosen set's predicted round, taking-part costs included */
+    double full_s; /* ... the full set's (every alive device) */
+    double part_s; /* the chosen set's predicted cost beyond its bundles' split */
+    int probe;     /* the full set ran to re-measure devices left out */
 };
 
 struct hf_sched_ops {
@@ -239,6 +255,12 @@ struct hf_sched_ops {
      * (ratios summing to 1), written to out[0..ndevices-1]; returns 1 when it
      * has such a plan, 0 otherwise. Recorded per round in results.json. Optional. */
     int (*plan)(void *state, double *out);
+
+    /* The device set of the round that just ran (after its last bundle, before
+     * round_end): fills `out` and returns 1 when the scheduler chose among
+     * device sets this round, 0 when it did not (profiling, [run]
+     * devices_fixed, one device). Recorded per round in results.json. Optional. */
+    int (*device_set)(void *state, struct hf_set_choice *out);
 
     /* Frees the state. Optional. */
     void (*destroy)(void *state);

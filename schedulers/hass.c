@@ -241,6 +241,7 @@ static void hass_destroy(void *state)
     struct hass *h = state;
     if (!h)
         return;
+    hf__devset_free(&h->devset);
     free(h->model);
     free(h->rate);
     free(h->inv_bw);
@@ -385,6 +386,10 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     }
     hf__hass_links_init(h);
     hf__hass_links_refresh(h);
+    if ((rc = hf__devset_init(&h->devset, env))) {
+        hass_destroy(h);
+        return rc;
+    }
     *state = h;
     return 0;
 }
@@ -623,8 +628,15 @@ static int hass_round_begin(void *state, const struct hf_round *r)
             h->have_ratio = 1;
     }
     h->profiling = !h->have_ratio;
-    if (h->profiling)
+    if (h->profiling) {
+        hf__devset_begin(&h->devset, r, NULL, NULL);
         return 0; /* round 0 profiles from the shared pool */
+    }
+    /* Which devices take part (device_set.c): the round planned from here on
+     * is the set's view, with the devices left out not alive. */
+    double lat[h->ndev], inv[h->ndev];
+    hf__hass_set_models(h, lat, inv);
+    r = h->r = hf__devset_begin(&h->devset, r, lat, inv);
     /* A plan that feeds a device not alive now, or was made while a device
      * alive now sat a round out (hf_load.cpu_only), is made afresh. */
     int fresh = h->plan_chunks != r->nchunks;
@@ -1102,6 +1114,7 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
         h->left_out[d] = rep->chunks[d] > 0 ? 0 : h->left_out[d] + (r && r->alive[d]);
         h->was_alive[d] = !r || r->alive[d];
     }
+    hf__devset_end(&h->devset, rep);
     hf__hass_refresh_rates(h);
     save_models(h);
     if (!r || r->nchunks == 0)
@@ -1118,6 +1131,11 @@ static int hass_round_end(void *state, const struct hf_round_report *rep)
     hedge_surprises(h);
     h->have_ratio = 1;
     return 0;
+}
+
+static int hass_device_set(void *state, struct hf_set_choice *out)
+{
+    return hf__devset_report(&((struct hass *)state)->devset, out);
 }
 
 static int hass_plan(void *state, double *out)
@@ -1155,5 +1173,6 @@ const struct hf_sched_ops hf_sched_hass = {
     .finished = hass_finished,
     .round_end = hass_round_end,
     .plan = hass_plan,
+    .device_set = hass_device_set,
     .destroy = hass_destroy,
 };

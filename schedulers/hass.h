@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "sched.h"
+#include "device_set.h"
 #include "sched_util.h"
 
 #define HASS_SIZES 64   /* bundle sizes remembered per device */
@@ -100,7 +101,9 @@ struct hass {
     int *wait_known;    /* per device: its in-flight span's wait is known */
     int *link_clean;    /* per device: its model had a span of known wait */
 
-    /* The current round. */
+    struct hf__devset devset; /* which devices take part (device_set.c) */
+
+    /* The current round (the device set's view: a device left out is not alive). */
     const struct hf_round *r;
     double mean_bytes;  /* its mean chunk's bytes (a GPU's copies; split_model) */
     struct hf__buf *buf;
@@ -194,6 +197,9 @@ static inline double hass_new_size_cost(const struct hass *h, int d)
 
 /* hass_plan.c: the split under the devices' affine models. */
 void hf__hass_refresh_rates(struct hass *h);
+/* Every device's split model (lat, inv per unit of work) for the device-set
+ * choice: inv 0 for a device not alive or without a fitted model (hass_plan.c). */
+void hf__hass_set_models(const struct hass *h, double *lat, double *inv);
 /* Pools alike GPUs' models for the split (hass_plan.c). */
 void hf__hass_pool_peers(struct hass *h);
 /* Device d's latency as the split sees it (pooled with its peers' where its

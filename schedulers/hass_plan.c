@@ -67,6 +67,16 @@ static void split_model(const struct hass *h, int d, double w, double *lat, doub
     }
 }
 
+void hf__hass_set_models(const struct hass *h, double *lat, double *inv)
+{
+    double w = h->r ? hf__mean_chunk_work(h->r) : 0.0;
+    for (int d = 0; d < h->ndev; d++) {
+        lat[d] = inv[d] = 0.0;
+        if (h->r && h->r->alive[d] && h->model[d].fitted)
+            split_model(h, d, w, &lat[d], &inv[d]);
+    }
+}
+
 /* One latency for every decision that adds a bundle (pieces, hedges, steals,
  * the reserve, a CPU leaving its tail): the split's. A GPU's own fit can put
  * it near 0 (a restart on two fast bundles of one size), which made its hedge

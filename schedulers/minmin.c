@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_set.h"
 #include "sched.h"
 #include "sched_util.h"
 
@@ -46,6 +47,7 @@ struct minmin {
     const struct hf_round *r;
     struct task *order; /* chunks sorted by work */
     size_t order_cap;
+    struct hf__devset devset; /* which devices take part (device_set.c) */
 };
 
 static void minmin_destroy(void *state)
@@ -53,6 +55,7 @@ static void minmin_destroy(void *state)
     struct minmin *m = state;
     if (!m)
         return;
+    hf__devset_free(&m->devset);
     free(m->rate);
     free(m->plan);
     free(m->profiling);
@@ -76,6 +79,11 @@ static int minmin_create(void **state, const struct hf_sched_env *env)
     if (!m->rate || !m->plan || !m->profiling || !m->buf) {
         minmin_destroy(m);
         return hf_fail(HF_ENOMEM, "minmin: out of memory");
+    }
+    int rc = hf__devset_init(&m->devset, env);
+    if (rc) {
+        minmin_destroy(m);
+        return rc;
     }
     *state = m;
     return 0;
@@ -155,8 +163,18 @@ static int minmin_round_begin(void *state, const struct hf_round *r)
     }
     if (r->nchunks == 0)
         return 0;
-    if (m->have_rates)
+    if (m->have_rates) {
+        /* Which devices take part (device_set.c): min-min's model of a
+         * device is its rate, with no latency. */
+        double lat[m->ndev], inv[m->ndev];
+        for (int d = 0; d < m->ndev; d++) {
+            lat[d] = 0.0;
+            inv[d] = m->rate[d] > 0.0 ? 1.0 / m->rate[d] : 0.0;
+        }
+        m->r = hf__devset_begin(&m->devset, r, lat, inv);
         return map_rest(m, 0);
+    }
+    hf__devset_begin(&m->devset, r, NULL, NULL);
     memset(m->profiling, 0, (size_t)m->ndev * sizeof *m->profiling);
     return 0;
 }
@@ -211,6 +229,17 @@ static int minmin_plan(void *state, double *out)
     return 1;
 }
 
+static int minmin_round_end(void *state, const struct hf_round_report *rep)
+{
+    hf__devset_end(&((struct minmin *)state)->devset, rep);
+    return 0;
+}
+
+static int minmin_device_set(void *state, struct hf_set_choice *out)
+{
+    return hf__devset_report(&((struct minmin *)state)->devset, out);
+}
+
 /* [minmin] has no knobs: an empty table, so that any key there is refused. */
 static const struct hf_config_key minmin_keys[] = {
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
@@ -224,6 +253,8 @@ const struct hf_sched_ops hf_sched_minmin = {
     .round_begin = minmin_round_begin,
     .next = minmin_next,
     .finished = minmin_finished,
+    .round_end = minmin_round_end,
     .plan = minmin_plan,
+    .device_set = minmin_device_set,
     .destroy = minmin_destroy,
 };

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_set.h"
 #include "sched.h"
 #include "sched_util.h"
 
@@ -67,6 +68,7 @@ struct qilin {
     size_t train_chunks; /* chunk count of the load trained on in this run (0: none) */
     struct hf__buf *buf;
     const struct hf_round *r;
+    struct hf__devset devset; /* which devices take part (device_set.c) */
 };
 
 static void qilin_destroy(void *state)
@@ -74,6 +76,7 @@ static void qilin_destroy(void *state)
     struct qilin *s = state;
     if (!s)
         return;
+    hf__devset_free(&s->devset);
     free(s->q);
     free(s->share);
     free(s->buf);
@@ -108,7 +111,8 @@ static int qilin_create(void **state, const struct hf_sched_env *env)
                                &s->train_fraction)) ||
         (rc = hf_config_long(env->cfg, "qilin", "points", 3, 3, QILIN_MAX_POINTS, &s->points)) ||
         (rc = hf_config_bool(env->cfg, "qilin", "reuse", 1, &s->reuse)) ||
-        (rc = hf_config_long(env->cfg, "qilin", "cpu_cores", 0, 0, 1L << 20, &cores))) {
+        (rc = hf_config_long(env->cfg, "qilin", "cpu_cores", 0, 0, 1L << 20, &cores)) ||
+        (rc = hf__devset_init(&s->devset, env))) {
         qilin_destroy(s);
         return rc;
     }
@@ -338,10 +342,19 @@ static int qilin_round_begin(void *state, const struct hf_round *r)
     if (!s->have_fit && s->reuse && load_fits(s))
         s->have_fit = 1;
     refit_in_new_unit(s, r);
-    if (s->have_fit)
+    if (s->have_fit) {
+        /* Which devices take part (device_set.c), by the fitted lines. */
+        double lat[s->ndev], inv[s->ndev];
+        for (int d = 0; d < s->ndev; d++) {
+            lat[d] = s->q[d].scale * s->q[d].a;
+            inv[d] = s->q[d].scale * s->q[d].b;
+        }
+        s->r = hf__devset_begin(&s->devset, r, lat, inv);
         map_rest(s, 0);
-    else
+    } else {
+        hf__devset_begin(&s->devset, r, NULL, NULL);
         plan_training(s);
+    }
     return 0;
 }
 
@@ -434,6 +447,17 @@ static int qilin_plan(void *state, double *out)
     return 1;
 }
 
+static int qilin_round_end(void *state, const struct hf_round_report *rep)
+{
+    hf__devset_end(&((struct qilin *)state)->devset, rep);
+    return 0;
+}
+
+static int qilin_device_set(void *state, struct hf_set_choice *out)
+{
+    return hf__devset_report(&((struct qilin *)state)->devset, out);
+}
+
 /* The knobs of [qilin] (hetfarm.h): validation and help read this table. */
 static const struct hf_config_key qilin_keys[] = {
     {NULL, "train_fraction", HF_KEY_NUM, 0, 0.9, HF_KEY_MIN_OPEN, NULL, "0.1",
@@ -453,6 +477,8 @@ const struct hf_sched_ops hf_sched_qilin = {
     .round_begin = qilin_round_begin,
     .next = qilin_next,
     .finished = qilin_finished,
+    .round_end = qilin_round_end,
     .plan = qilin_plan,
+    .device_set = qilin_device_set,
     .destroy = qilin_destroy,
 };

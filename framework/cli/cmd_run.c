@@ -12,7 +12,8 @@
 #include "cli.h"
 #include "report/report.h"
 
-/* The per-round table of a single run: makespan, ideal, efficiency, shares. */
+/* The per-round table of a single run: makespan, ideal, efficiency, shares
+ * ("-": the device was left out of the round's device set). */
 static void print_rounds(const struct hf_run *r)
 {
     printf("%-6s %12s %12s %6s", "round", "makespan_s", "ideal_s", "eff");
@@ -23,8 +24,12 @@ static void print_rounds(const struct hf_run *r)
         const struct hf_round_stats *rs = &r->rounds[i];
         printf("%-6d %12.4g %12.4g %6.3f", rs->round, rs->makespan_s, rs->ideal_s,
                rs->efficiency);
-        for (int d = 0; d < r->ndevices && rs->dev; d++)
-            printf(" %12.3f", rs->dev[d].share);
+        for (int d = 0; d < r->ndevices && rs->dev; d++) {
+            if (rs->has_set && rs->set.use && !rs->set.use[d])
+                printf(" %12s", "-"); /* left out of the round's device set */
+            else
+                printf(" %12.3f", rs->dev[d].share);
+        }
         putchar('\n');
     }
     putchar('\n');

@@ -30,6 +30,8 @@ static const struct hf_config_key run_keys[] = {
      "units per chunk"},
     {"run", "verify", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "check every round with the reference"},
     {"run", "execute", HF_KEY_BOOL, 0, 0, 0, NULL, "no", "sim: also run every bundle on the CPU"},
+    {"run", "devices_fixed", HF_KEY_BOOL, 0, 0, 0, NULL, "no",
+     "every round on every device: no device set is left out when it would be faster"},
     {"run", "progress", HF_KEY_BOOL, 0, 0, 0, NULL, "yes", "the progress line on a terminal"},
     {"run", "node_timeout", HF_KEY_NUM, 0, 1e9, HF_KEY_MIN_OPEN, NULL, "600",
      "mpirun: seconds a rank may stay silent before the run ends"},
@@ -116,6 +118,10 @@ static int read_numbers(const struct hf__cli *c, hf_config_t cfg, struct hf_run_
     if ((rc = hf_config_bool(cfg, "run", "execute", 0, &b)))
         return hf__cli_fail(rc);
     o->execute = b;
+    /* Read by the planning schedulers (schedulers/device_set.c); checked here,
+     * before anything runs, and so never unused when a run has none of them. */
+    if ((rc = hf_config_bool(cfg, "run", "devices_fixed", 0, &b)))
+        return hf__cli_fail(rc);
     if ((rc = hf_config_bool(cfg, "run", "progress", 1, &b)))
         return hf__cli_fail(rc);
     o->progress = b;

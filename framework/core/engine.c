@@ -200,6 +200,7 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
         .round = round, .nchunks = e->nchunks, .chunks = seen, .total_work = total,
         .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
         .repeats = learn && e->chunk_cost.repeated, .work_exact = e->load.work_exact,
+        .solo_rounds = e->load.solo_rounds > 1.0 ? e->load.solo_rounds : 1.0,
     };
     /* Per-round bookkeeping: statistics, fault counters, the stall detector's
      * generations (-1 = has not asked yet) and the event merge cursor. */
@@ -210,6 +211,8 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
         e->last_event[d] = -1;
     }
     e->orphans.head = e->orphans.n = 0;
+    e->bundles_from = INFINITY;
+    e->bundles_to = -INFINITY;
     hf__nodes_round_start(e);
     return 0;
 }
@@ -453,6 +456,9 @@ int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, doub
     struct hf_round_report rep = {
         .round = e->round.round, .makespan_s = makespan_s, .work = work, .busy_s = busy,
         .chunks = chunks,
+        .outside_s = e->bundles_to >= e->bundles_from
+                         ? fmax(0.0, makespan_s - (e->bundles_to - e->bundles_from))
+                         : 0.0,
     };
     hf_clear_error();
     int rc = e->sched->round_end ? e->sched->round_end(e->sched_state, &rep) : 0;
@@ -461,6 +467,23 @@ int hf__engine_adapt(struct hf__engine *e, double makespan_s, double *work, doub
                          e->sched->name, rep.round,
                          *hf_last_error() ? hf_last_error() : hf_strerror(rc));
     return rc;
+}
+
+/* The device set the scheduler ran the round on (struct hf_set_choice), when
+ * it chose one: kept in the round's record for results.json and the tables. */
+static int record_device_set(struct hf__engine *e, struct hf_round_stats *rs)
+{
+    if (!e->sched->device_set)
+        return 0;
+    rs->set.use = calloc((size_t)e->ndev, sizeof *rs->set.use);
+    if (!rs->set.use)
+        return HF_ENOMEM;
+    rs->has_set = e->sched->device_set(e->sched_state, &rs->set) == 1;
+    if (!rs->has_set) {
+        free(rs->set.use);
+        rs->set.use = NULL;
+    }
+    return 0;
 }
 
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */
@@ -497,6 +520,8 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
             chunks[d] = e->stats[d].chunks;
         }
         rc = hf__nodes_round_end(e, rs);
+        if (rc == 0)
+            rc = record_device_set(e, rs);
         if (rc == 0)
             rc = hf__engine_adapt(e, rs->makespan_s, work, busy, chunks);
         if (rc == 0 && e->sched->plan)

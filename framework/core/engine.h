@@ -93,6 +93,9 @@ struct hf_round_stats {
     } host;
     int has_plan;
     double *plan;               /* scheduler's planned shares for the next round */
+    int has_set;                /* the scheduler chose the round's device set (set.use: who
+                                   took part; a device left out has share 0, shown "-") */
+    struct hf_set_choice set;   /* ... and what it predicted (sched.h) */
     struct hf_round_device *dev;/* per device */
     struct hf_round_device *inner; /* per device inside a node (struct hf_run.inner), or NULL:
                                       chunks, bundles, work, busy_s; share of its node's work */

@@ -48,6 +48,8 @@ struct hf__engine {
     int chunk_cost_loaded;         /* ... and the run started from them */
     struct hf_round_device *stats; /* per device, this round */
     double round_start, round_end; /* seconds since the run started */
+    double bundles_from, bundles_to; /* the round's first bundle start, last bundle end
+                                        (from > to: none ran); hf_round_report.outside_s */
     struct hf_round_host host;     /* the current round's host phases (engine.h) */
     struct hf__span_queue orphans;
     unsigned long progress_gen;    /* bumped at every finished bundle */

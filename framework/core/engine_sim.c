@@ -31,6 +31,17 @@
  * draws from the one stream a stall fell wherever the stream stood, so on a
  * 0.2 ms round a 5 ms stall at 1% ranked the schedulers by luck
  * (9edd91b:bench/NOTES.md, eleventh session).
+ *
+ * Taking part costs a round more than a device's bundles (the shared-data
+ * merge and the copy-back of what the device changed, a synchronisation, a
+ * host round trip): when two or more devices ran bundles in a round, the
+ * round ends, after its last bundle, part_s + part_per_unit_s x (its work)
+ * later for every device that ran ([sim.NAME] part_us, part_per_unit_s),
+ * paid one after the other as the host merges them. A device alone pays
+ * nothing: its copy is the merged one. Without part_us, a device of an app
+ * that declares shared data pays HF_SIM_PART_S, what the real drivers
+ * measured, and one of an app that does not pays nothing (no merge: its
+ * sync is inside its bundles' times).
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +51,15 @@
 #include "engine_internal.h"
 #include "sim_node.h"
 #include "size_set.h"
+
+/* A round's host turnaround per device beside others, by default, for an app
+ * with shared data: ~100 us per round measured on the real engine with one
+ * H200 or H100 (road-grid BFS levels with tiny frontiers: thread hand-offs,
+ * events, synchronisations, the merge's fixed part; bench/NOTES.md, "Where a
+ * graph round's time goes"). The per-unit part defaults to 0: what changes per
+ * unit of work is the app's (kron-22 BFS merged ~2M changed depths in ~10 ms,
+ * ~5 ns an element, but a unit of work is an edge, not a changed element). */
+#define HF_SIM_PART_S 100e-6
 
 struct pending {
     double start, end;
@@ -214,6 +234,29 @@ static int execute(struct hf__engine *e, int d, const struct hf_span *span, char
     return rc;
 }
 
+/* Ends the round after its devices' taking part (see DESIGN), when two or
+ * more devices ran bundles in it. */
+static void pay_taking_part(struct hf__engine *e)
+{
+    int ran = 0;
+    for (int d = 0; d < e->ndev; d++)
+        ran += e->stats[d].bundles > 0;
+    if (ran < 2)
+        return;
+    double extra = 0.0;
+    for (int d = 0; d < e->ndev; d++) {
+        const struct hf_device *dev = hf_devlist_get(e->devs, d);
+        if (e->stats[d].bundles == 0 || dev->node)
+            continue;
+        double part = dev->model.part_s >= 0.0 ? dev->model.part_s
+                      : e->app->shared          ? HF_SIM_PART_S
+                                                : 0.0;
+        extra += part + dev->model.part_per_unit_s * e->stats[d].work;
+    }
+    e->round_end = fmax(e->round_end, e->sim_now) + extra;
+    e->sim_now = e->round_end;
+}
+
 int hf__sim_round(struct hf__engine *e)
 {
     struct pending *p = calloc((size_t)e->ndev, sizeof *p);
@@ -252,7 +295,10 @@ int hf__sim_round(struct hf__engine *e)
         else
             hf__engine_failed(e, next, &ev.span, brc, msg);
     }
-    /* The round ends when its last bundle does; faults may leave busy devices idle. */
+    /* The round ends when its last bundle does, and its devices' taking
+     * part is paid (see DESIGN); faults may leave busy devices idle. */
+    if (rc == 0 && !e->error && e->recording)
+        pay_taking_part(e);
     free(p);
     free(busy);
     return rc ? rc : e->error;

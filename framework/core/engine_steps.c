@@ -15,6 +15,7 @@
  * devices drain first. Any other error is the app's and stops the run. All of
  * these run under the engine lock (real) or on the only thread (sim).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,8 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     s->busy_s += end - start;
     if (end > e->round_end)
         e->round_end = end;
+    e->bundles_from = fmin(e->bundles_from, start);
+    e->bundles_to = fmax(e->bundles_to, end);
     /* Every bundle is an observation of its chunks' cost (chunk_cost.c);
      * in a scheduled round one the cost model flags as an outlier is not
      * folded (a stall says nothing about the chunks; in a standalone pass,

@@ -325,6 +325,7 @@ static struct hf_run *partial_run(struct hf__engine *e, struct hf_run *run, doub
     for (int i = e->rounds_done; i < run->nrounds; i++) {
         free(run->rounds[i].dev);
         free(run->rounds[i].plan);
+        free(run->rounds[i].set.use);
         free(run->rounds[i].inner);
         memset(&run->rounds[i], 0, sizeof run->rounds[i]);
     }
@@ -420,6 +421,7 @@ void hf_run_free(struct hf_run *run)
     for (int i = 0; i < run->nrounds; i++) {
         free(run->rounds[i].dev);
         free(run->rounds[i].plan);
+        free(run->rounds[i].set.use);
         free(run->rounds[i].inner);
     }
     free(run->inner);

@@ -72,6 +72,10 @@ const struct hf_config_key hf_device_keys[] = {
     {"sim.*", "stall_at", HF_KEY_STR, 0, 0, 0, NULL, NULL, "round:bundle that stalls"},
     {"sim.*", "slowdown", HF_KEY_STR, 0, 0, 0, NULL, NULL,
      "factor@round: the device is that much slower from that round on"},
+    {"sim.*", "part_us", HF_KEY_NUM, 0, 1e12, 0, NULL, "100 for an app with shared data, else 0",
+     "microseconds a round pays for the device's taking part beside others (merge, sync)"},
+    {"sim.*", "part_per_unit_s", HF_KEY_NUM, 0, 1e6, 0, NULL, "0",
+     "seconds a round pays per unit of work the device ran beside others (its merge)"},
     {"faults", "error_at", HF_KEY_STR, 0, 0, 0, NULL, NULL,
      "device:round:bundle fails that bundle; the device is retired"},
     {"faults", "cuda_error_at", HF_KEY_STR, 0, 0, 0, NULL, NULL, "the same as error_at"},
@@ -136,6 +140,21 @@ static int read_sim_trouble(hf_config_t cfg, const char *section, struct hf_sim_
     return 0;
 }
 
+/* Reads the [sim.NAME] keys of what a device's taking part in a round costs
+ * beyond its bundles (part_us, part_per_unit_s; engine_sim.c applies them);
+ * part_s stays < 0 when part_us is not given, for the engine's default. */
+static int read_sim_part(hf_config_t cfg, const char *section, struct hf_sim_model *m)
+{
+    double us = -1.0;
+    int rc = 0;
+    if (hf_config_get(cfg, section, "part_us"))
+        rc = hf_config_double(cfg, section, "part_us", 0, 0, 1e12, &us);
+    if (rc == 0)
+        rc = hf_config_double(cfg, section, "part_per_unit_s", 0, 0, 1e6, &m->part_per_unit_s);
+    m->part_s = us < 0.0 ? -1.0 : us * 1e-6;
+    return rc;
+}
+
 /* Reads one [sim.NAME] section into a modelled device. */
 static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *name, int ordinal)
 {
@@ -163,6 +182,8 @@ static int add_sim_device(struct hf_devlist *l, hf_config_t cfg, const char *nam
     struct hf_sim_model trouble = {0};
     if (rc == 0)
         rc = read_sim_trouble(cfg, section, &trouble);
+    if (rc == 0)
+        rc = read_sim_part(cfg, section, &trouble);
     if (rc)
         return rc;
     int is_gpu = strcmp(kind, "gpu") == 0;

@@ -115,6 +115,21 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
         cJSON_AddItemToObject(o, "plan", cJSON_CreateDoubleArray(rs->plan, r->ndevices));
     else
         cJSON_AddNullToObject(o, "plan");
+    /* The device set the scheduler chose for the round (schedulers/device_set.c):
+     * who took part, the chosen set's predicted round, the full set's, and the
+     * chosen set's predicted cost past its split; probe: the full set ran to
+     * re-measure devices left out. */
+    if (rs->has_set && rs->set.use) {
+        cJSON *ds = cJSON_AddObjectToObject(o, "device_set");
+        cJSON *used = cJSON_AddArrayToObject(ds, "used");
+        for (int d = 0; d < r->ndevices; d++)
+            if (rs->set.use[d])
+                cJSON_AddItemToArray(used, cJSON_CreateString(r->devs[d].name));
+        cJSON_AddNumberToObject(ds, "predicted_s", rs->set.pred_s);
+        cJSON_AddNumberToObject(ds, "full_predicted_s", rs->set.full_s);
+        cJSON_AddNumberToObject(ds, "part_s", rs->set.part_s);
+        cJSON_AddBoolToObject(ds, "probe", rs->set.probe != 0);
+    }
     if (rs->nfigures) {
         cJSON *figs = cJSON_AddObjectToObject(o, "app_figures");
         for (int i = 0; i < rs->nfigures; i++) {
@@ -135,6 +150,8 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
         cJSON_AddNumberToObject(x, "share", rd->share);
         cJSON_AddNumberToObject(x, "busy_s", rd->busy_s);
         cJSON_AddNumberToObject(x, "outliers", (double)rd->outliers);
+        if (rs->has_set && rs->set.use && !rs->set.use[d])
+            cJSON_AddBoolToObject(x, "left_out", 1);
         cJSON_AddItemToArray(devs, x);
     }
     /* The devices inside the nodes of a run across nodes (run's "node_devices"). */

@@ -1,0 +1,277 @@
+/* device_set.c - which devices take part in a round: the full set or one that
+ * leaves devices out, chosen by the predicted round of each.
+ *
+ * DESIGN
+ * ------
+ * A device's taking part in a round costs the round more than its bundles:
+ * the shared-data merge and the copy-back of what it changed, a
+ * synchronisation, a host round trip, an algorithm path that adds rounds. No
+ * bundle model holds that, so a planner that splits by bundle models alone
+ * keeps a device whose bundles look cheap even when the round gets slower
+ * with it. Here every planning scheduler (HASS, min-min, Qilin) prices a
+ * device set S for a round of work W as
+ *     T(S) = split_S(W) + part_S(W)
+ * where split_S is the best split of W over S under the planner's own affine
+ * models (hf_cost_split: every device of S finishes together) and part_S is
+ * what rounds run on S cost outside their bundles, as the engine measured it
+ * (hf_round_report.outside_s: before the first bundle began and after the
+ * last ended: the shared-data merge and copy-back, syncs, host turnaround).
+ * Measured, not inferred from makespan - split_S, so that a planner's model
+ * still learning is not blamed on the set. One figure holds every such cost,
+ * so it needs no separate model per cost: it is
+ * fitted per set as an affine line in the round's work (the merge grows with
+ * what changed, which grows with the work done; the sync does not), robust
+ * like the bundle models (Theil-Sen: the median slope between rounds of
+ * clearly different work, never below 0 since taking part gets no cheaper
+ * with more work, and the median intercept) over the set's last
+ * HF__DEVSET_WINDOW rounds.
+ *
+ * A set that never ran is priced from the sets that did. From the smallest
+ * set around it: a device alone merges nothing, and every device past the
+ * first adds its changes to merge, so a set of k devices pays (k - 1) / (n -
+ * 1) of what a set of n around it paid. From the sets inside it: a device
+ * added never makes the merge smaller, so it pays at least the most any of
+ * them paid. Where that is wrong it errs towards trying a subset once, which
+ * then is priced by what it cost. An app whose rounds
+ * differ by device set reports it (hf_load.solo_rounds: one device alone
+ * covers that many rounds of the split path in one round, as a fused search
+ * does), and a single device's T is divided by it.
+ *
+ * The candidates are the full set (every alive device), every single device,
+ * and the full set less each device (2n + 1 sets of n devices; a pair is its
+ * two singles). A subset replaces the full set only when it is predicted
+ * faster by more than HF__DEVSET_GAIN, the part of a round that a
+ * prediction's noise can move, so that noise does not toggle the set.
+ *
+ * A device left out is measured again now and then, so that a load that
+ * grows brings it back: the full set runs (a probe) once the rounds run on
+ * the subset since the last probe would have paid for it at 1% of their time
+ * (rounds x T(subset) x 0.01 >= T(full) - T(subset), the probe's predicted
+ * loss), and never sooner than HF__DEVSET_REPROBE rounds: a bounded cost, as
+ * HASS's `reprobe`. A probe refreshes the full set's part (and the left-out
+ * devices' bundle models), so when the full set got better it is chosen again.
+ *
+ * A left-out device is simply not alive in the round the planner plans
+ * (struct hf_round.alive of the view), so every chunk is still handed out
+ * exactly once, to the devices that take part.
+ */
+#include "device_set.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HF__DEVSET_GAIN 0.01  /* a subset must be predicted this much faster than the full set */
+#define HF__DEVSET_REPROBE 8  /* rounds on a subset before the full set may run again */
+#define HF__DEVSET_PROBE_PAY 0.01 /* a probe costs at most this part of the rounds before it */
+#define HF__DEVSET_APART 1.25 /* rounds whose work differs this much tell a slope */
+
+int hf__devset_init(struct hf__devset *s, const struct hf_sched_env *env)
+{
+    memset(s, 0, sizeof *s);
+    s->ndev = env->ndevices;
+    s->dev = env->dev;
+    int fixed = 0;
+    if (env->cfg) {
+        int rc = hf_config_bool(env->cfg, "run", "devices_fixed", 0, &fixed);
+        if (rc)
+            return rc;
+    }
+    s->on = !fixed && s->ndev >= 2 && s->ndev <= 64;
+    s->alive = calloc((size_t)(s->ndev > 0 ? s->ndev : 1), sizeof *s->alive);
+    return s->alive ? 0 : hf_fail(HF_ENOMEM, "device sets: out of memory");
+}
+
+void hf__devset_free(struct hf__devset *s)
+{
+    free(s->alive);
+    s->alive = NULL;
+}
+
+static int popcount(uint64_t m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (n > 0; sorts v). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* A set's fitted part at work W (see DESIGN: Theil-Sen, slope >= 0). */
+static double fit_part(const struct hf__set_cost *c, double W)
+{
+    double slopes[HF__DEVSET_WINDOW * HF__DEVSET_WINDOW], rest[HF__DEVSET_WINDOW];
+    int ns = 0;
+    for (int i = 0; i < c->n; i++)
+        for (int j = 0; j < c->n; j++)
+            if (c->w[j] > HF__DEVSET_APART * c->w[i])
+                slopes[ns++] = (c->t[j] - c->t[i]) / (c->w[j] - c->w[i]);
+    double b = ns ? fmax(0.0, median(slopes, ns)) : 0.0;
+    for (int i = 0; i < c->n; i++)
+        rest[i] = c->t[i] - b * c->w[i];
+    return median(rest, c->n) + b * W;
+}
+
+static const struct hf__set_cost *find_set(const struct hf__devset *s, uint64_t mask)
+{
+    for (int i = 0; i < s->nsets; i++)
+        if (s->set[i].mask == mask)
+            return &s->set[i];
+    return NULL;
+}
+
+double hf__devset_part(const struct hf__devset *s, uint64_t mask, double work)
+{
+    const struct hf__set_cost *own = find_set(s, mask);
+    if (own && own->n > 0)
+        return fit_part(own, work);
+    /* A set never run: from the smallest set around it that ran, each device
+     * past the first paying an equal part of its cost, and at least what any
+     * set inside it cost (see DESIGN). */
+    double most = 0.0, from_above = INFINITY;
+    int k = popcount(mask), above = 65;
+    for (int i = 0; i < s->nsets; i++) {
+        const struct hf__set_cost *c = &s->set[i];
+        if (c->n == 0)
+            continue;
+        if ((c->mask & ~mask) == 0)
+            most = fmax(most, fit_part(c, work));
+        int n = popcount(c->mask);
+        if ((mask & ~c->mask) == 0 && n > 1 && n <= above) {
+            double v = fmax(0.0, fit_part(c, work)) * (double)(k - 1) / (double)(n - 1);
+            from_above = n < above ? v : fmin(from_above, v);
+            above = n;
+        }
+    }
+    return fmax(most, isfinite(from_above) ? from_above : 0.0);
+}
+
+/* The predicted round of set `mask` (see DESIGN); its split in *split. */
+static double predict(const struct hf__devset *s, const struct hf_round *r, const double *lat,
+                      const double *inv, uint64_t mask, double *split, double *part)
+{
+    int use[s->ndev];
+    double x[s->ndev];
+    for (int d = 0; d < s->ndev; d++)
+        use[d] = (int)((mask >> d) & 1u);
+    *split = hf_cost_split(lat, inv, use, s->ndev, r->total_work, x);
+    *part = hf__devset_part(s, mask, r->total_work);
+    double T = *split + *part;
+    if (popcount(mask) == 1 && r->solo_rounds > 1.0)
+        T /= r->solo_rounds;
+    return T;
+}
+
+const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_round *r,
+                                        const double *lat, const double *inv)
+{
+    s->chose = s->probe = 0;
+    s->full = 0;
+    for (int d = 0; d < s->ndev && d < 64; d++)
+        if (r->alive[d])
+            s->full |= (uint64_t)1 << d;
+    s->chosen = s->full;
+    if (!lat || !inv || !s->on || popcount(s->full) < 2 || r->nchunks < 2 || !(r->total_work > 0.0))
+        return r;
+    for (int d = 0; d < s->ndev; d++)
+        if (r->alive[d] && (!(inv[d] > 0.0) || !isfinite(inv[d]) || !isfinite(lat[d])))
+            return r; /* a device without a model yet: the planner is still measuring */
+    double fsplit, fpart;
+    s->full_s = predict(s, r, lat, inv, s->full, &fsplit, &fpart);
+    uint64_t best = s->full;
+    double best_T = s->full_s, best_split = fsplit, best_part = fpart;
+    for (int d = 0; d < s->ndev; d++) {
+        if (!((s->full >> d) & 1u))
+            continue;
+        uint64_t cand[2] = {(uint64_t)1 << d, s->full & ~((uint64_t)1 << d)};
+        for (int k = 0; k < 2; k++) {
+            double split, part, T = predict(s, r, lat, inv, cand[k], &split, &part);
+            if (isfinite(T) && T < best_T) {
+                best = cand[k];
+                best_T = T;
+                best_split = split;
+                best_part = part;
+            }
+        }
+    }
+    s->chose = 1;
+    if (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s)) {
+        s->since_probe = 0;
+        s->split_s = fsplit;
+        s->pred_s = s->full_s;
+        s->part_s = fpart;
+        return r;
+    }
+    /* Re-measure the left-out devices once the rounds on the subset paid for it. */
+    s->gap_s = s->full_s - best_T;
+    s->since_probe++;
+    if (s->since_probe >= HF__DEVSET_REPROBE &&
+        (double)s->since_probe * best_T * HF__DEVSET_PROBE_PAY >= s->gap_s) {
+        s->since_probe = 0;
+        s->probe = 1;
+        s->split_s = fsplit;
+        s->pred_s = s->full_s;
+        s->part_s = fpart;
+        return r;
+    }
+    s->chosen = best;
+    s->split_s = best_split;
+    s->pred_s = best_T;
+    s->part_s = best_part;
+    s->view = *r;
+    for (int d = 0; d < s->ndev; d++)
+        s->alive[d] = r->alive[d] && ((best >> d) & 1u);
+    s->view.alive = s->alive;
+    return &s->view;
+}
+
+void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
+{
+    if (!s->chose || !isfinite(s->split_s))
+        return;
+    /* What the chosen set cost, whatever the planner then gave each of its
+     * devices: its own choices inside the set are part of that set's price. */
+    struct hf__set_cost *c = NULL;
+    for (int i = 0; i < s->nsets && !c; i++)
+        if (s->set[i].mask == s->chosen)
+            c = &s->set[i];
+    if (!c) {
+        int i = s->nsets < HF__DEVSET_SETS ? s->nsets++ : (s->evict++ % HF__DEVSET_SETS);
+        c = &s->set[i];
+        memset(c, 0, sizeof *c);
+        c->mask = s->chosen;
+    }
+    double W = 0.0;
+    for (int d = 0; d < s->ndev; d++)
+        W += rep->work[d];
+    c->w[c->at] = W;
+    c->t[c->at] = rep->outside_s;
+    c->at = (c->at + 1) % HF__DEVSET_WINDOW;
+    if (c->n < HF__DEVSET_WINDOW)
+        c->n++;
+}
+
+int hf__devset_report(const struct hf__devset *s, struct hf_set_choice *out)
+{
+    if (!s->chose)
+        return 0;
+    for (int d = 0; d < s->ndev; d++)
+        out->use[d] = d < 64 && ((s->chosen >> d) & 1u);
+    out->pred_s = s->pred_s;
+    out->full_s = s->full_s;
+    out->part_s = s->part_s;
+    out->probe = s->probe;
+    return 1;
+}

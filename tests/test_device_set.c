@@ -1,0 +1,355 @@
+/* test_device_set.c - the choice of device sets (schedulers/device_set.c) and
+ * its guarantee: adding a device never makes a run slower.
+ *
+ * DESIGN
+ * ------
+ * Two layers. The unit tests drive hf__devset directly with made-up models
+ * and rounds: a set that never ran is priced by the sets inside it, a subset
+ * replaces the full set once the full set's cost past its split is learned,
+ * an app's solo_rounds favours a single device, the full set is re-measured
+ * within a bounded share of the time, and devices_fixed keeps the full set.
+ * The guarantee test runs every planning scheduler (HASS, min-min, Qilin)
+ * through hf_run on sim machines whose devices pay for taking part in a round
+ * ([sim.NAME] part_us, part_per_unit_s): on each machine, the run on the full
+ * device list must take at most 3% more, summed over rounds 3 on, than the
+ * best run on any non-empty subset of the list. The machines differ in what
+ * wins (the GPU alone, the GPUs without the CPU, every device), so a choice
+ * that always kept or always dropped a device fails one of them. The sim
+ * engine is deterministic for a seed, so these are exact checks.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/engine.h"
+#include "../schedulers/device_set.h"
+
+/* ---- the choice, driven directly ------------------------------------------------ */
+
+static const struct hf_device_info two_dev[2] = {{.name = "cpu", .is_gpu = 0},
+                                                 {.name = "gpu", .is_gpu = 1}};
+
+static void make_set(struct hf__devset *s, const char *ini)
+{
+    hf_config_t cfg = NULL;
+    if (ini)
+        assert_int_equal(hf_config_parse(&cfg, "devset.ini", ini), 0);
+    struct hf_sched_env env = {.ndevices = 2, .dev = two_dev, .cfg = cfg};
+    assert_int_equal(hf__devset_init(s, &env), 0);
+    if (cfg)
+        hf_config_destroy(cfg);
+}
+
+/* A round of `work` in 100 chunks on both devices. */
+static struct hf_round make_round(double work, const int *alive, struct hf_chunk *c)
+{
+    for (int i = 0; i < 100; i++)
+        c[i] = (struct hf_chunk){.index = (size_t)i, .work = work / 100};
+    return (struct hf_round){.nchunks = 100, .chunks = c, .total_work = work, .alive = alive,
+                             .solo_rounds = 1.0};
+}
+
+/* Ends a round of the chosen set that spent `outside` seconds outside its
+ * bundles (its split as predicted, plus that). */
+static void end_round(struct hf__devset *s, const struct hf_round *r, double outside)
+{
+    double work[2] = {0, 0}, busy[2] = {0, 0};
+    size_t chunks[2] = {0, 0};
+    for (int d = 0; d < 2; d++)
+        if (r->alive[d]) {
+            work[d] = r->total_work / 2;
+            chunks[d] = 50;
+        }
+    struct hf_round_report rep = {.makespan_s = s->split_s + outside, .work = work,
+                                  .busy_s = busy, .chunks = chunks, .outside_s = outside};
+    hf__devset_end(s, &rep);
+}
+
+static const double lat2[2] = {0.0, 0.0}, inv2[2] = {1e-8, 1e-9}; /* the GPU 10x the CPU */
+
+static void test_full_set_cost_learned(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    struct hf_round r = make_round(1e6, alive, c);
+    /* Nothing learned: the full set's split (0.909 ms) beats the GPU alone (1 ms). */
+    const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+    assert_ptr_equal(v, &r);
+    assert_true(fabs(s.pred_s - 1e6 / 1.1e9) < 1e-12);
+    /* The full set's rounds cost 0.5 ms past their split: the GPU alone wins. */
+    end_round(&s, v, 0.5e-3);
+    assert_true(fabs(hf__devset_part(&s, s.full, 1e6) - 0.5e-3) < 1e-12);
+    v = hf__devset_begin(&s, &r, lat2, inv2);
+    assert_ptr_not_equal(v, &r);
+    assert_int_equal(v->alive[0], 0);
+    assert_int_equal(v->alive[1], 1);
+    struct hf_set_choice ch = {.use = (int[2]){0, 0}};
+    assert_int_equal(hf__devset_report(&s, &ch), 1);
+    assert_int_equal(ch.use[0], 0);
+    assert_int_equal(ch.use[1], 1);
+    assert_true(fabs(ch.pred_s - 1e-3) < 1e-12);
+    assert_true(ch.full_s > ch.pred_s);
+    /* The GPU alone costs 0.1 ms past its split: priced by its own fit now. */
+    end_round(&s, v, 0.1e-3);
+    assert_true(fabs(hf__devset_part(&s, 2u, 1e6) - 0.1e-3) < 1e-12);
+    /* A set never run: a device alone merges nothing, so the CPU alone is
+     * priced at (1 - 1) / (2 - 1) of the pair's cost. */
+    assert_true(fabs(hf__devset_part(&s, 1u, 1e6)) < 1e-15);
+    hf__devset_free(&s);
+}
+
+static void test_cheap_part_keeps_full_set(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    struct hf_round r = make_round(1e6, alive, c);
+    for (int k = 0; k < 10; k++) {
+        const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+        assert_ptr_equal(v, &r); /* 0.909 + 0.05 ms < 1 ms */
+        end_round(&s, v, 0.05e-3);
+    }
+    hf__devset_free(&s);
+}
+
+static void test_solo_rounds(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    struct hf_round r = make_round(1e6, alive, c);
+    /* One GPU alone covers two rounds of the split path: 0.5 ms a round. */
+    r.solo_rounds = 2.0;
+    const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+    assert_ptr_not_equal(v, &r);
+    assert_int_equal(v->alive[0], 0);
+    assert_true(fabs(s.pred_s - 0.5e-3) < 1e-12);
+    hf__devset_free(&s);
+}
+
+/* While a subset wins, the full set runs again now and then, at most a few
+ * percent of the rounds, and comes back when it got cheaper. */
+static void test_probe(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    struct hf_round r = make_round(1e6, alive, c);
+    const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+    end_round(&s, v, 0.12e-3); /* the full set: 1.029 ms, the GPU 1 ms */
+    int probes = 0, full = 0;
+    for (int k = 0; k < 64; k++) {
+        v = hf__devset_begin(&s, &r, lat2, inv2);
+        probes += s.probe;
+        full += v == &r;
+        end_round(&s, v, (v == &r ? 0.12e-3 : 0.0));
+    }
+    assert_int_equal(full, probes);
+    assert_in_range(probes, 1, 64 / 8);
+    /* The full set got cheaper: the next probe brings it back for good. */
+    for (int k = 0; k < 32; k++) {
+        v = hf__devset_begin(&s, &r, lat2, inv2);
+        end_round(&s, v, (v == &r ? 0.01e-3 : 0.0));
+    }
+    for (int k = 0; k < 8; k++) {
+        v = hf__devset_begin(&s, &r, lat2, inv2);
+        assert_ptr_equal(v, &r);
+        end_round(&s, v, 0.01e-3);
+    }
+    hf__devset_free(&s);
+}
+
+static void test_devices_fixed(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, "[run]\ndevices_fixed = yes\n");
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    struct hf_round r = make_round(1e6, alive, c);
+    for (int k = 0; k < 4; k++) {
+        const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+        assert_ptr_equal(v, &r);
+        end_round(&s, v, 10e-3); /* however dear */
+        struct hf_set_choice ch = {.use = (int[2]){0, 0}};
+        assert_int_equal(hf__devset_report(&s, &ch), 0);
+    }
+    hf__devset_free(&s);
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "devset.ini", "[run]\ndevices_fixed = maybe\n"), 0);
+    struct hf_sched_env env = {.ndevices = 2, .dev = two_dev, .cfg = cfg};
+    assert_int_equal(hf__devset_init(&s, &env), HF_ECONFIG);
+    hf_config_destroy(cfg);
+}
+
+/* ---- the guarantee, through hf_run ---------------------------------------------- */
+
+#define ROUNDS 24
+#define FROM 3
+
+/* Sum of the makespans of rounds FROM.. of `sched` on the devices `list` of
+ * machine `ini` (a format with one %s for [devices] sim); the run in *out. */
+static double run_sum(const char *sched, const char *ini, const char *list, const char *extra,
+                      struct hf_run **out)
+{
+    char text[4096];
+    snprintf(text, sizeof text, ini, list, extra);
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "devset.ini", text), 0);
+    struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find(sched),
+                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = ROUNDS, .seed = 1,
+                               .verify = 1};
+    assert_non_null(o.app);
+    assert_non_null(o.sched);
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    int rc = hf_run(&o, &run);
+    if (rc)
+        print_error("%s on %s: %s\n", sched, list, hf_last_error());
+    assert_int_equal(rc, 0);
+    assert_int_equal(run->nrounds, ROUNDS);
+    double sum = 0.0;
+    for (int i = FROM; i < run->nrounds; i++)
+        sum += run->rounds[i].makespan_s;
+    hf_config_destroy(cfg);
+    if (out)
+        *out = run;
+    else
+        hf_run_free(run);
+    return sum;
+}
+
+/* The machines: [devices] sim = %s, then [run] extras (%s). */
+#define LOAD "[run]\napp = noop\n%s[load]\nchunks = 512\nwork_per_chunk = 1e6\n"
+static const char *const machines[] = {
+    /* A GPU 20x the CPU, a merge dearer than the CPU's help: the GPU alone. */
+    "[devices]\nsim = %s\ncuda = none\n"
+    "[sim.cpu]\nkind = cpu\nrate = 2e9\nlatency_us = 5\njitter = 0.02\npart_us = 1000\n"
+    "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\njitter = 0.02\npart_us = 1000\n" LOAD,
+    /* Two GPUs and a slow CPU, the merge per unit of work: the GPUs without the CPU. */
+    "[devices]\nsim = %s\ncuda = none\n"
+    "[sim.cpu]\nkind = cpu\nrate = 2e9\nlatency_us = 5\njitter = 0.02\npart_us = 200\n"
+    "part_per_unit_s = 1e-12\n"
+    "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\njitter = 0.02\npart_us = 200\n"
+    "part_per_unit_s = 1e-12\n" LOAD,
+    /* A CPU a quarter of the GPU: its help pays for its merge, every device. */
+    "[devices]\nsim = %s\ncuda = none\n"
+    "[sim.cpu]\nkind = cpu\nrate = 1e10\nlatency_us = 5\njitter = 0.02\npart_us = 500\n"
+    "[sim.gpu]\nkind = gpu\nrate = 4e10\nlatency_us = 20\njitter = 0.02\npart_us = 500\n" LOAD,
+};
+static const char *const lists[] = {"cpu, gpu", "cpu, gpu, gpu", "cpu, gpu"};
+
+/* Every non-empty subset of a device list's names, as lists. */
+static int subsets(const char *list, char out[][64])
+{
+    char names[8][16];
+    int n = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *t = strtok(buf, ", "); t && n < 8; t = strtok(NULL, ", "))
+        snprintf(names[n++], sizeof names[0], "%s", t);
+    int k = 0;
+    for (unsigned m = 1; m < (1u << n); m++) {
+        out[k][0] = '\0';
+        for (int i = 0; i < n; i++)
+            if (m & (1u << i)) {
+                if (out[k][0])
+                    strcat(out[k], ", ");
+                strcat(out[k], names[i]);
+            }
+        k++;
+    }
+    return k;
+}
+
+static void test_never_slower_than_a_subset(void **unused)
+{
+    (void)unused;
+    static const char *const planners[] = {"hass", "minmin", "qilin"};
+    for (size_t mi = 0; mi < sizeof machines / sizeof *machines; mi++) {
+        char sub[64][64];
+        int ns = subsets(lists[mi], sub);
+        for (size_t p = 0; p < sizeof planners / sizeof *planners; p++) {
+            struct hf_run *run = NULL;
+            double full = run_sum(planners[p], machines[mi], lists[mi], "", &run);
+            double best = INFINITY;
+            const char *best_list = "";
+            for (int k = 0; k < ns; k++) {
+                if (strcmp(sub[k], lists[mi]) == 0)
+                    continue;
+                double t = run_sum(planners[p], machines[mi], sub[k], "", NULL);
+                if (t < best) {
+                    best = t;
+                    best_list = sub[k];
+                }
+            }
+            /* The full list with its set fixed, for the record: what is won. */
+            double fixed =
+                run_sum(planners[p], machines[mi], lists[mi], "devices_fixed = yes\n", NULL);
+            print_message("machine %zu %-6s: full %.4g s (fixed %.4g s), best subset %.4g s "
+                          "(%s): %.3f\n",
+                          mi, planners[p], full, fixed, best, best_list, full / best);
+            assert_true(full <= 1.03 * fmin(best, fixed));
+            /* A device left out is in the record as such, and ran nothing. */
+            int left = 0;
+            for (int i = 0; i < run->nrounds; i++)
+                for (int d = 0; d < run->ndevices && run->rounds[i].has_set; d++)
+                    if (!run->rounds[i].set.use[d]) {
+                        left++;
+                        assert_int_equal(run->rounds[i].dev[d].chunks, 0);
+                    }
+            if (strcmp(best_list, lists[mi]) != 0 && best < 0.97 * fixed)
+                assert_true(left > 0);
+            hf_run_free(run);
+        }
+    }
+}
+
+/* A negative taking-part cost is refused, naming the file, section and key. */
+static void test_bad_part_key(void **unused)
+{
+    (void)unused;
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "devset.ini",
+                                     "[run]\napp = noop\n[devices]\nsim = g\ncuda = none\n"
+                                     "[sim.g]\nrate = 1e9\npart_us = -3\n"),
+                     0);
+    struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find("hass"),
+                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = 2, .seed = 1};
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    assert_int_equal(hf_run(&o, &run), HF_ECONFIG);
+    assert_null(run);
+    assert_non_null(strstr(hf_last_error(), "devset.ini"));
+    assert_non_null(strstr(hf_last_error(), "part_us"));
+    hf_config_destroy(cfg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_set_cost_learned),
+        cmocka_unit_test(test_cheap_part_keeps_full_set),
+        cmocka_unit_test(test_solo_rounds),
+        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_devices_fixed),
+        cmocka_unit_test(test_bad_part_key),
+        cmocka_unit_test(test_never_slower_than_a_subset),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
