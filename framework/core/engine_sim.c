@@ -123,7 +123,8 @@ static int size_seen(struct hf__engine *e, int d, size_t count)
  * sets are touched in the order they always were (the first-bundle mark,
  * then the count only where a new size costs something: node devices pass
  * their inner devices' cost on), so runs draw what they drew before nodes. */
-static struct hf__sim_when sim_when(struct hf__engine *e, int d, const struct hf_span *span, int nb)
+static struct hf__sim_when sim_when(struct hf__engine *e, int d, const struct hf_span *span,
+                                    int nb)
 {
     const struct hf_device *dev = hf_devlist_get(e->devs, d);
     struct hf__sim_when w = {.recording = e->recording, .round = e->round.round, .bundle = nb};
@@ -176,7 +177,7 @@ double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *
 {
     if (!w->recording)
         return s;
-    double clean = s; /* the bundle's time before any trouble: what stalls per second scale with */
+    double clean = s; /* before any trouble: what stalls per second scale with */
     if (w->first)
         s += m->warmup_s;
     if (m->new_size_s > 0 && w->new_size)
@@ -186,10 +187,10 @@ double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *
         stall |= key_uniform(w->key) < m->stall_prob;
     if (stall)
         s += m->stall_s;
-    if (m->stall_rate > 0)
-        s += m->stall_s *
-             (double)poisson_at(m->stall_rate * clean,
-                                key_uniform(hf__sim_stall_key(w->key, STALL_RATE_SALT)));
+    if (m->stall_rate > 0) {
+        double u = key_uniform(hf__sim_stall_key(w->key, STALL_RATE_SALT));
+        s += m->stall_s * (double)poisson_at(m->stall_rate * clean, u);
+    }
     if (m->slow_factor != 1.0 && w->round >= m->slow_round)
         s *= m->slow_factor;
     return s;
@@ -226,10 +227,8 @@ static int dispatch(struct hf__engine *e, struct pending *p, int *busy)
             struct hf__sim_when w = sim_when(e, d, &span, dev->bundles_this_round);
             s = hf__sim_trouble(&dev->model, &w, s);
         }
-        p[d] = (struct pending){.start = e->sim_now,
-                                .end = e->sim_now + s,
-                                .span = span,
-                                .fault = hf__engine_fault_due(e, d)};
+        p[d] = (struct pending){.start = e->sim_now, .end = e->sim_now + s, .span = span,
+                               .fault = hf__engine_fault_due(e, d)};
         busy[d] = 1;
     }
     return 0;

@@ -61,7 +61,8 @@ const struct hf_config_key hf_device_keys[] = {
     {"sim.*", "latency_us", HF_KEY_NUM, 0, 1e12, 0, NULL, "0", "microseconds per bundle"},
     {"sim.*", "bandwidth_gbs", HF_KEY_NUM, 0, 1e9, 0, NULL, "0 (no transfer cost)",
      "host<->GPU GB/s"},
-    {"sim.*", "jitter", HF_KEY_NUM, 0, 1, HF_KEY_MAX_OPEN, NULL, "0", "relative noise per bundle"},
+    {"sim.*", "jitter", HF_KEY_NUM, 0, 1, HF_KEY_MAX_OPEN, NULL, "0",
+     "relative noise per bundle"},
     {"sim.*", "warmup_ms", HF_KEY_NUM, 0, 1e9, 0, NULL, "0",
      "extra milliseconds of the device's first bundle"},
     {"sim.*", "new_size_ms", HF_KEY_NUM, 0, 1e9, 0, NULL, "0",
@@ -124,8 +125,7 @@ static int read_sim_trouble(hf_config_t cfg, const char *section, struct hf_sim_
     m->new_size_s = new_ms * 1e-3;
     m->stall_s = stall_ms * 1e-3;
     if (m->stall_rate > 0 && !(m->stall_s > 0))
-        return hf_fail(HF_ECONFIG,
-                       "%s: [%s] stall_rate = %g: a stall needs its length, stall_ms > 0",
+        return hf_fail(HF_ECONFIG, "%s: [%s] stall_rate = %g: stalls need their length, stall_ms",
                        hf_config_where(cfg, section, "stall_rate"), section, m->stall_rate);
     m->stall_round = m->stall_bundle = -1;
     m->slow_factor = 1.0;
@@ -192,11 +192,10 @@ static int read_sim_net(hf_config_t cfg, long nodes, struct hf_sim_net *net)
     static const char *const need[] = {"latency_us", "bandwidth_gbs"};
     for (int i = 0; i < 2; i++)
         if (!hf_config_get(cfg, "sim.net", need[i]))
-            return hf_fail(
-                HF_ECONFIG,
-                "%s: [devices] nodes = %ld needs [sim.net] %s (the network between "
-                "the nodes: latency_us = microseconds per message, bandwidth_gbs = GB/s)",
-                hf_config_where(cfg, "devices", "nodes"), nodes, need[i]);
+            return hf_fail(HF_ECONFIG,
+                           "%s: [devices] nodes = %ld needs [sim.net] %s (the network between "
+                           "the nodes: latency_us = microseconds per message, bandwidth_gbs = GB/s)",
+                           hf_config_where(cfg, "devices", "nodes"), nodes, need[i]);
     double lat_us = 0, gbs = 0;
     int rc = hf_config_double(cfg, "sim.net", "latency_us", 0, 0, 1e12, &lat_us);
     if (rc == 0)
@@ -222,10 +221,9 @@ static int add_sim_nodes(struct hf_devlist *l, hf_config_t cfg, int inner)
     if (rc || nodes == 1)
         return rc;
     if (inner + nodes - 1 > HF_MAX_DEVICES)
-        return hf_fail(HF_ERANGE,
-                       "%s: [devices] nodes = %ld of %d devices each: more than %d "
-                       "devices in all",
-                       hf_config_where(cfg, "devices", "nodes"), nodes, inner, HF_MAX_DEVICES);
+        return hf_fail(HF_ERANGE, "%s: [devices] nodes = %ld of %d devices each: more than %d "
+                                  "devices in all", hf_config_where(cfg, "devices", "nodes"),
+                       nodes, inner, HF_MAX_DEVICES);
     if ((rc = read_sim_net(cfg, nodes, &l->node.net)))
         return rc;
     l->node.inner = l->dev;
@@ -255,15 +253,12 @@ static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
     if (n < 0)
         return n;
     int rc = n ? 0
-               : hf_fail(HF_ECONFIG,
-                         "%s: [devices] sim = ...: the sim engine needs at least one "
-                         "modelled device",
-                         hf_config_where(cfg, "devices", "sim"));
+               : hf_fail(HF_ECONFIG, "%s: [devices] sim = ...: the sim engine needs at least one "
+                                     "modelled device", hf_config_where(cfg, "devices", "sim"));
     for (int i = 0; rc == 0 && i < n; i++)
         if (strcmp(names[i], "net") == 0)
-            rc = hf_fail(HF_ECONFIG,
-                         "%s: [devices] sim names 'net', but [sim.net] is the network "
-                         "between nodes, not a device: rename the device",
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] sim names 'net', but [sim.net] is the network "
+                                     "between nodes, not a device: rename the device",
                          hf_config_where(cfg, "devices", "sim"));
     for (int i = 0; rc == 0 && i < n; i++) {
         int seen = 0, total = 0;
@@ -308,8 +303,7 @@ static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
         char *end;
         long v = strtol(items[i], &end, 10);
         if (*end || end == items[i] || v < 0)
-            rc = hf_fail(HF_ECONFIG,
-                         "%s: [devices] cuda = %s: '%s' is not all, none or a GPU number",
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU number",
                          hf_config_where(cfg, "devices", "cuda"), spec, items[i]);
         else if (v >= present)
             rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %ld asked for, but %s",
@@ -359,8 +353,7 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         return hf_fail(HF_ENODEV,
                        "%s: [devices] cpu = %ld with %d GPU host thread(s) needs %ld cores, but "
                        "this machine has %d: hetfarm never oversubscribes the cores",
-                       hf_config_where(cfg, "devices", "cpu"), threads, ngpu, threads + ngpu,
-                       cores);
+                       hf_config_where(cfg, "devices", "cpu"), threads, ngpu, threads + ngpu, cores);
     if (threads > 0 && teams > threads)
         return hf_fail(HF_ECONFIG, "%s: [devices] cpu_teams = %ld exceeds cpu = %ld threads",
                        hf_config_where(cfg, "devices", "cpu_teams"), teams, threads);
@@ -430,8 +423,7 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
     int rc = hf_config_str(cfg, "faults", key, NULL, &spec);
     if (rc || !spec)
         return rc;
-    /* The device name may hold colons itself (sim:h200#1): round and bundle are the last two
-     * fields. */
+    /* The device name may hold colons itself (sim:h200#1): round and bundle are the last two fields. */
     char dev[64];
     int round = -1, bundle = -1, used = 0;
     const char *c2 = strrchr(spec, ':');
@@ -439,7 +431,8 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
     while (c1 && c1 > spec && *c1 != ':')
         c1--;
     if (!c1 || c1 <= spec || *c1 != ':' || (size_t)(c1 - spec) >= sizeof dev ||
-        sscanf(c1, ":%d:%d%n", &round, &bundle, &used) != 2 || c1[used] || round < 0 || bundle < 0)
+        sscanf(c1, ":%d:%d%n", &round, &bundle, &used) != 2 || c1[used] || round < 0 ||
+        bundle < 0)
         return hf_fail(HF_ECONFIG, "%s: [faults] %s = %s: expected device:round:bundle",
                        hf_config_where(cfg, "faults", key), key, spec);
     snprintf(dev, sizeof dev, "%.*s", (int)(c1 - spec), spec);
