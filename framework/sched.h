@@ -98,7 +98,7 @@ struct hf_cost_model {
     int no_warmup;        /* set by the owner: the device pays nothing for a new bundle
                              size (a CPU), so every bundle is taken as a repeat */
     long judged;          /* bundles judged against a fit, ... */
-    long stalls;          /* ... slow surprises among them that were one-offs (the next
+    long stalls;          /* ... slow outliers among them that were one-offs (the next
                              bundle did not confirm a drift), ... */
     double stall_excess;  /* ... and those one-offs' seconds beyond the fit, summed */
 };
@@ -130,7 +130,7 @@ void hf_cost_new_unit(struct hf_cost_model *m);
  * bundles, or no known latency. */
 double hf_cost_warmup(const struct hf_cost_model *m);
 /* The device's stall risk: the seconds one more bundle costs it beyond its
- * fit on average, in slow one-off surprises (stalls: a surprise the next
+ * fit on average, in slow one-off outliers (stalls: an outlier the next
  * bundle did not confirm as a drift), = their rate per judged bundle times
  * their mean excess; 0 before any. A surprise still pending is not counted:
  * it may yet be a drift. */

@@ -58,10 +58,14 @@ static double victim_rate(const struct hass *h, int c)
 
 /* Whether device c's buffer holds work others may take: a CPU's (it runs
  * one chunk at a time), a released GPU's, and the unstarted pieces of a GPU
- * busy with one of its pieces (an idle GPU takes its next piece itself). */
+ * busy with one of its pieces (an idle GPU takes its next piece itself) -
+ * except where GPUs run alone on inexact work: there each GPU's region is
+ * what the engine learns the load's costs from (hass.c, Adapt), as for a
+ * released piece, and steals among them cut the regions up. */
 static int open_buffer(const struct hass *h, int c)
 {
-    return !h->dev[c].is_gpu || h->released[c] > 0.0 || (h->piece[c] > 0 && h->inflight[c]);
+    return !h->dev[c].is_gpu || h->released[c] > 0.0 ||
+           (h->piece[c] > 0 && h->inflight[c] && !hass_regions_confound(h));
 }
 
 /* The bundles victim c still starts for k chunks of its buffer: a CPU one a

@@ -91,7 +91,7 @@
  * the intercept they give is the old unit's, and averaged with the first
  * repeat in the new unit it fits neither (drop_repeats).
  *
- * Stall risk: a slow surprise that the next bundle does not confirm as a
+ * Stall risk: a slow outlier that the next bundle does not confirm as a
  * drift was a one-off (a stall), and the model keeps their count and excess
  * seconds against the bundles it judged, over the whole run (a restart on a
  * drift keeps them: a changed speed says nothing about hiccups). Their
@@ -452,11 +452,13 @@ static void try_candidate(struct hf_cost_model *m, double work, double bytes, do
 }
 
 /* The pending slow surprise, if any, turned out a one-off: the bundle after it
- * did not confirm a drift. Counted toward the stall risk (warm-ups are not
- * stalls: a new size's cost is priced apart). */
+ * did not confirm a drift. Counted toward the stall risk where it was an
+ * outlier (a surprise within 1.5x is the tail of the device's noise, which
+ * the spread already prices; warm-ups are not stalls: a new size's cost is
+ * priced apart). */
 static void settle_surprise(struct hf_cost_model *m)
 {
-    if (m->run == 1 && m->run_sign > 0 && !m->pwarm && m->pex > 0.0) {
+    if (m->run == 1 && m->run_sign > 0 && !m->pwarm && m->pdev > COST_OUTLIER) {
         m->stalls++;
         m->stall_excess += m->pex;
     }
