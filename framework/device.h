@@ -25,8 +25,10 @@ extern "C" {
  * first bundle costs warmup_s more, a bundle of a chunk count the device has
  * not run before new_size_s more, a bundle stalls for stall_s more with
  * probability stall_prob (and always the bundle stall_bundle of round
- * stall_round), and from round slow_round on every bundle takes slow_factor
- * times as long. */
+ * stall_round), stalls stall_rate times per second of its time on average
+ * (Poisson: a long bundle may stall more than once, a short one seldom: real
+ * hiccups come with time, not with launches), and from round slow_round on
+ * every bundle takes slow_factor times as long. */
 struct hf_sim_model {
     double rate;        /* work/s of the whole device */
     double latency_s;   /* fixed cost per bundle */
@@ -35,7 +37,8 @@ struct hf_sim_model {
     double warmup_s;    /* extra time of the device's first bundle */
     double new_size_s;  /* extra time of a bundle of a chunk count not run before */
     double stall_prob;  /* probability that a bundle stalls */
-    double stall_s;     /* extra time of a stalled bundle */
+    double stall_rate;  /* stalls per second of a bundle's time (Poisson) */
+    double stall_s;     /* extra time of a stalled bundle (of each stall) */
     int stall_round, stall_bundle; /* a stall forced on that bundle; -1 = none */
     double slow_factor; /* time factor from slow_round on (1 = none) */
     int slow_round;

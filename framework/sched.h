@@ -97,6 +97,10 @@ struct hf_cost_model {
                              slope (hf_cost_add) */
     int no_warmup;        /* set by the owner: the device pays nothing for a new bundle
                              size (a CPU), so every bundle is taken as a repeat */
+    long judged;          /* bundles judged against a fit, ... */
+    long stalls;          /* ... slow outliers among them that were one-offs (the next
+                             bundle did not confirm a drift), ... */
+    double stall_excess;  /* ... and those one-offs' seconds beyond the fit, summed */
 };
 /* Empties a model. */
 void hf_cost_init(struct hf_cost_model *m);
@@ -125,6 +129,12 @@ void hf_cost_new_unit(struct hf_cost_model *m);
  * repeats; 0 while the window holds no repeat, fewer than two first-of-size
  * bundles, or no known latency. */
 double hf_cost_warmup(const struct hf_cost_model *m);
+/* The device's stall risk: the seconds one more bundle costs it beyond its
+ * fit on average, in slow one-off outliers (stalls: an outlier the next
+ * bundle did not confirm as a drift), = their rate per judged bundle times
+ * their mean excess; 0 before any. A surprise still pending is not counted:
+ * it may yet be a drift. */
+double hf_cost_stall_risk(const struct hf_cost_model *m);
 /* Refits from the accepted bundles when any arrived since the last fit. */
 void hf_cost_refit(struct hf_cost_model *m);
 /* The fitted time of a bundle of `work` moving `bytes`; 0 while the model has no fit. */

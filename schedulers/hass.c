@@ -1073,8 +1073,8 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
  * laid at a CPU's tail, where whichever GPU is free steals it by rate: the
  * same round if the surprise was a one-off, about the split that matches if
  * it was not. Only where the surprise's excess is large against what the
- * hedge costs when it was a one-off (its extra bundles' latency and new
- * sizes' warm-up): a 5 ms stall in a 0.2 ms round of a GPU whose new sizes
+ * hedge costs when it was a one-off (its extra bundles' latency, new
+ * sizes' warm-up and stall risk): a 5 ms stall in a 0.2 ms round of a GPU whose new sizes
  * cost 3 ms is not hedged. Nor where the other devices together run at less
  * than half its rate: a GPU's only helper a CPU at 1/35 of its rate, the
  * hedged round took 0.6 ms where the slowed GPU alone took 0.4. Nor under a
@@ -1092,7 +1092,13 @@ static void hedge_surprises(struct hass *h)
             m->pfresh || h->by_rates)
             continue;
         double excess = m->pt[0] - hf_cost_time(m, m->pw[0], m->pb[0]);
-        double cost = hf__hass_latency(h, d) + hass_new_size_cost(h, d);
+        /* The hedged half comes back in power-of-two steals, about
+         * 1 + log2(its chunks) bundles more, each a chance of a stall of
+         * the device's (hass_stall_risk): a GPU whose slow surprises have
+         * been one-offs pays more for the hedge than the next one costs. */
+        double more = 1.0 + log2(fmax(1.0, 0.5 * (double)h->plan_n[d]));
+        double cost = hf__hass_latency(h, d) + hass_new_size_cost(h, d) +
+                      more * hass_stall_risk(h, d);
         if (excess > HASS_HEDGE_PAYS * cost && hass_has_helpers(h, d))
             h->hedge[d] = 0.5;
     }

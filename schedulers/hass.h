@@ -132,6 +132,14 @@ static inline int hass_slow_surprise(const struct hf_cost_model *m)
     return m->fitted && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0;
 }
 
+/* What one more bundle of device d costs it in stalls, on average (its
+ * model's slow one-offs per bundle times their excess: hf_cost_stall_risk).
+ * Every decision that adds bundles of d (pieces, steals, hedges) pays it. */
+static inline double hass_stall_risk(const struct hass *h, int d)
+{
+    return hf_cost_stall_risk(&h->model[d]);
+}
+
 /* Whether the other alive devices together run at half device d's rate or
  * more: enough help to take over part of its share mid-round (a hedge, a
  * released piece), where a CPU at 1/35 of a GPU's rate is not. */

@@ -598,9 +598,15 @@ void hf__hass_plan_pieces(struct hass *h)
             h->piece_plan[d] = 0;
             continue;
         }
-        double extra = (HASS_PIECES - 1) * hf__hass_latency(h, d) + 2.0 * hass_new_size_cost(h, d);
-        int on = h->piece_plan[d] > 0 && h->piece_plan[d] == h->plan_n[d];
-        if (on || extra <= HASS_PIECE_COST * model_time(h, d, c, w)) {
+        /* Each extra piece is also one more chance of a stall (hass.h,
+         * hass_stall_risk): pieces that cost a stall-prone GPU more than
+         * they may save are not cut, nor kept. */
+        double risk = (HASS_PIECES - 1) * hass_stall_risk(h, d);
+        double extra = (HASS_PIECES - 1) * hf__hass_latency(h, d) +
+                       2.0 * hass_new_size_cost(h, d) + risk;
+        double budget = HASS_PIECE_COST * model_time(h, d, c, w);
+        int on = h->piece_plan[d] > 0 && h->piece_plan[d] == h->plan_n[d] && risk <= budget;
+        if (on || extra <= budget) {
             h->piece[d] = (c + HASS_PIECES - 1) / HASS_PIECES;
             h->piece_plan[d] = h->plan_n[d];
         } else {

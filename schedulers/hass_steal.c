@@ -3,9 +3,12 @@
  *
  * DESIGN
  * ------
- * A GPU whose buffer is empty steals from the tail of the buffer with the
- * most time left at its owner's rate (a CPU's, or a released GPU's: one
- * whose piece came in much slower than its model; hass.c, Split) a span
+ * Any idle device may take work another has been given but not started. A
+ * GPU whose buffer is empty steals from the tail of the buffer with the
+ * most time left at its owner's rate (a CPU's; a released GPU's: one whose
+ * piece came in much slower than its model, hass.c, Split; or the unstarted
+ * pieces of a GPU busy with one: a GPU stalled on a piece holds no more
+ * than that piece, the others take the rest) a span
  * sized by the rates in work, not chunks (each GPU's rate on the tail's
  * bytes per work: a cheap tail costs a GPU mostly copies; the tail work that
  * makes the later of "the CPU finishes the rest" and "the GPUs finish it"
@@ -15,7 +18,12 @@
  * a real GPU pays for the first bundle of every new size); while the CPU
  * runs, halved until the steal ends the round sooner than leaving the tail
  * to the CPU, a size the GPU never ran counted with its warm-up (no steal
- * when none does). A CPU team with nothing left steals one chunk from
+ * when none does). Every bundle is a chance of a stall: the steal adds one
+ * to the thief and spares the victim some, each priced at its device's
+ * stall risk (its model's slow one-offs per bundle times their excess,
+ * hf_cost_stall_risk), so a stall-prone GPU takes a tail only where that
+ * ends the round sooner even with the stall it may meet, and its unstarted
+ * pieces go sooner. A CPU team with nothing left steals one chunk from
  * another CPU team, or from a released GPU's tail where its chunk ends
  * before the GPUs would drain it, that one and the others stealing from it
  * (a 0.4 ms CPU chunk taken at the end of a 0.7 ms round made it 1.1 ms). A
@@ -41,22 +49,42 @@ static size_t pow2_floor(size_t k)
 }
 
 /* The rate at which victim c runs its own buffer: a CPU's planned rate, a
- * released GPU's the rate its slow piece showed. */
+ * released GPU's the rate its slow piece showed, a GPU running pieces its
+ * planned rate. */
 static double victim_rate(const struct hass *h, int c)
 {
-    return h->dev[c].is_gpu ? h->released[c] : h->rate[c];
+    return h->dev[c].is_gpu && h->released[c] > 0.0 ? h->released[c] : h->rate[c];
 }
 
-/* The buffer an idle device should steal from (a CPU's, or a released GPU's):
- * the one that needs the most time to drain at its owner's rate; -1 if none
- * has chunks left. */
+/* Whether device c's buffer holds work others may take: a CPU's (it runs
+ * one chunk at a time), a released GPU's, and the unstarted pieces of a GPU
+ * busy with one of its pieces (an idle GPU takes its next piece itself) -
+ * except where GPUs run alone on inexact work: there each GPU's region is
+ * what the engine learns the load's costs from (hass.c, Adapt), as for a
+ * released piece, and steals among them cut the regions up. */
+static int open_buffer(const struct hass *h, int c)
+{
+    return !h->dev[c].is_gpu || h->released[c] > 0.0 ||
+           (h->piece[c] > 0 && h->inflight[c] && !hass_regions_confound(h));
+}
+
+/* The bundles victim c still starts for k chunks of its buffer: a CPU one a
+ * chunk, a GPU one a piece; each is a chance of a stall of its own. */
+static double victim_bundles(const struct hass *h, int c, size_t k)
+{
+    size_t p = h->dev[c].is_gpu && h->piece[c] > 0 ? h->piece[c] : 1;
+    return (double)((k + p - 1) / p);
+}
+
+/* The buffer an idle device should steal from (open_buffer): the one that
+ * needs the most time to drain at its owner's rate; -1 if none has chunks
+ * left. */
 static int steal_victim(const struct hass *h, int thief)
 {
     int best = -1;
     double best_t = 0.0;
     for (int c = 0; c < h->ndev; c++) {
-        if (c == thief || (h->dev[c].is_gpu && !(h->released[c] > 0.0)) ||
-            h->buf[c].hi <= h->buf[c].lo)
+        if (c == thief || !open_buffer(h, c) || h->buf[c].hi <= h->buf[c].lo)
             continue;
         double left = hf__buf_work(h->r, &h->buf[c]), cr = victim_rate(h, c);
         double t = cr > 0.0 ? left / cr : INFINITY;
@@ -109,9 +137,42 @@ static double thieves_rate(const struct hass *h, int c, double rho)
     return sum;
 }
 
-/* An idle device with an empty buffer steals from the tail of a CPU buffer
- * (or a released GPU's: its owner runs it from the front as a CPU does): a
- * GPU the share that makes it finish with the owner, a CPU team one chunk. */
+/* When GPU k, another thief of victim c's buffer, would end a steal of
+ * `work` moving `rho` bytes per work, by the models: after what it still runs
+ * (its committed bundles and own buffer at its model, less the seconds it
+ * has finished; the scheduler has no clock), its latency, the work at its
+ * rate, its stall risk. */
+static double thief_end(const struct hass *h, int k, double work, double rho)
+{
+    double g = gpu_rate_on(h, k, rho), rest = 0.0;
+    if (h->inflight[k] || h->buf[k].hi > h->buf[k].lo) {
+        double bundles = (double)h->bundles[k] + h->inflight[k];
+        rest = bundles * hf__hass_latency(h, k) +
+               (h->committed[k] + hf__buf_work(h->r, &h->buf[k])) / h->rate[k];
+        rest = fmax(0.0, rest - h->spent[k]);
+    }
+    return rest + hf__hass_latency(h, k) + work / g + hass_stall_risk(h, k);
+}
+
+/* Whether another thief of c's buffer, less stall-prone than GPU d, would
+ * end a steal of `work` sooner than d's `end`: d then leaves it (each extra
+ * bundle of d is a chance of its stalls, and the other is asked again when
+ * any bundle ends). */
+static int safer_thief(const struct hass *h, int d, int c, double work, double rho, double end)
+{
+    double risk = hass_stall_risk(h, d);
+    for (int k = 0; risk > 0.0 && k < h->ndev; k++)
+        if (k != d && k != c && h->dev[k].is_gpu && h->r->alive[k] && h->rate[k] > 0.0 &&
+            hass_stall_risk(h, k) < risk && hf__hass_link_may_steal(h, k) &&
+            thief_end(h, k, work, rho) < end)
+            return 1;
+    return 0;
+}
+
+/* An idle device with an empty buffer steals from the tail of an open
+ * buffer (a CPU's, a released GPU's, a busy GPU's unstarted pieces: their
+ * owner runs them from the front): a GPU the share that makes it finish with
+ * the owner, a CPU team one chunk. */
 int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
 {
     int c = steal_victim(h, d);
@@ -168,14 +229,35 @@ int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
      * tail to the CPU, counting that warm-up where the size is new (a 1-chunk
      * steal that cost a 3 ms warm-up in a 0.2 ms round: issue 12's matrix,
      * n1024-g1-j0.05-gpu, seed 5). An idle CPU's tail is always taken. */
-    double warm = hass_new_size_cost(h, d);
-    for (; h->inflight[c] && warm > 0.0 && pow2 > 0; pow2 /= 2) {
+    /* Both sides' stall risk counts the same way (hass.h, hass_stall_risk):
+     * the steal is one more bundle of the thief, and spares the victim the
+     * bundles (chunks, pieces) the stolen chunks would have cost it. A steal
+     * from a GPU's pieces is always priced: its owner runs at a GPU's pace,
+     * and a steal that does not end the round sooner only adds a bundle. */
+    double warm = hass_new_size_cost(h, d), risk = hass_stall_risk(h, d);
+    double vrisk = hass_stall_risk(h, c);
+    size_t k = hi - lo;
+    double leave = busy + left / cr + vrisk * victim_bundles(h, c, k);
+    int priced = warm > 0.0 || risk > 0.0 || vrisk > 0.0 || h->dev[c].is_gpu;
+    for (; h->inflight[c] && priced && pow2 > 0; pow2 /= 2) {
+        double s = 0.0;
+        for (size_t i = 0; i < pow2 && lo + i < hi; i++)
+            s += ch[hi - 1 - i].work;
+        double gpu = hf__hass_latency(h, d) + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm) +
+                     risk;
+        double own = busy + (left - s) / cr + vrisk * victim_bundles(h, c, k - pow2);
+        if (fmax(own, gpu) < leave && !safer_thief(h, d, c, s, rho, gpu))
+            break;
+    }
+    if (pow2 > 0 && !h->inflight[c] && risk > 0.0) {
+        /* An idle victim's tail is always taken, but not by a stall-prone
+         * GPU where a safer thief would end it sooner. */
         double s = 0.0;
         for (size_t i = 0; i < pow2 && lo + i < hi; i++)
             s += ch[hi - 1 - i].work;
         double gpu = hf__hass_latency(h, d) + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm);
-        if (fmax(busy + (left - s) / cr, gpu) < busy + left / cr)
-            break;
+        if (safer_thief(h, d, c, s, rho, gpu + risk))
+            return 0;
     }
     return pow2 > 0 && hf__take_tail(h->buf, c, pow2, out);
 }

@@ -90,6 +90,15 @@
  * unit, and a model that expects warm-ups (`warm_fresh`) drops its repeats:
  * the intercept they give is the old unit's, and averaged with the first
  * repeat in the new unit it fits neither (drop_repeats).
+ *
+ * Stall risk: a slow outlier that the next bundle does not confirm as a
+ * drift was a one-off (a stall), and the model keeps their count and excess
+ * seconds against the bundles it judged, over the whole run (a restart on a
+ * drift keeps them: a changed speed says nothing about hiccups). Their
+ * product per bundle, hf_cost_stall_risk, is what one more bundle of the
+ * device costs on average beyond its fit: every bundle is another chance of
+ * a stall, so an owner that weighs splitting work into more bundles (HASS's
+ * pieces, steals, hedges) prices each by it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -442,6 +451,24 @@ static void try_candidate(struct hf_cost_model *m, double work, double bytes, do
     }
 }
 
+/* The pending slow surprise, if any, turned out a one-off: the bundle after it
+ * did not confirm a drift. Counted toward the stall risk where it was an
+ * outlier (a surprise within 1.5x is the tail of the device's noise, which
+ * the spread already prices; warm-ups are not stalls: a new size's cost is
+ * priced apart). */
+static void settle_surprise(struct hf_cost_model *m)
+{
+    if (m->run == 1 && m->run_sign > 0 && !m->pwarm && m->pdev > COST_OUTLIER) {
+        m->stalls++;
+        m->stall_excess += m->pex;
+    }
+}
+
+double hf_cost_stall_risk(const struct hf_cost_model *m)
+{
+    return m->judged > 0 ? m->stall_excess / (double)m->judged : 0.0;
+}
+
 /* Starts a run of surprises (the drift candidates) with this one. */
 static void remember_surprise(struct hf_cost_model *m, double work, double bytes, double seconds,
                               int fresh, double dev, double ex)
@@ -487,6 +514,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
          * slope in pairs with other fresh bundles (their warm-ups cancel),
          * never the intercept. */
         m->warmups += fresh;
+        settle_surprise(m);
         m->run = 0;
         accept(m, work, bytes, seconds, fresh);
         return 0;
@@ -494,6 +522,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
     int count, unknown = !m->lat_known && oldest_like(m, work, &count) < 0 && !capped;
     if (!m->fitted || unknown || (bytes > 0.0 && shape_fits(m, work, bytes, seconds, fresh))) {
         int shape = m->fitted && !unknown;
+        settle_surprise(m);
         m->run = 0;
         accept(m, work, bytes, seconds, fresh);
         if (shape)
@@ -501,6 +530,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         return 0;
     }
     double pred = hf_cost_time(m, work, bytes), dev = seconds / pred - 1.0, ex = seconds - pred;
+    m->judged++;
     int outlier = dev > COST_OUTLIER;
     double tol = fmax(COST_SURPRISE, 3.0 * m->spread);
     int sign = dev > tol ? 1 : dev < -tol ? -1 : 0;
@@ -519,6 +549,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         return outlier;
     }
     if (sign == 0) {
+        settle_surprise(m);
         m->run = 0;
         accept(m, work, bytes, seconds, fresh);
         return 0;
@@ -619,6 +650,7 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
         m->outliers += outlier;
         return outlier;
     }
+    settle_surprise(m);
     remember_surprise(m, work, bytes, seconds, fresh, dev, ex);
     if (!outlier)
         accept(m, work, bytes, seconds, fresh);

@@ -21,13 +21,17 @@
  * standalone passes, which a real run mostly reads from the profile): a first
  * bundle's warm-up, a cost for every bundle size (chunk count) the device has
  * not run before (cuBLAS picking and loading a kernel for a new GEMM shape),
- * rare stalls (random with the run's generator, or forced on one bundle), and
- * a slowdown from a given round on. Each is an extra term or factor on the
+ * rare stalls (per bundle, per second of a bundle's time, or forced on one
+ * bundle), and a slowdown from a given round on. Each is an extra term or factor on the
  * bundle's time. Whether a bundle stalls is a fixed function of the run's
  * seed, the device, the round and the bundle's index in the round (a keyed
  * hash, not a draw from the generator): every scheduler of a comparison
  * meets the same stalls when it hands a device the same number of bundles
- * (common random numbers), and more stalls only by handing out more. With
+ * (common random numbers), and more stalls only by handing out more (per
+ * bundle) or by keeping it busy longer (per second: the count of a bundle's
+ * stalls is Poisson in its clean time, drawn by inverting the distribution
+ * at a second keyed uniform, so a bundle split in two meets about as many
+ * stalls as the whole). With
  * draws from the one stream a stall fell wherever the stream stood, so on a
  * 0.2 ms round a 5 ms stall at 1% ranked the schedulers by luck
  * (9edd91b:bench/NOTES.md, eleventh session).
@@ -160,23 +164,53 @@ uint64_t hf__sim_stall_key(uint64_t key, uint64_t i)
     return splitmix_mix(key ^ splitmix_mix(i + SPLITMIX_GAMMA));
 }
 
+/* A uniform in [0, 1) from a stall key's top 53 bits. */
+static double key_uniform(uint64_t key)
+{
+    return (double)(key >> 11) / 9007199254740992.0;
+}
+
+/* The per-second stalls' key is the bundle's keyed again with an index no
+ * part of a node reaches, so they fall independently of the per-bundle ones. */
+#define STALL_RATE_SALT 0xD1B54A32D192ED03ull
+
+/* The count k of a Poisson(mean) variable at which its distribution first
+ * exceeds u (inversion; capped at 1000 stalls, and the mean itself where
+ * exp(-mean) underflows). */
+static int poisson_at(double mean, double u)
+{
+    double p = exp(-mean), acc = p;
+    if (!(p > 0.0))
+        return mean < 1000.0 ? (int)mean : 1000;
+    int k = 0;
+    while (u >= acc && k < 1000 && p > 0.0) {
+        k++;
+        p *= mean / k;
+        acc += p;
+    }
+    return k;
+}
+
 /* The modelled trouble of one bundle (see DESIGN): extra seconds and factors on
  * top of its clean, jittered time s. */
 double hf__sim_trouble(const struct hf_sim_model *m, const struct hf__sim_when *w, double s)
 {
     if (!w->recording)
         return s;
+    double clean = s; /* before any trouble: what stalls per second scale with */
     if (w->first)
         s += m->warmup_s;
     if (m->new_size_s > 0 && w->new_size)
         s += m->new_size_s;
     int stall = w->round == m->stall_round && w->bundle == m->stall_bundle;
-    if (m->stall_prob > 0) {
-        double u = (double)(w->key >> 11) / 9007199254740992.0;
-        stall |= u < m->stall_prob;
-    }
+    if (m->stall_prob > 0)
+        stall |= key_uniform(w->key) < m->stall_prob;
     if (stall)
         s += m->stall_s;
+    if (m->stall_rate > 0) {
+        double u = key_uniform(hf__sim_stall_key(w->key, STALL_RATE_SALT));
+        s += m->stall_s * (double)poisson_at(m->stall_rate * clean, u);
+    }
     if (m->slow_factor != 1.0 && w->round >= m->slow_round)
         s *= m->slow_factor;
     return s;

@@ -68,6 +68,8 @@ const struct hf_config_key hf_device_keys[] = {
     {"sim.*", "new_size_ms", HF_KEY_NUM, 0, 1e9, 0, NULL, "0",
      "extra milliseconds of a bundle size (chunk count) not run before"},
     {"sim.*", "stall_prob", HF_KEY_NUM, 0, 1, 0, NULL, "0", "chance that a bundle stalls"},
+    {"sim.*", "stall_rate", HF_KEY_NUM, 0, 1e6, 0, NULL, "0",
+     "stalls per second of a bundle's time (needs stall_ms)"},
     {"sim.*", "stall_ms", HF_KEY_NUM, 0, 1e9, 0, NULL, "0", "milliseconds a stall adds"},
     {"sim.*", "stall_at", HF_KEY_STR, 0, 0, 0, NULL, NULL, "round:bundle that stalls"},
     {"sim.*", "slowdown", HF_KEY_STR, 0, 0, 0, NULL, NULL,
@@ -102,7 +104,7 @@ static struct hf_device *add_device(struct hf_devlist *l, enum hf_device_kind ki
 }
 
 /* Reads the [sim.NAME] keys that model what goes wrong on real devices:
- * warmup_ms, new_size_ms, stall_prob, stall_ms, stall_at = round:bundle and
+ * warmup_ms, new_size_ms, stall_prob, stall_rate, stall_ms, stall_at = round:bundle and
  * slowdown = factor@round (device.h, struct hf_sim_model). */
 static int read_sim_trouble(hf_config_t cfg, const char *section, struct hf_sim_model *m)
 {
@@ -114,6 +116,8 @@ static int read_sim_trouble(hf_config_t cfg, const char *section, struct hf_sim_
     if (rc == 0)
         rc = hf_config_double(cfg, section, "stall_prob", 0, 0, 1, &m->stall_prob);
     if (rc == 0)
+        rc = hf_config_double(cfg, section, "stall_rate", 0, 0, 1e6, &m->stall_rate);
+    if (rc == 0)
         rc = hf_config_double(cfg, section, "stall_ms", 0, 0, 1e9, &stall_ms);
     if (rc == 0)
         rc = hf_config_str(cfg, section, "stall_at", NULL, &at);
@@ -124,6 +128,9 @@ static int read_sim_trouble(hf_config_t cfg, const char *section, struct hf_sim_
     m->warmup_s = warm_ms * 1e-3;
     m->new_size_s = new_ms * 1e-3;
     m->stall_s = stall_ms * 1e-3;
+    if (m->stall_rate > 0 && !(m->stall_s > 0))
+        return hf_fail(HF_ECONFIG, "%s: [%s] stall_rate = %g: stalls need their length, stall_ms",
+                       hf_config_where(cfg, section, "stall_rate"), section, m->stall_rate);
     m->stall_round = m->stall_bundle = -1;
     m->slow_factor = 1.0;
     m->slow_round = 0;
