@@ -299,6 +299,153 @@ static void test_compare_passes(void **state)
     assert_false(exists("r0.json"));
 }
 
+/* The runs of results file `name`, parsed (free the document with cJSON_Delete). */
+static cJSON *results_in_dir(const char *name, const cJSON **runs)
+{
+    char *json = text_in_dir(name);
+    assert_non_null(json);
+    cJSON *doc = cJSON_Parse(json);
+    free(json);
+    assert_non_null(doc);
+    *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
+    assert_non_null(*runs);
+    return doc;
+}
+
+static double num_of(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    assert_non_null(x);
+    return x->valuedouble;
+}
+
+/* The run of scheduler `name` in `runs`. */
+static const cJSON *run_of(const cJSON *runs, const char *name)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, runs)
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(r, "scheduler")->valuestring, name) == 0)
+            return r;
+    fail_msg("no run of %s", name);
+    return NULL;
+}
+
+/* Issue 42: the order of [compare] schedulers changes no figure. On the sim
+ * engine, which is deterministic, every scheduler's rounds are identical
+ * (makespan, bound, efficiency, what each device did) whatever the order. */
+static void test_compare_order_sim(void **state)
+{
+    (void)state;
+    static const char *const lists[2] = {"hass, greedy, minmin, static, qilin",
+                                         "qilin, static, minmin, greedy, hass"};
+    for (int i = 0; i < 2; i++) {
+        char ini[1024], cmd[64];
+        snprintf(ini, sizeof ini,
+                 "[run]\napp = noop\nrounds = 4\nengine = sim\nprogress = no\n"
+                 "[load]\nchunks = 128\nshape = hump\ncost_known = no\n"
+                 "[devices]\nsim = host, gpu\n"
+                 "[sim.host]\nkind = cpu\nrate = 1e6\njitter = 0.03\n"
+                 "[sim.gpu]\nkind = gpu\nrate = 8e6\nlatency_us = 50\njitter = 0.03\n"
+                 "[compare]\nschedulers = %s\n",
+                 lists[i]);
+        write_in_dir(i ? "o1.ini" : "o0.ini", ini);
+        snprintf(cmd, sizeof cmd, "compare o%d.ini -o o%d.json", i, i);
+        int rc = hetfarm(cmd);
+        if (rc != 0)
+            fail_msg("hetfarm compare failed (%d):\n%s", rc, out);
+    }
+    const cJSON *runs0, *runs1;
+    cJSON *doc0 = results_in_dir("o0.json", &runs0), *doc1 = results_in_dir("o1.json", &runs1);
+    assert_int_equal(cJSON_GetArraySize(runs0), 5);
+    static const char *const names[5] = {"hass", "greedy", "minmin", "static", "qilin"};
+    static const char *const keys[3] = {"makespan_s", "bound_s", "efficiency"};
+    for (int s = 0; s < 5; s++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(run_of(runs0, names[s]), "rounds");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(run_of(runs1, names[s]), "rounds");
+        assert_int_equal(cJSON_GetArraySize(a), 4);
+        assert_int_equal(cJSON_GetArraySize(b), 4);
+        for (int k = 0; k < 4; k++) {
+            const cJSON *ra = cJSON_GetArrayItem(a, k), *rb = cJSON_GetArrayItem(b, k);
+            for (int q = 0; q < 3; q++)
+                assert_true(num_of(ra, keys[q]) == num_of(rb, keys[q]));
+            const cJSON *da = cJSON_GetObjectItemCaseSensitive(ra, "devices");
+            const cJSON *db = cJSON_GetObjectItemCaseSensitive(rb, "devices");
+            for (int d = 0; d < 2; d++) {
+                assert_true(num_of(cJSON_GetArrayItem(da, d), "work") ==
+                            num_of(cJSON_GetArrayItem(db, d), "work"));
+                assert_true(num_of(cJSON_GetArrayItem(da, d), "busy_s") ==
+                            num_of(cJSON_GetArrayItem(db, d), "busy_s"));
+            }
+        }
+    }
+    cJSON_Delete(doc0);
+    cJSON_Delete(doc1);
+}
+
+/* Issue 42 on the real CPU: compare runs one untimed warm-up load before its
+ * first timed run, in no row, and every timed run starts from the chunk
+ * costs it left (without it, in a fresh profile folder, the first scheduler
+ * alone starts from nothing). Issue 41: one bound_s per round in every row,
+ * the measured split, never above a row's makespan. */
+static void test_compare_warmup_real(void **state)
+{
+    (void)state;
+    static const char *const base =
+        "[run]\napp = noop\nrounds = 2\nprogress = no\n"
+        "[load]\nchunks = 48\nspin_ns = 40000\nshape = hump\ncost_known = no\n"
+        "[devices]\ncpu = 1\ncuda = none\n[compare]\nschedulers = greedy, minmin\n";
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s", base);
+    write_in_dir("w.ini", ini);
+    int rc = hetfarm("compare w.ini -o w.json --profiles prof1");
+    if (rc != 0)
+        fail_msg("hetfarm compare failed (%d):\n%s", rc, out);
+    const char *warm = strstr(out, "warm-up:");
+    assert_non_null(warm);
+    assert_null(strstr(warm + 1, "warm-up:")); /* once */
+    const char *table = strstr(out, "scheduler  ");
+    assert_non_null(table);
+    assert_true(warm < table);
+    assert_non_null(strstr(out, "measured-split"));
+    const cJSON *runs;
+    cJSON *doc = results_in_dir("w.json", &runs);
+    assert_int_equal(cJSON_GetArraySize(runs), 2); /* the warm-up is in no row */
+    static const char *const names[2] = {"greedy", "minmin"};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *r = cJSON_GetArrayItem(runs, i);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "scheduler")->valuestring,
+                            names[i]);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "chunk_costs_loaded")));
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "bound")->valuestring,
+                            "measured-split");
+        const cJSON *rounds = cJSON_GetObjectItemCaseSensitive(r, "rounds");
+        const cJSON *first =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 0), "rounds");
+        assert_int_equal(cJSON_GetArraySize(rounds), 2);
+        for (int k = 0; k < 2; k++) {
+            const cJSON *rd = cJSON_GetArrayItem(rounds, k);
+            assert_true(num_of(rd, "bound_s") == num_of(cJSON_GetArrayItem(first, k), "bound_s"));
+            assert_true(num_of(rd, "bound_s") > 0.0);
+            assert_true(num_of(rd, "bound_s") <= num_of(rd, "makespan_s") * (1.0 + 1e-12));
+        }
+    }
+    cJSON_Delete(doc);
+    /* warmup = no, a fresh profile folder: no warm-up, and the first run
+     * starts from no chunk costs while the second reads the first's. */
+    snprintf(ini, sizeof ini, "%swarmup = no\n", base);
+    write_in_dir("w2.ini", ini);
+    rc = hetfarm("compare w2.ini -o w2.json --profiles prof2");
+    if (rc != 0)
+        fail_msg("hetfarm compare failed (%d):\n%s", rc, out);
+    assert_null(strstr(out, "warm-up:"));
+    doc = results_in_dir("w2.json", &runs);
+    assert_true(cJSON_IsFalse(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 0), "chunk_costs_loaded")));
+    assert_true(cJSON_IsTrue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 1), "chunk_costs_loaded")));
+    cJSON_Delete(doc);
+}
+
 /* SIGINT and SIGTERM in the middle of a run: the devices stop, nothing is
  * written, and the exit status says which signal (130, 143). */
 static void test_interrupt(void **state)
@@ -375,6 +522,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_unknown_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_compare, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_passes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare_order_sim, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare_warmup_real, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

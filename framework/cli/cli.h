@@ -35,6 +35,7 @@ struct hf__plan {
     enum hf_engine_kind engines[2];
     int nengines;
     int passes; /* compare: times the list runs, each in another order (runs.c) */
+    int warmup; /* compare on real devices: one untimed load before the first run (runs.c) */
 };
 
 /* options.c: parses the options after the command; 0, 1 for --help, or -1

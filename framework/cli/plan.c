@@ -41,6 +41,9 @@ static const struct hf_config_key run_keys[] = {
     {"compare", "passes", HF_KEY_INT, 1, 1000, 0, NULL, "1",
      "runs of the list, each in another order (every position, every predecessor), "
      "pass p with seed + p - 1"},
+    {"compare", "warmup", HF_KEY_BOOL, 0, 0, 0, NULL, "yes",
+     "real devices: one untimed load under static before the first timed run, so that "
+     "every scheduler finds them warm and the same files"},
     {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -231,6 +234,10 @@ static int read_schedulers(const struct hf__cli *c, hf_config_t cfg, struct hf__
     long passes;
     int rc = hf_config_long(cfg, "compare", "passes", 1, 1, 1000, &passes);
     p->passes = c->cmd == CMD_COMPARE ? (int)passes : 1;
+    int warm = 1;
+    if (rc == 0)
+        rc = hf_config_bool(cfg, "compare", "warmup", 1, &warm);
+    p->warmup = c->cmd == CMD_COMPARE && warm;
     return rc ? hf__cli_fail(rc) : 0;
 }
 

@@ -10,6 +10,19 @@
  * one's predecessor, so whatever a run leaves behind (a CPU-heavy static
  * split's heat, caches, clocks) always fell on the same next scheduler.
  *
+ * On real devices the runs of a comparison would not start alike: the first
+ * found the devices cold (clocks, caches, the GPU's first launches), measured
+ * the standalone rates the later ones read from the profile, and left its
+ * learned chunk costs to the next one. So before the first timed run of the
+ * real engine one untimed warm-up load runs ([compare] warmup, on by
+ * default), under `static`, which saves nothing of its own in the profile:
+ * it measures the rates if the profile lacks them, warms every device, and
+ * leaves the chunk costs every timed run then starts from (the timed runs
+ * read that file and write none back). It is in no row and no results.json.
+ * Afterwards every real run's bound_s is the measured split pooled over all
+ * the runs of the comparison (core/measured_bound.c): one yardstick per
+ * round, whatever the order.
+ *
  * The first failure stops everything and
  * no results.json is written, so a stale or half-made results.json is never
  * mistaken for this run's (a run across nodes that fails leaves what it
@@ -18,6 +31,7 @@
  * just written; the trace comes last, and if it fails the results are
  * removed again: all or nothing.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +72,44 @@ static int pass_order(int n, int pass, int k)
     return t;
 }
 
+/* The warm-up load of engine `eng` (see DESIGN): one round under static,
+ * seed as pass 1, its run discarded. Rank 0 says so on stderr; the other
+ * ranks of mpirun serve it as they serve every run. 0 or an exit status. */
+static int warm_up(const struct hf__plan *p, enum hf_engine_kind eng)
+{
+    struct hf_run_options o = p->base;
+    o.engine = eng;
+    o.rounds = 1;
+    o.sched = hf_sched_find("static");
+    HF_ASSERT_MSG(o.sched, "the static scheduler is registered");
+    hf_clear_error();
+    if (hf__cli_rank() > 0) {
+        int rc = hf_run_serve(&o);
+        return rc ? hf__cli_fail(rc) : 0;
+    }
+    fprintf(stderr, "hetfarm: warm-up: one untimed load under static on the real devices "
+                    "before the first timed run (in no row)\n");
+    struct hf_run *run = NULL;
+    int rc = hf_run(&o, &run);
+    hf_run_free(run);
+    return rc ? hf__cli_fail(rc) : 0;
+}
+
+/* Pools the real runs' bounds (measured_bound.c); 0 or an exit status. */
+static int pool_bounds(struct hf_run **runs, int nruns)
+{
+    struct hf_run **real = malloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *real);
+    if (!real)
+        return hf__cli_fail(hf_fail(HF_ENOMEM, "out of memory pooling the bounds"));
+    int n = 0;
+    for (int i = 0; i < nruns; i++)
+        if (strcmp(runs[i]->engine, "real") == 0)
+            real[n++] = runs[i];
+    int rc = hf_bound_measured(real, n);
+    free(real);
+    return rc ? hf__cli_fail(hf_fail(rc, "out of memory pooling the bounds")) : 0;
+}
+
 int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run ***runs,
                      int *nruns, struct hf__cli_failure *failed)
 {
@@ -67,12 +119,16 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
         return hf__cli_fail(HF_ENOMEM);
     int st = 0;
     for (int e = 0; e < p->nengines && !st; e++) {
+        int warm = p->warmup && p->engines[e] == HF_ENGINE_REAL && passes * p->nsched > 1;
+        if (warm && (st = warm_up(p, p->engines[e])))
+            break;
         for (int i = 0; i < passes * p->nsched && !st; i++) {
             int pass = i / p->nsched, s = pass_order(p->nsched, pass, i % p->nsched);
             struct hf_run_options o = p->base;
             o.engine = p->engines[e];
             o.sched = p->sched[s];
             o.seed = p->base.seed + (uint64_t)pass;
+            o.cost_read_only = warm;
             hf_clear_error();
             /* A node of a run across nodes serves rank 0's real-engine runs
              * and records none (cluster.c). */
@@ -93,6 +149,8 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
                 (*runs)[(*nruns)++]->pass = passes > 1 ? pass + 1 : 0;
         }
     }
+    if (!st && hf__cli_rank() == 0)
+        st = pool_bounds(*runs, *nruns);
     return st ? st : hf__cli_check_after(cfg);
 }
 

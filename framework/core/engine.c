@@ -264,7 +264,9 @@ int hf__engine_execute_round(struct hf__engine *e)
 }
 
 
-/* The round's lower bound: the best makespan any split of its work and bytes
+/* The round's lower bound (the sim engine's bound_s; real runs replace it by
+ * the measured split, one per round of a comparison: measured_bound.c): the
+ * best makespan any split of its work and bytes
  * could reach under the devices' fitted models, each device's latency paid
  * once, chunks divisible and their work and bytes split independently
  * (hf_cost_split_bound; with no per-byte term, hf_cost_split).

@@ -41,6 +41,8 @@ struct hf_run_options {
     int reprofile;          /* measure standalone rates even if the profile has them */
     struct hf_mpi *nodes;   /* a run across nodes (mpirun): rank 0 lists the other ranks as
                                node devices (real engine); NULL: this process alone */
+    int cost_read_only;     /* read the chunk costs saved beside the profile, write none back
+                               (compare's timed runs: each starts from what its warm-up left) */
 };
 
 /* One bundle as it ran: the trace and the Gantt chart are drawn from these. */
@@ -132,6 +134,8 @@ struct hf_run {
     double wall_s;              /* host seconds the run took */
     char fault[256];            /* what went wrong on a device, "" if nothing */
     int pass;                   /* `compare` with [compare] passes > 1: which (1..), else 0 */
+    char bound[16];             /* which bound its rounds' bound_s is: HF_BOUND_MEASURED, or ""
+                                   for the engine's, from the run's own fitted models */
     int nfigures;               /* the app's own figures (struct hf_app.figures) */
     struct hf_run_figure figures[HF_RUN_FIGURES];
 };
@@ -163,6 +167,18 @@ void hf_run_interrupt(int sig);
 /* The signal given to hf_run_interrupt, 0 when none. */
 int hf_run_interrupted(void);
 void hf_run_free(struct hf_run *run);
+
+/* struct hf_run.bound of runs whose bound_s is the measured split. */
+#define HF_BOUND_MEASURED "measured-split"
+/* The measured split (core/measured_bound.c): sets bound_s and efficiency of
+ * every round of runs[0..nruns), and their `bound`, to one bound per round of
+ * the runs that drew the same load on the same devices, from the spans every
+ * one of them ran (their events): each device's least measured seconds per
+ * unit of a chunk cost fitted from all the spans, split so that all finish
+ * together. Never above any pooled run's makespan. A run with a round no run
+ * measured (no events) keeps the engine's bound in every round. Returns 0 or
+ * HF_ENOMEM (then some runs may have it and others not). */
+int hf_bound_measured(struct hf_run *const *runs, int nruns);
 
 /* A round's lower bound, bound_s (engine.c says why it is one): the best
  * makespan any split of `total` work and `bytes` in `nchunks` chunks could

@@ -275,7 +275,7 @@ static int keep_chunk_cost(struct hf__engine *e, struct hf_run *run)
     snprintf(run->chunk_costs, sizeof run->chunk_costs, "%s",
              hf__chunk_cost_verdict(c, e->load.work_exact));
     const char *path = hf_profile_path(e->profile);
-    if (!*path)
+    if (!*path || e->opts->cost_read_only)
         return 0;
     char cost[4096];
     snprintf(cost, sizeof cost, "%.*s.cost", (int)(strlen(path) - 5), path);
@@ -353,6 +353,17 @@ int hf_run(const struct hf_run_options *o, struct hf_run **out)
     return hf_run_keep_partial(o, out, NULL);
 }
 
+/* A real run's bound_s is the measured split over its own spans
+ * (measured_bound.c); `compare` pools it with the other runs of the
+ * comparison afterwards. Sim runs keep the engine's (and sim_bound_s). */
+static int measured_bound(const struct hf_run_options *o, struct hf_run *run)
+{
+    if (o->engine != HF_ENGINE_REAL)
+        return 0;
+    int rc = hf_bound_measured(&run, 1);
+    return rc ? hf_fail(rc, "engine: out of memory for the measured bound") : 0;
+}
+
 int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
                         struct hf_run **partial)
 {
@@ -360,8 +371,14 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
     if (partial)
         *partial = NULL;
     HF_ASSERT_MSG(o && o->app && o->sched && o->cfg, "hf_run needs an app, a scheduler and a config");
-    if (hf__starpu_is(o->sched)) /* a StarPU policy: the run goes through StarPU */
-        return hf__run_starpu(o, out);
+    if (hf__starpu_is(o->sched)) { /* a StarPU policy: the run goes through StarPU */
+        int rc = hf__run_starpu(o, out);
+        if (rc == 0 && (rc = measured_bound(o, *out))) {
+            hf_run_free(*out);
+            *out = NULL;
+        }
+        return rc;
+    }
     if (o->rounds <= 0)
         return hf_fail(HF_EINVAL, "rounds = %d: a run needs at least one round", o->rounds);
     struct hf__engine e = {0};
@@ -389,6 +406,8 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
         rc = hf_profile_save(e.profile);
         if (rc == 0)
             rc = keep_chunk_cost(&e, run);
+        if (rc == 0)
+            rc = measured_bound(o, run);
     }
     if (e.error) {
         hf_clear_error();

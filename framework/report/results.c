@@ -229,8 +229,11 @@ static cJSON *run_json(const struct hf_run *r)
         }
     }
     cJSON_AddNumberToObject(o, "total_work", r->total_work);
-    if (*r->chunk_costs)
+    if (*r->chunk_costs) {
         cJSON_AddStringToObject(o, "chunk_costs", r->chunk_costs);
+        cJSON_AddBoolToObject(o, "chunk_costs_loaded", r->chunk_cost_loaded != 0);
+    }
+    cJSON_AddStringToObject(o, "bound", *r->bound ? r->bound : "model");
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
     cJSON_AddStringToObject(o, "fault", r->fault);
     cJSON *figs = cJSON_AddObjectToObject(o, "app_figures");
@@ -550,9 +553,22 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
                 last ? last->bound_s : 0, last ? last->ideal_s : 0, last ? last->efficiency : 0,
                 meanbuf, stablebuf, stolen, outliers, r->fault[0] ? "  (fault)" : "");
     }
-    fprintf(f, "eff = bound_s / makespan_s of the last round (bound_s: the best split under the "
-               "devices' fitted\nT(w, bytes) = latency + w/rate + bytes/bandwidth, so eff <= 1); "
-               "ideal_s = work / sum of standalone rates (the older figure);\n"
+    int any_measured = 0, any_model = 0;
+    for (int i = 0; i < nruns; i++) {
+        any_measured |= strcmp(runs[i]->bound, HF_BOUND_MEASURED) == 0;
+        any_model |= strcmp(runs[i]->bound, HF_BOUND_MEASURED) != 0;
+    }
+    fprintf(f, "eff = bound_s / makespan_s of the last round, <= 1;");
+    if (any_measured)
+        fprintf(f, " bound_s %s(" HF_BOUND_MEASURED "): the best split of the round's\n"
+                   "chunks under each device's least measured seconds per unit of their cost, "
+                   "pooled over\nevery run of the same load: the same in every such row",
+                any_model ? "of real runs " : "");
+    if (any_model)
+        fprintf(f, "%s bound_s %s(model): the best split under the run's own fitted\n"
+                   "T(w, bytes) = latency + w/rate + bytes/bandwidth",
+                any_measured ? ";" : "", any_measured ? "of the others " : "");
+    fprintf(f, ";\nideal_s = work / sum of standalone rates (the older figure);\n"
                "eff(r>=2) = mean over rounds >= 2; stable = round from which the planned shares "
                "change < 1%%;\nout = bundles flagged as outliers (far slower than the device's "
                "model)%s.\n", any_pass ? "; p<N> = pass N of [compare] passes" : "");
