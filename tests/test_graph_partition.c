@@ -38,7 +38,7 @@
 #include <metis.h>
 #include <omp.h>
 
-#include "../apps/graph/partition.h"
+#include "graph/partition/partition_internal.h"
 #include "core/engine.h"
 #include "sched.h"
 #include "test_files.h"

@@ -48,7 +48,7 @@ int main(void)
 
 #include <cmocka.h>
 
-#include "../apps/graph/partition.h"
+#include "graph/partition/partition_internal.h"
 #include "core/engine.h"
 #include "hf_cuda.h"
 #include "sched.h"

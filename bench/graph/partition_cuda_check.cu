@@ -40,8 +40,8 @@
 #include <algorithm>
 #include <vector>
 #include "hf_cuda.h"
-#include "partition.h"
-#include "partition_cuda.cuh"
+#include "graph/partition/partition_internal.h"
+#include "graph/partition/partition_gpu.cuh"
 /* A stand-in for the CUDA driver (framework/drivers/device_cuda.c): three
  * streams chained by events as hf_cuda_phase() chains them, two slots each
  * with its own pinned staging buffer and arena half, pieces alternating

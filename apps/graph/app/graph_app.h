@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph.h"
+#include "graph/layer/graph.h"
 #include "hetfarm.h"
 
 #ifdef __cplusplus
@@ -26,14 +26,14 @@ struct hf_gapp {
     long source;            /* [load] source in the file's numbering, -1 = first vertex */
     hf_vid_t src;           /* the source, 0-based (in g's numbering: relabelled when placed) */
     int have_source;
-    /* [load] placement = partition (graph_place.c): g is relabelled so that
+    /* [load] placement = partition (placement/graph_place.c): g is relabelled so that
      * each part is a contiguous id range; to_new[input id] and
      * to_old[g's id] translate (both NULL with placement = range). */
     hf_vid_t *to_new, *to_old;
     long place_parts;       /* parts of the placement (0: range) */
     double place_cut;       /* their edge cut (undirected edges) */
     double place_s;         /* seconds spent partitioning and relabelling */
-    /* Cross-device traffic (graph_place.c): the work each device ran this
+    /* Cross-device traffic (graph_traffic.c): the work each device ran this
      * round (collect), the owner spans derived from it, the run's totals. */
     int ndev;
     uint64_t *dev_work;     /* ndev: this round's work per device */
@@ -100,32 +100,13 @@ int hf__gapp_create(struct hf_gapp *ga, hf_config_t cfg, int weighted, int wants
      "start vertex: an id as in the file, first or maxdegree"}
 void hf__gapp_destroy(struct hf_gapp *ga);
 
-/* The [load] keys of placement, for the apps that call hf__gapp_place. */
-#define HF_GAPP_PLACEMENT_KEYS                                                                \
-    {NULL, "placement", HF_KEY_STR, 0, 0, 0, "range|partition", "range",                      \
-     "vertices reach devices by id ranges, or by parts of the graph's own partition"},        \
-    {NULL, "placement_parts", HF_KEY_INT, 0, 1024, 0, NULL, "0",                              \
-     "parts of placement = partition (0: nv / 4096, within 8..64)"},                          \
-    {NULL, "traffic", HF_KEY_BOOL, 0, 0, 0, NULL, "no",                                       \
-     "measure the cross-device traffic figures (halo, broadcast) per round"}
-
-/* graph_place.c: reads [load] traffic (whether to measure the cross-device
- * traffic figures: host time between rounds, ~1.5 s a round on kron-24 with
- * two devices, so off unless asked for) and placement (range, the default: nothing to do;
- * partition: partitions ga->g with the repository's partitioner into
- * placement_parts parts, orders the parts so that neighbouring parts are
- * adjacent, and relabels ga->g and ga->src so that each part is a
- * contiguous id range). Call after hf__gapp_create, before anything is
- * derived from the graph. HF_ECONFIG naming file:line and the value for an
- * unknown placement or a directed graph. */
-int hf__gapp_place(struct hf_gapp *ga, hf_config_t cfg);
 /* g's vertex v as the input numbered it (0-based; add g.base to print). */
 static inline hf_vid_t hf__gapp_input_id(const struct hf_gapp *ga, hf_vid_t v)
 {
     return ga->to_old ? ga->to_old[v] : v;
 }
 
-/* Cross-device traffic (graph_place.c). Every round's devices own
+/* Cross-device traffic (graph_traffic.c). Every round's devices own
  * contiguous spans of g's ids, one per device in device order, sized by the
  * work each ran that round (so the spans follow the scheduler's split); a
  * vertex whose state changed must reach every other device that owns one of

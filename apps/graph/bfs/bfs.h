@@ -6,13 +6,12 @@
 
 #include <stdint.h>
 
-#include "graph_app.h"
+#include "graph/app/graph_app.h"
+#include "bfs_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define HF_BFS_UNSEEN INT32_MAX /* depth of a vertex not reached (yet) */
 
 /* Shared arrays of the app, in the order bfs_shared declares them. */
 enum { BFS_OFFSETS = HF_GAPP_OFFSETS, BFS_ADJ = HF_GAPP_ADJ, BFS_DEPTH = 2 };
@@ -56,9 +55,6 @@ static inline int hf__bfs_choose_pull(const struct hf_bfs *b, int pulling, uint6
         return (double)m_f > (double)m_u / b->alpha;
     return (double)n_f >= (double)b->ga.g.nv / b->beta;
 }
-
-/* bfs_ref.c: the textbook serial BFS (a queue), depths HF_BFS_UNSEEN where unreached. */
-void hf__bfs_ref(const struct hf_graph *g, hf_vid_t src, int32_t *depth);
 
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;

@@ -37,7 +37,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "bfs.h"
-#include "frontier_cuda.cuh"
+#include "graph/app/frontier_cuda.cuh"
 #include "hf_cuda.h"
 
 /* Where a search on the GPU stands (device memory, from the arena). The

@@ -2,7 +2,7 @@
  * it is obviously right; verify compares the app's depths with it. */
 #include <stdlib.h>
 
-#include "bfs.h"
+#include "bfs_ref.h"
 
 void hf__bfs_ref(const struct hf_graph *g, hf_vid_t src, int32_t *depth)
 {

@@ -65,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/placement/graph_place.h"
 #include "cc.h"
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"

@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "graph_app.h"
+#include "graph/app/graph_app.h"
+#include "cc_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,10 +36,6 @@ struct hf_cc {
                         whose vertices the CPU skips in a full sweep; UINT32_MAX: none */
     uint64_t skipped; /* vertices skipped by full sweeps (a figure) */
 };
-
-/* cc_ref.c: union-find (union by index, path halving); label[v] = the
- * smallest vertex of v's component. Returns the number of components. */
-uint64_t hf__cc_ref(const struct hf_graph *g, uint32_t *label);
 
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;

@@ -1,7 +1,7 @@
 /* cc_ref.c - the reference connected components: union-find over every edge,
  * each root the smallest vertex of its set (union always hangs the larger
  * root under the smaller), so the label of v is simply find(v). */
-#include "cc.h"
+#include "cc_ref.h"
 
 /* The root of v, halving the path on the way. */
 static uint32_t find(uint32_t *parent, uint32_t v)

@@ -188,7 +188,7 @@ int hf__parse_w(struct hf__chunk *c, const struct hf__text *t, const char **pp, 
 const char *hf__line_end(struct hf__chunk *c, const struct hf__text *t, const char *p,
                          const char *e, const char *expected);
 
-/* Per-format parsers (graph_text.c, graph_metis.c). */
+/* Per-format parsers (graph_parse.c, graph_metis.c), called by hf_graph_parse_buffer. */
 int hf__parse_edgelist(struct hf__text *t, struct hf_graph *g);
 int hf__parse_dimacs(struct hf__text *t, struct hf_graph *g);
 int hf__parse_metis(struct hf__text *t, struct hf_graph *g);

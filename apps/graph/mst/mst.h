@@ -11,9 +11,9 @@
 #define HF_MST_H
 
 #include <stdint.h>
-#include <string.h>
 
-#include "graph_app.h"
+#include "graph/app/graph_app.h"
+#include "mst_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,7 +21,6 @@ extern "C" {
 
 #define HF_MST_NONE UINT64_MAX      /* best[c] of a component that found no outgoing edge */
 #define HF_MST_DEAD UINT32_MAX      /* comp[v] of a vertex whose component can grow no more */
-#define HF_MST_ONE_BITS 0x3f800000u /* the bits of 1.0f: the weight of an unweighted edge */
 
 /* The round kinds of one Borůvka step (mst.c, DESIGN). */
 enum hf_mst_phase { HF_MST_DISCOVER = 0, HF_MST_LABEL = 1 };
@@ -53,26 +52,6 @@ struct hf_mst {
     int verified;
     int host_only; /* a simulation without execute: next_load does the rounds' work */
 };
-
-/* The key of arc j of weight w (weights NULL: 1) whose canonical arc is c. */
-static inline uint64_t hf__mst_key(const float *weights, uint64_t j, uint32_t c)
-{
-    uint32_t bits = HF_MST_ONE_BITS;
-    if (weights)
-        memcpy(&bits, &weights[j], sizeof bits);
-    if (bits == 0x80000000u) /* -0.0 weighs what 0.0 weighs */
-        bits = 0;
-    return ((uint64_t)bits << 32) | c;
-}
-
-/* mst_ref.c: Kruskal with union-find over the canonical arcs (u < v), in key
- * order. Returns the chosen canonical arc ids in ascending order in *edges
- * (malloc'd, *n of them; free it) and their total weight in *weight; HF_ENOMEM
- * when memory runs out. nv - *n is the number of components. */
-int hf__mst_ref(const struct hf_graph *g, uint32_t **edges, size_t *n, double *weight);
-
-/* The vertex whose adjacency holds arc j (binary search in the offsets). */
-hf_vid_t hf__mst_arc_source(const struct hf_graph *g, uint64_t j);
 
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "mst.h"
+#include "mst_ref.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

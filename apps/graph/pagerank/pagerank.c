@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/placement/graph_place.h"
 #include "pagerank.h"
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"

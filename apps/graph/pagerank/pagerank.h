@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "graph_app.h"
+#include "graph/app/graph_app.h"
+#include "pagerank_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,11 +51,6 @@ static inline double hf__pagerank_rank(const struct hf_pagerank *p, int h, hf_vi
     uint32_t d = p->outdeg[v] ? p->outdeg[v] : 1;
     return p->state[(size_t)h * p->ga.g.nv + v] * (double)d;
 }
-
-/* pagerank_ref.c: `iters` Jacobi iterations of PageRank on the out-edge graph
- * g (push style: each vertex hands rank / outdeg to its out-neighbours),
- * starting from 1/n, dangling mass spread uniformly; ranks into rank[nv]. */
-int hf__pagerank_ref(const struct hf_graph *g, double damping, int iters, double *rank);
 
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;

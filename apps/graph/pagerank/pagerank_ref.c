@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pagerank.h"
+#include "pagerank_ref.h"
 
 int hf__pagerank_ref(const struct hf_graph *g, double damping, int iters, double *rank)
 {

@@ -22,7 +22,7 @@
  * prefix sums of the coarse map and list slots, packing a coarse CSR, the
  * balance pass) and picks the next round. Coarsening stops at coarsen_to
  * = min(max(n / (20 log2 k), 30 k), HF_PART_COARSEST k) vertices (METIS's
- * k-way target, capped: see partition.h), or when a
+ * k-way target, capped: see partition_internal.h), or when a
  * level keeps more than HF_PART_STALL of its vertices (a stalled matching),
  * or after HF_PART_MAX_LEVELS levels. That level is where the run switches
  * to the CPU only: the coarsest graph's partition (partition_initial.c) runs
@@ -116,7 +116,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "partition.h"
+#include "partition_internal.h"
 
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"

@@ -113,7 +113,7 @@
 #include <cooperative_groups.h>
 #include <cub/device/device_scan.cuh>
 
-#include "partition_cuda.cuh"
+#include "partition_gpu.cuh"
 
 namespace cg = cooperative_groups;
 

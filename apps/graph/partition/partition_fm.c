@@ -56,7 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition.h"
+#include "partition_internal.h"
 
 /* A heap entry: vertex u, with gain g when pushed. */
 struct fm_entry {

@@ -1,16 +1,16 @@
-/* partition_cuda.cuh - what the partitioner's two GPU files share
+/* partition_gpu.cuh - what the partitioner's two GPU files share
  * (partition_cuda.cu: residency, coarsening, the entry point;
  * partition_refine_cuda.cu: refinement): a GPU's copy of the level, device
  * helpers and the copy-back of a piece's results. CUDA C++ only.
  */
-#ifndef HF_PARTITION_CUDA_CUH
-#define HF_PARTITION_CUDA_CUH
+#ifndef HF_PARTITION_GPU_CUH
+#define HF_PARTITION_GPU_CUH
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "hf_cuda.h"
-#include "partition.h"
+#include "partition_internal.h"
 
 #define BLOCK 256 /* a multiple of 32: whole warps, whole tiles */
 

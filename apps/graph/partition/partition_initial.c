@@ -67,7 +67,7 @@
 
 #include <metis.h>
 
-#include "partition.h"
+#include "partition_internal.h"
 
 /* A graph in METIS's arrays; orig[v] is v's vertex in the coarsest graph. */
 struct rb_graph {

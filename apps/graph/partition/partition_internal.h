@@ -1,15 +1,20 @@
-/* partition.h - multilevel k-way graph partitioning as a hetfarm app
- * (partition.c), its phases (partition_coarsen.c: matching and contraction;
- * partition_refine.c: projection, refinement, balance, measure;
- * partition_initial.c: the coarsest graph's partition) and its plain
- * reference (partition_ref.c).
+/* partition_internal.h - what the partitioner's files share: its levels and
+ * state (struct hf_partition), the helpers every phase uses, and the phases
+ * themselves: the app (partition.c, the enactor), partition_coarsen.c
+ * (matching and contraction), partition_refine.c (projection, refinement,
+ * balance, measure), partition_fm.c, partition_initial.c (the coarsest
+ * graph's partition) and the GPU side (partition_cuda.cu,
+ * partition_refine_cuda.cu). Other rooms include partition.h; the plain
+ * reference is partition_ref.h.
  */
-#ifndef HF_PARTITION_H
-#define HF_PARTITION_H
+#ifndef HF_PARTITION_INTERNAL_H
+#define HF_PARTITION_INTERNAL_H
 
 #include <stdint.h>
 
-#include "graph_app.h"
+#include "graph/app/graph_app.h"
+#include "partition.h"
+#include "partition_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -362,14 +367,6 @@ int64_t hf__part_fm(struct hf_partition *c, int l);
  * Sets c->initial_cut. */
 int hf__part_initial(struct hf_partition *c, int l);
 
-/* partition.c: partitions `g` (symmetric, k <= nv) into k parts of at most
- * (1 + imbalance) nv / k vertices each in the calling thread, by this app's
- * own rounds run whole on one CPU team of `nthreads` threads and verified;
- * the part of each vertex goes to part[nv], the edge cut to *cut. For callers
- * that need a partition inside their own run ([load] placement = partition). */
-int hf__partition_graph(const struct hf_graph *g, long k, double imbalance, uint64_t seed,
-                        int nthreads, uint32_t *part, double *cut);
-
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;
 struct hf_bundle;
@@ -384,19 +381,6 @@ int hf__part_cuda(struct hf_partition *c, const struct hf_bundle *piece, struct 
  * measure ended, teardown), from the engine's thread. */
 void hf__part_cuda_release(struct hf_partition *c);
 #endif
-
-/* partition_ref.c: the plain check. Counts every undirected edge of g once
- * (half the weight of the arcs whose ends lie in different parts), the
- * weight of every part (g's vertex weights, or 1 each when `unit`), and fails
- * with HF_EVERIFY naming the vertex when a part id is not in 0..k-1. */
-struct hf_part_ref {
-    double cut;
-    int64_t total, heaviest;
-    long heaviest_part;
-    double imbalance; /* heaviest / (total / k); 1.0 when total is 0 */
-};
-int hf__partition_ref(const struct hf_graph *g, const uint32_t *part, long k, int unit,
-                      struct hf_part_ref *out);
 
 #ifdef __cplusplus
 }

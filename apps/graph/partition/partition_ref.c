@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "partition.h"
+#include "partition_ref.h"
 
 int hf__partition_ref(const struct hf_graph *g, const uint32_t *part, long k, int unit,
                       struct hf_part_ref *out)

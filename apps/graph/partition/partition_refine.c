@@ -58,7 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition.h"
+#include "partition_internal.h"
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)

@@ -49,7 +49,7 @@
 
 #include <algorithm>
 
-#include "partition_cuda.cuh"
+#include "partition_gpu.cuh"
 
 /* What a REFINE piece's host function needs, at the head of the slot's
  * staging buffer: the partitioner, then what the device copies in from

@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "graph_app.h"
+#include "graph/app/graph_app.h"
+#include "sssp_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,10 +33,6 @@ struct hf_sssp {
     int finished;
     long verify_full;
 };
-
-/* sssp_ref.c: Dijkstra with a binary heap, in float like the app;
- * INFINITY where unreached. Unweighted graphs (no weights) have weight 1. */
-int hf__sssp_ref(const struct hf_graph *g, hf_vid_t src, float *dist);
 
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "hf_cuda.h"
-#include "frontier_cuda.cuh"
+#include "graph/app/frontier_cuda.cuh"
 #include "sssp.h"
 
 /* Each thread relaxes its share of the slice's edges (frontier_cuda.cuh). */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sssp.h"
+#include "sssp_ref.h"
 
 struct entry {
     float d;
