@@ -1,4 +1,4 @@
-/* test_graph_partition.c - the multilevel partitioner (apps/graph/partition.c)
+/* test_graph_partition.c - the multilevel partitioner (apps/graph/partition/partition.c)
  * through the real engine on two CPU teams, under every scheduler.
  *
  * DESIGN

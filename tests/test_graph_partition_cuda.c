@@ -1,5 +1,5 @@
 /* test_graph_partition_cuda.c - the partitioner's coarsening and refinement
- * rounds on real GPUs (apps/graph/partition_cuda.cu), against the CPU-only
+ * rounds on real GPUs (apps/graph/partition/partition_cuda.cu), against the CPU-only
  * run.
  *
  * DESIGN

@@ -1,4 +1,4 @@
-/* partition_cuda_check.cu - the partitioner's GPU kernels (apps/graph/
+/* partition_cuda_check.cu - the partitioner's GPU kernels (apps/graph/partition/
  * partition_cuda.cu) checked against its CPU code (partition_coarsen.c),
  * outside hetfarm: `make partition-cuda-check` builds
  * build/bench/partition_cuda_check, which needs a GPU to run.
