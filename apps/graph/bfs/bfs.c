@@ -201,7 +201,7 @@ static int bfs_setup(void *ctx, const struct hf_devices *devs)
     return hf__gapp_setup(&b->ga, devs, 1);
 }
 
-/* Cross-device traffic (graph_place.c): each bundle's work counts for its device. */
+/* Cross-device traffic (app/graph_traffic.c): each bundle's work counts for its device. */
 static int bfs_collect(void *ctx, const struct hf_bundle *b)
 {
     hf__gapp_traffic_add(&((struct hf_bfs *)ctx)->ga, b);

@@ -412,7 +412,7 @@ static void pr_teardown(void *ctx)
     free(p);
 }
 
-/* Cross-device traffic (graph_place.c): each bundle's work for its device ... */
+/* Cross-device traffic (app/graph_traffic.c): each bundle's work for its device ... */
 static int pr_collect(void *ctx, const struct hf_bundle *b)
 {
     hf__gapp_traffic_add(&((struct hf_pagerank *)ctx)->ga, b);
