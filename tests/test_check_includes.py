@@ -71,10 +71,10 @@ CASES = [
 # (what is broken, file to append to, code to append, words expected): a
 # function of one module used by another and back.
 CALL_CASES = [
-    ("the tokenizer calls a parser", "apps/graph/layer/graph_text.c",
+    ("the tokenizer calls a parser", "apps/graph/layer/graph_tok.c",
      "int hf__text_probe(struct hf__text *t, struct hf_graph *g)\n{\n"
      "    return hf__parse_metis(t, g);\n}\n",
-     "call circle: apps/graph/layer/graph_metis -> apps/graph/layer/graph_text"),
+     "call circle: apps/graph/layer/graph_metis -> apps/graph/layer/graph_tok"),
     ("a phase calls the partitioner's app", "apps/graph/partition/partition_coarsen.c",
      "int hf__part_again(const struct hf_graph *g, uint32_t *part, double *cut)\n{\n"
      "    return hf__partition_graph(g, 2, 0.03, 1, 1, part, cut);\n}\n",

@@ -24,7 +24,7 @@
 
 #define ELT4 "/work/shared/data/graphs/4elt.graph"
 
-extern int hf__text_chunks; /* graph_text.h: forces the number of parallel chunks */
+extern int hf__text_chunks; /* graph_tok.h: forces the number of parallel chunks */
 
 static char dir[256];
 static const struct hf_graph_opts no_cache = {.cache_dir = ""};

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "graph/layer/graph.h"
-#include "graph/layer/graph_text.h"
+#include "graph/layer/graph_tok.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
  *
  * DESIGN
  * ------
- * The file is mmap'ed read-only and parsed in place (graph_parse.c), so a
+ * The file is mmap'ed read-only and parsed in place (graph_text.c), so a
  * 2 GB edge list costs no copy and the kernel reads ahead while threads parse.
  * The price of mmap: a file truncated by another process while we parse it
  * raises SIGBUS. Data sets are not rewritten under a running experiment, so

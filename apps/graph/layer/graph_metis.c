@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <strings.h>
 
-#include "graph_text.h"
+#include "graph_tok.h"
 
 /* ---- METIS ------------------------------------------------------------------- */
 

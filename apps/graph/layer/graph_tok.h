@@ -1,8 +1,8 @@
-/* graph_text.h - what the text parsers share: a tokenizer that never reads
+/* graph_tok.h - what the text parsers share (graph_tok.c): a tokenizer that never reads
  * past the end of the buffer, and the chunks a body is cut into so that
  * threads parse it in parallel. Internal to apps/graph/. */
-#ifndef HF_GRAPH_TEXT_H
-#define HF_GRAPH_TEXT_H
+#ifndef HF_GRAPH_TOK_H
+#define HF_GRAPH_TOK_H
 
 #include <float.h>
 #include <math.h>
@@ -188,7 +188,7 @@ int hf__parse_w(struct hf__chunk *c, const struct hf__text *t, const char **pp, 
 const char *hf__line_end(struct hf__chunk *c, const struct hf__text *t, const char *p,
                          const char *e, const char *expected);
 
-/* Per-format parsers (graph_parse.c, graph_metis.c), called by hf_graph_parse_buffer. */
+/* Per-format parsers (graph_text.c, graph_metis.c), called by hf_graph_parse_buffer. */
 int hf__parse_edgelist(struct hf__text *t, struct hf_graph *g);
 int hf__parse_dimacs(struct hf__text *t, struct hf_graph *g);
 int hf__parse_metis(struct hf__text *t, struct hf_graph *g);
