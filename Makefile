@@ -32,7 +32,7 @@ PKGS     := hwloc openblas inih libcjson libhs
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fopenmp -pthread -MMD -MP \
-           -iquote framework $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+           -iquote framework -iquote apps $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmetis -fopenmp -pthread -lm
 
 ifneq ($(SAN),)
@@ -42,16 +42,21 @@ NVCC    :=
 endif
 
 # Sources: the framework's rooms (framework/README.md), the schedulers and the
-# apps go into the library; framework/cli/ is the hetfarm command.
-FW_DIRS := core drivers io report
+# apps go into the library; framework/cli/ is the hetfarm command. An app is a
+# folder apps/NAME/, or a folder of rooms (apps/graph/ROOM/, apps/graph/README.md):
+# both depths are collected. Includes: a file names a header of its own folder
+# by its name, any other by its path under framework/ or apps/ (-iquote both).
+FW_DIRS  := core drivers io report
+APP_C    := $(wildcard apps/*/*.c apps/*/*/*.c)
+APP_CU   := $(wildcard apps/*/*.cu apps/*/*/*.cu)
 LIB_SRC := $(foreach d,$(FW_DIRS),$(wildcard framework/$(d)/*.c)) \
-           $(wildcard schedulers/*.c) $(wildcard apps/*/*.c)
+           $(wildcard schedulers/*.c) $(APP_C)
 CLI_SRC := $(wildcard framework/cli/*.c)
 ifneq ($(NVCC),)
-CU_SRC  := $(foreach d,$(FW_DIRS),$(wildcard framework/$(d)/*.cu)) $(wildcard apps/*/*.cu)
+CU_SRC  := $(foreach d,$(FW_DIRS),$(wildcard framework/$(d)/*.cu)) $(APP_CU)
 CFLAGS  += -DHF_HAVE_CUDA -I$(CUDA_HOME)/include
 LDLIBS  += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ -Wl,-rpath,/usr/local/cuda/lib64
-NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework -Xcompiler -Wall,-Wextra,-Werror,-fPIC \
+NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework,-iquote,apps -Xcompiler -Wall,-Wextra,-Werror,-fPIC \
            -Werror all-warnings \
            -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
            -gencode arch=compute_90,code=compute_90
@@ -80,11 +85,12 @@ export HF_MPIRUN
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.cu.o)
 
-# App registry: every apps/*/NAME.c that defines `const struct hf_app
-# hf_app_NAME` is an app (one folder may hold several: apps/graph/ has bfs,
-# pagerank, ...); $(BUILD)/apps_registry.c lists them in hf_apps[],
-# apps/registry.c looks them up. The list is rewritten only when it changes.
-APP_NAMES := $(sort $(foreach f,$(wildcard apps/*/*.c),$(if $(shell grep -l '^const struct hf_app hf_app_$(basename $(notdir $(f))) ' $(f)),$(basename $(notdir $(f))))))
+# App registry: every apps/DIR/NAME.c or apps/DIR/ROOM/NAME.c that defines
+# `const struct hf_app hf_app_NAME` is an app (one folder may hold several:
+# apps/graph/ has bfs/bfs.c, pagerank/pagerank.c, ...); $(BUILD)/apps_registry.c
+# lists them in hf_apps[], apps/registry.c looks them up. The list is rewritten
+# only when it changes.
+APP_NAMES := $(sort $(foreach f,$(APP_C),$(if $(shell grep -l '^const struct hf_app hf_app_$(basename $(notdir $(f))) ' $(f)),$(basename $(notdir $(f))))))
 LIB_OBJ += $(patsubst %.c,$(BUILD)/%.o,$(wildcard apps/*.c)) $(BUILD)/apps_registry.o
 LIB     := $(BUILD)/libhetfarm.a
 BIN     := $(BUILD)/hetfarm
@@ -204,18 +210,19 @@ $(BUILD)/bench/gpu-probe: bench/gpu/probe.cu
 # bench/graph/partition_cuda_check.cu: the partitioner's GPU kernels against its CPU code,
 # through a stand-in for the CUDA driver (needs nvcc to build, a GPU to run)
 partition-cuda-check: $(BUILD)/bench/partition_cuda_check
-$(BUILD)/bench/partition_cuda_check: bench/graph/partition_cuda_check.cu apps/graph/partition_cuda.cu \
-        apps/graph/partition_refine_cuda.cu apps/graph/partition_cuda.cuh \
-        $(BUILD)/apps/graph/partition_coarsen.o $(BUILD)/apps/graph/partition_refine.o
+$(BUILD)/bench/partition_cuda_check: bench/graph/partition_cuda_check.cu \
+        apps/graph/partition/partition_cuda.cu apps/graph/partition/partition_refine_cuda.cu \
+        apps/graph/partition/partition_gpu.cuh \
+        $(BUILD)/apps/graph/partition/partition_coarsen.o $(BUILD)/apps/graph/partition/partition_refine.o
 	@test -n "$(NVCC)" || { echo "partition-cuda-check: no nvcc found"; exit 1; }
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Xcompiler -iquote,apps/graph -o $@ $(filter %.cu,$^) $(filter %.o,$^) \
+	$(NVCC) $(NVFLAGS) -o $@ $(filter %.cu,$^) $(filter %.o,$^) \
 	    -Xcompiler -fopenmp -lgomp
 
 # bench/graph_export.c: any loadable or generated graph as METIS .graph (bench/graph/partition.sh)
 graph-export: $(BUILD)/graph_export
 $(BUILD)/graph_export: bench/graph_export.c $(LIB)
-	$(CC) $(CFLAGS) -iquote apps/graph $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -330,7 +337,8 @@ new-app: all
 	apps/new-app.sh $(NAME)
 
 format:
-	clang-format -i framework/*.h framework/*/*.[ch] schedulers/*.[ch] apps/*/*.[ch] tests/*.[ch]
+	clang-format -i framework/*.h framework/*/*.[ch] schedulers/*.[ch] apps/*/*.[ch] \
+	    apps/*/*/*.[ch] tests/*.[ch]
 
 # The include rules of framework/README.md, checked on every `make test`;
 # `make lint` adds cppcheck and clang-tidy.
@@ -338,7 +346,7 @@ check-includes:
 	@python3 tests/check_includes.py .
 
 lint: check-includes
-	cppcheck --quiet --enable=warning,performance --std=c11 -Iframework \
+	cppcheck --quiet --enable=warning,performance --std=c11 -Iframework -Iapps \
 	    framework schedulers apps
 	clang-tidy $(LIB_SRC) -- $(CFLAGS)
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "graph/layer/graph.h"
 
 static const char *arg(int argc, char **argv, const char *key, const char *def)
 {

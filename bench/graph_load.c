@@ -11,11 +11,11 @@
  * cache is warm for the parse (the file was just written), which is what a
  * repeated experiment sees; a cold first read is bounded by the disk instead.
  *
- * It links only apps/graph and framework/error.c, so it builds anywhere with
- * gcc and OpenMP:
+ * It links only the graph layer (apps/graph/layer/) and framework/io/error.c,
+ * so it builds anywhere with gcc and OpenMP:
  *
- *   gcc -O2 -std=c11 -D_GNU_SOURCE -fopenmp -iquote framework -iquote apps/graph \
- *       bench/graph_load.c apps/graph/graph_*.c framework/error.c -o build/graph_load -lm
+ *   gcc -O2 -std=c11 -D_GNU_SOURCE -fopenmp -iquote framework -iquote apps \
+ *       bench/graph_load.c apps/graph/layer/*.c framework/io/error.c -o build/graph_load -lm
  *   OMP_NUM_THREADS=2 build/graph_load edgelist 20 /tmp/el20m.txt
  *   build/graph_load write 20 /tmp/el20m.txt       (the file alone, kept)
  *   OMP_NUM_THREADS=2 build/graph_load kron 22 16 [weighted]
@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "graph.h"
-#include "graph_internal.h"
+#include "graph/layer/graph.h"
+#include "graph/layer/graph_internal.h"
 
 static double now(void)
 {

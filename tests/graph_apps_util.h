@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../apps/graph/bfs.h"
-#include "../apps/graph/cc.h"
-#include "../apps/graph/pagerank.h"
-#include "../apps/graph/sssp.h"
+#include "graph/bfs/bfs.h"
+#include "graph/cc/cc.h"
+#include "graph/pagerank/pagerank.h"
+#include "graph/sssp/sssp.h"
 #include "core/engine.h"
 #include "sched.h"
 #include "test_files.h"

@@ -1,8 +1,8 @@
 /* mst_expected.h - what the MST tests (test_graph_mst.c, test_graph_mst_cuda.c)
- * compare the app's output with: Kruskal's forest (apps/graph/mst_ref.c)
+ * compare the app's output with: Kruskal's forest (apps/graph/mst/mst_ref.c)
  * written the way the app writes it, `u<TAB>v<TAB>w` per edge, sorted, and the
  * check of an output file against it. Include after cmocka.h,
- * apps/graph/mst.h and test_files.h.
+ * apps/graph/mst/mst_ref.h and test_files.h.
  */
 #ifndef HF_TEST_MST_EXPECTED_H
 #define HF_TEST_MST_EXPECTED_H

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../apps/strsearch/strsearch.h"
+#include "strsearch/strsearch.h"
 
 /* `<count>\t<pattern>` lines (counts) or sorted `<offset>\t<index>` lines
  * (matches) for the patterns in pat_path over text; malloc'd, length in *outlen. */

@@ -34,7 +34,7 @@ int main(void)
 #include <stdlib.h>
 #include <string.h>
 
-#include "../apps/matmul/matmul.h"
+#include "matmul/matmul.h"
 #include "device.h"
 #include "core/engine.h"
 #include "sched.h"

@@ -20,7 +20,7 @@
 
 #include "test_files.h"
 
-#include "../apps/graph/graph.h"
+#include "graph/layer/graph.h"
 
 #define ELT4 "/work/shared/data/graphs/4elt.graph"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../apps/graph/graph.h"
+#include "graph/layer/graph.h"
 
 static void same(const struct hf_graph *a, const struct hf_graph *b)
 {

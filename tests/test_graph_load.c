@@ -20,11 +20,11 @@
 
 #include "test_files.h"
 
-#include "../apps/graph/graph.h"
+#include "graph/layer/graph.h"
 
 #define ELT4 "/work/shared/data/graphs/4elt.graph"
 
-extern int hf__text_chunks; /* graph_text.h: forces the number of parallel chunks */
+extern int hf__text_chunks; /* graph_tok.h: forces the number of parallel chunks */
 
 static char dir[256];
 static const struct hf_graph_opts no_cache = {.cache_dir = ""};

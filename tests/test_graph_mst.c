@@ -1,4 +1,4 @@
-/* test_graph_mst.c - the Borůvka MST app (apps/graph/mst.c) through the real
+/* test_graph_mst.c - the Borůvka MST app (apps/graph/mst/mst.c) through the real
  * engine on two CPU teams (two devices, so every round's changes are merged
  * across devices), under greedy, HASS and the other schedulers, with verify
  * on: the forest written to [load] out must be, byte for byte, the one
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../apps/graph/mst.h"
+#include "graph/mst/mst.h"
 #include "test_files.h"
 #include "mst_expected.h"
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "../apps/graph/mst.h"
+#include "graph/mst/mst.h"
 #include "test_files.h"
 #include "mst_expected.h"
 #include "core/engine.h"

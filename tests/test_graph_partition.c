@@ -1,4 +1,4 @@
-/* test_graph_partition.c - the multilevel partitioner (apps/graph/partition.c)
+/* test_graph_partition.c - the multilevel partitioner (apps/graph/partition/partition.c)
  * through the real engine on two CPU teams, under every scheduler.
  *
  * DESIGN
@@ -38,7 +38,7 @@
 #include <metis.h>
 #include <omp.h>
 
-#include "../apps/graph/partition.h"
+#include "graph/partition/partition_internal.h"
 #include "core/engine.h"
 #include "sched.h"
 #include "test_files.h"

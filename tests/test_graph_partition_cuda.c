@@ -1,5 +1,5 @@
 /* test_graph_partition_cuda.c - the partitioner's coarsening and refinement
- * rounds on real GPUs (apps/graph/partition_cuda.cu), against the CPU-only
+ * rounds on real GPUs (apps/graph/partition/partition_cuda.cu), against the CPU-only
  * run.
  *
  * DESIGN
@@ -48,7 +48,7 @@ int main(void)
 
 #include <cmocka.h>
 
-#include "../apps/graph/partition.h"
+#include "graph/partition/partition_internal.h"
 #include "core/engine.h"
 #include "hf_cuda.h"
 #include "sched.h"

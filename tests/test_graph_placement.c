@@ -1,5 +1,5 @@
 /* test_graph_placement.c - [load] placement = partition for bfs, pagerank
- * and cc (apps/graph/graph_place.c), through the real engine on two CPU
+ * and cc (apps/graph/placement/graph_place.c), through the real engine on two CPU
  * teams.
  *
  * DESIGN

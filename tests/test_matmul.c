@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "hetfarm.h"
-#include "../apps/matmul/matmul.h"
+#include "matmul/matmul.h"
 
 /* An app instance made from INI text; setup runs when `execute` is set. */
 struct inst {

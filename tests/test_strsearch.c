@@ -23,7 +23,7 @@
 #include "test_files.h"
 #include "strsearch_expected.h"
 
-#include "../apps/strsearch/strsearch.h"
+#include "strsearch/strsearch.h"
 #include "core/engine.h"
 
 extern const struct hf_app hf_app_strsearch;

@@ -20,7 +20,7 @@
 #include "test_files.h"
 #include "strsearch_expected.h"
 
-#include "../apps/strsearch/strsearch.h"
+#include "strsearch/strsearch.h"
 #include "core/engine.h"
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"

@@ -1,4 +1,4 @@
-/* partition_cuda_check.cu - the partitioner's GPU kernels (apps/graph/
+/* partition_cuda_check.cu - the partitioner's GPU kernels (apps/graph/partition/
  * partition_cuda.cu) checked against its CPU code (partition_coarsen.c),
  * outside hetfarm: `make partition-cuda-check` builds
  * build/bench/partition_cuda_check, which needs a GPU to run.
@@ -40,8 +40,8 @@
 #include <algorithm>
 #include <vector>
 #include "hf_cuda.h"
-#include "partition.h"
-#include "partition_cuda.cuh"
+#include "graph/partition/partition_internal.h"
+#include "graph/partition/partition_gpu.cuh"
 /* A stand-in for the CUDA driver (framework/drivers/device_cuda.c): three
  * streams chained by events as hf_cuda_phase() chains them, two slots each
  * with its own pinned staging buffer and arena half, pieces alternating

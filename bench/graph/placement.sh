@@ -2,7 +2,7 @@
 # bench/graph/placement.sh - issue 14, "the graph primitives use it": bfs,
 # pagerank and cc with [load] placement = range and = partition side by side,
 # on the same graphs and devices, and what each placement implies in
-# cross-device traffic (apps/graph/graph_place.c says how it is counted).
+# cross-device traffic (apps/graph/app/graph_traffic.c says how it is counted).
 #
 # For every graph of $GRAPHS, app of $APPS and device set of $DEVSETS, the two
 # placements run one after the other with verify on and `out =` written; the

@@ -91,7 +91,7 @@ def main():
         "what": "halo = state elements an owner-computes exchange would send (each changed vertex "
                 "to every other device owning a neighbour; devices own contiguous id spans sized "
                 "by their shares of the split rounds); broadcast = changed x (devices - 1), what "
-                "hetfarm's merge sends whatever the placement (apps/graph/graph_place.c)",
+                "hetfarm's merge sends whatever the placement (apps/graph/app/graph_traffic.c)",
         "pairs": rows,
     })
     return 0

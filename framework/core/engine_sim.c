@@ -59,7 +59,7 @@
 /* A round's host turnaround per device beside others, by default, for an app
  * with shared data: ~100 us per round measured on the real engine with one
  * H200 or H100 (road-grid BFS levels with tiny frontiers: thread hand-offs,
- * events, synchronisations, the merge's fixed part; bench/NOTES.md, "Where a
+ * events, synchronisations, the merge's fixed part; 9edd91b:bench/NOTES.md, "Where a
  * graph round's time goes"). The per-unit part defaults to 0: what changes per
  * unit of work is the app's (kron-22 BFS merged ~2M changed depths in ~10 ms,
  * ~5 ns an element, but a unit of work is an edge, not a changed element). */

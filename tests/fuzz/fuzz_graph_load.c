@@ -27,8 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../apps/graph/graph.h"
-#include "../../apps/graph/graph_text.h"
+#include "graph/layer/graph.h"
+#include "graph/layer/graph_tok.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../apps/strsearch/strsearch.h"
+#include "strsearch/strsearch.h"
 
 static char text_path[64];
 

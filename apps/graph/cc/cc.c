@@ -1,0 +1,511 @@
+/* cc.c - connected components: the hetfarm template filled in, one round per
+ * hooking + shortcutting sweep (Shiloach-Vishkin as Soman et al. run it on
+ * GPUs; on the CPU Afforest's links, neighbour sampling and big-component
+ * skip), with labels that only ever decrease.
+ *
+ * DESIGN
+ * ------
+ * label[v] is a pointer into v's own component that never points up:
+ * label[v] <= v, and it starts at v. The labels form a forest whose roots
+ * label themselves, and every change LOWERS a label, so they are a shared MIN
+ * array (hetfarm.h, "Shared data"): each device works on its own copy, records
+ * what it lowered, and the framework merges the copies with min at the
+ * round's end, moving only what changed. The min of two valid pointers is a
+ * valid pointer, so the merge never breaks the invariant.
+ *
+ * A round sweeps every vertex u (units = vertex ids, chunk work = edges). For
+ * each neighbour v with lu = label[u] < lv = label[v] it HOOKS v's tree under
+ * lu (label[lv] = min(label[lv], lu): the root, or whatever lv points at now,
+ * moves below lu) and lowers label[v] to lu as plain label propagation would;
+ * then it SHORTCUTS u (pointer jumping: label[u] = label[label[u]] until
+ * label[u] is a root). Hooking merges trees across edges like SV's
+ * conditional hooking, shortcutting flattens them, so the sweeps needed grow
+ * with log n rather than with the diameter: a road graph converges in a
+ * handful of sweeps where label propagation needs thousands of rounds.
+ * Every write is an atomic min, so concurrent threads and devices only ever
+ * agree to go lower.
+ *
+ * The run ends after a sweep that changed nothing anywhere (next_load sees an
+ * empty hf_shared_last_changes). Then, for every edge, hooking did nothing, so
+ * label[u] = label[v]; and shortcutting did nothing, so every label is a root.
+ * One label per component, a vertex of it, <= every member, hence its
+ * smallest vertex. That final sweep is the price of knowing.
+ *
+ * On the CPU a round does more per vertex, in the manner of Afforest (Sutton
+ * et al. 2018, GAP's cc): it LINKS rather than hooks (the union-find link
+ * that walks both trees until one root hangs under the smaller one, either
+ * direction, so an edge is joined for good, not just one level of it), and
+ * the first HF_CC_SAMPLES rounds are neighbour sampling: vertex u links only
+ * to its neighbour number r in round r, then the bundle's vertices are
+ * shortcut. That joins most of a scale-free graph's giant component in two
+ * cheap rounds. A GPU keeps its one-directional hooking sweep in every round
+ * (a superset of a sampling round's work, so both may share a round).
+ *
+ * With no real GPU in the run (setup says: cpu_only) every link is made in
+ * the one host copy, where a joined edge stays joined (a min-merge of
+ * replicas could undo one; there are none). Then the run is Afforest's: ONE
+ * full sweep links every edge but the sampled ones, and skips the edges of a
+ * vertex whose root is `big`, the largest component's label as next_load
+ * sampled it from the merged host copy (an edge between big's tree and
+ * another is linked from the other end, which is not skipped, or was sampled
+ * from it). Afterwards every edge's ends share a tree whose root is its least
+ * vertex, and a last round, the compress round, points every vertex at its
+ * root: label = the component's smallest vertex, no confirming sweep needed.
+ * With a GPU the sweeps are full and the skip is off (it needs every device
+ * to look at both ends of an edge, which the GPU's hooking does not: it acts
+ * when its own label is the smaller), and the run ends after a full sweep
+ * that changed nothing, as above.
+ *
+ * Components need an undirected graph: symmetrise = no is refused (as is a
+ * .hfg file holding a directed graph). verify checks the finished labels
+ * against union-find (cc_ref.c) exactly, at any size (it is O(m)), and that
+ * the counts agree.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/placement/graph_place.h"
+#include "cc.h"
+#ifdef HF_HAVE_CUDA
+#include "hf_cuda.h"
+#endif
+
+static int cc_create(void **ctx, hf_config_t cfg)
+{
+    struct hf_cc *c = calloc(1, sizeof *c);
+    if (!c)
+        return hf_fail(HF_ENOMEM, "cc: out of memory");
+    *ctx = c;
+    int sym;
+    int rc = hf_config_bool(cfg, "load", "symmetrise", 1, &sym);
+    if (rc)
+        return rc;
+    if (!sym)
+        return hf_fail(HF_ECONFIG,
+                       "%s: [load] symmetrise = no: connected components are "
+                       "defined on undirected graphs (leave symmetrise = yes)",
+                       hf_config_where(cfg, "load", "symmetrise"));
+    if ((rc = hf__gapp_create(&c->ga, cfg, 0, 0)) || (rc = hf__gapp_place(&c->ga, cfg)))
+        return rc;
+    if (!c->ga.g.symmetric)
+        return hf_fail(HF_ECONFIG,
+                       "%s: cc: the graph %s is directed (a .hfg of a directed "
+                       "graph?): components need an undirected one",
+                       hf_config_path(cfg), c->ga.g.source_desc);
+    if (!(c->label = malloc(c->ga.g.nv * sizeof *c->label)))
+        return hf_fail(HF_ENOMEM, "cc: out of memory for %llu labels",
+                       (unsigned long long)c->ga.g.nv);
+    return 0;
+}
+
+/* Full sweeps may skip the big component, and one of them (+ a compress
+ * round) may end the run, only when every device runs the CPU's two-ended
+ * links on the host copy (see above): no real GPU in the run. Across nodes
+ * another rank may have one, and the choice shapes the loads, which must be
+ * the same on every rank: there it is off everywhere. */
+static int cc_setup(void *ctx, const struct hf_devices *devs)
+{
+    struct hf_cc *c = ctx;
+    c->cpu_only = devs->ranks <= 1;
+    for (int d = 0; d < devs->count; d++)
+        if (devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE)
+            c->cpu_only = 0;
+    /* The changed labels are recorded for the merge into GPU replicas and
+     * for hf_shared_last_changes: the end test of a run with a GPU and the
+     * cross-device traffic figures (two devices or more). A CPU-only run of
+     * one device has neither replica nor reader (it ends on its count of
+     * rounds), and recording cost more than the links themselves there
+     * (kron-20, 2 threads: 16 of round 0's 38 ms of CPU), so it records
+     * nothing. Nothing else reads the host's change list (shared.c). */
+    c->record = !c->cpu_only || devs->count > 1;
+    return hf__gapp_setup(&c->ga, devs, 1);
+}
+
+/* Cross-device traffic (app/graph_traffic.c): each bundle's work counts for its device ... */
+static int cc_collect(void *ctx, const struct hf_bundle *b)
+{
+    hf__gapp_traffic_add(&((struct hf_cc *)ctx)->ga, b);
+    return 0;
+}
+
+/* ... and the round's changed labels are what moves. */
+static int cc_round_figures(void *ctx, const struct hf_load *load, struct hf_figure *out, int cap)
+{
+    struct hf_cc *c = ctx;
+    size_t n;
+    const uint32_t *changed = hf_shared_last_changes(load, CC_LABEL, &n);
+    return hf__gapp_traffic_round(&c->ga, changed, n, out, cap);
+}
+
+static int cc_shared(void *ctx, struct hf_shared *out, int cap)
+{
+    struct hf_cc *c = ctx;
+    int n = hf__gapp_shared_csr(&c->ga, 0, out, cap);
+    if (n < 0 || n >= cap)
+        return n < 0 ? n : hf_fail(HF_EAPP, "cc: no room for the label array");
+    out[n] = (struct hf_shared){"cc.label", c->label, c->ga.g.nv, HF_ELEM_U32, HF_SHARED_MIN};
+    return n + 1;
+}
+
+/* The root of v's tree in the host copy (between rounds: no one writes). */
+static uint32_t root_of(const uint32_t *label, uint32_t v)
+{
+    while (label[v] != v)
+        v = label[v];
+    return v;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The root most of 1024 evenly spread vertices lead to: the largest
+ * component's label, most likely (Afforest's sample). Any answer is correct;
+ * a good one lets full sweeps skip the most. *rest: the share of the
+ * samples' edges (their degrees) whose vertex is not in that tree, an
+ * estimate of the share of all edges a skipping sweep still links. */
+static uint32_t sample_big(const struct hf_cc *c, double *rest)
+{
+    enum { SAMPLES = 1024 };
+    uint32_t roots[SAMPLES];
+    const struct hf_graph *g = &c->ga.g;
+    uint64_t nv = g->nv;
+#define CC_SAMPLE_V(i) ((uint32_t)(((uint64_t)(i) * 2654435761u) % nv))
+    for (uint64_t i = 0; i < SAMPLES; i++)
+        roots[i] = root_of(c->label, CC_SAMPLE_V(i));
+    qsort(roots, SAMPLES, sizeof *roots, by_value);
+    uint32_t best = roots[0];
+    size_t best_n = 0;
+    for (size_t i = 0, j; i < SAMPLES; i = j) {
+        for (j = i; j < SAMPLES && roots[j] == roots[i]; j++)
+            ;
+        if (j - i > best_n)
+            best = roots[i], best_n = j - i;
+    }
+    double all = 0, out = 0;
+    for (uint64_t i = 0; i < SAMPLES; i++) {
+        uint32_t v = CC_SAMPLE_V(i);
+        double deg = (double)(g->offsets[v + 1] - g->offsets[v]);
+        all += deg;
+        out += root_of(c->label, v) == best ? 0 : deg;
+    }
+#undef CC_SAMPLE_V
+    *rest = all > 0 ? out / all : 1.0;
+    return best;
+}
+
+static int cc_next_load(void *ctx, struct hf_load *load)
+{
+    struct hf_cc *c = ctx;
+    const struct hf_graph *g = &c->ga.g;
+    if (load->round == 0) {
+#pragma omp parallel for schedule(static)
+        for (uint64_t v = 0; v < g->nv; v++)
+            c->label[v] = (uint32_t)v;
+        c->finished = 0;
+        c->skipped = 0;
+        c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
+        c->compress = 0;
+        hf__gapp_traffic_reset(&c->ga);
+    } else {
+        size_t n;
+        hf_shared_last_changes(load, CC_LABEL, &n);
+        /* CPU only: the compress round after the one full sweep ends it;
+         * with a GPU, only a full sweep that changed nothing does. */
+        if (c->compress || (c->sample < 0 && !c->cpu_only && n == 0)) {
+            c->finished = 1;
+            return 0;
+        }
+        /* CPU only: the one full sweep is followed by the compress round. With a
+         * GPU (or across nodes) there is none: sweeps go on until one changes
+         * nothing (a compress round there ended runs unconverged: the GPU's
+         * one-way hooking leaves links for later sweeps). */
+        c->compress = c->cpu_only && c->sample < 0;
+        c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
+    }
+    double rest = 1.0; /* the share of edges a full sweep links (estimate) */
+    c->big = c->sample < 0 && !c->compress && c->cpu_only ? sample_big(c, &rest) : UINT32_MAX;
+    c->rounds = load->round + 1;
+    load->units = g->nv;
+    /* What the round costs: a sampling round on the CPU links each vertex
+     * along one edge and shortcuts it, one edge and one vertex a vertex
+     * whatever its degree; declaring its edges instead made its chunks (the
+     * automatic grain) 15x too small for their work on a Kronecker graph.
+     * The compress round is one vertex a vertex. A CPU-only full sweep
+     * whose big component holds all but `rest` of the edges (estimated)
+     * visits every vertex but links only rest * ne edges: when those are
+     * fewer than the vertices, it costs about the same a vertex too, and is
+     * cut evenly (kron-20: 16 chunks, not 62 cut for edges it skips). With a
+     * real GPU in the run (cpu_only off) the GPU sweeps every edge in every
+     * round, and the full cost stays. */
+    double linked = rest * (double)g->ne;
+    c->flat = (c->sample >= 0 || c->compress || linked <= (double)g->nv) && c->cpu_only;
+    if (c->compress)
+        load->work = (double)g->nv;
+    else if (c->flat && c->sample >= 0)
+        load->work = 2.0 * (double)g->nv;
+    else if (c->flat)
+        load->work = (double)g->nv + linked;
+    else
+        load->work = (double)g->ne + (double)g->nv;
+    load->bytes = 0; /* nothing is staged: the labels move as shared data */
+    return 1;
+}
+
+static size_t cc_partition(void *ctx, const struct hf_load *load, size_t grain,
+                           struct hf_chunk *out, size_t cap)
+{
+    struct hf_cc *c = ctx;
+    grain = hf__gapp_grain(&c->ga, load, grain);
+    return c->flat ? hf_partition_even(ctx, load, grain, out, cap) /* the same cost a vertex */
+                   : hf__vertex_partition(&c->ga.g, load, grain, out, cap);
+}
+
+/* Shortcuts u: points it at the root of its tree (pointer jumping); returns
+ * the root. Plain stores, no compare-and-swap, as in GAP's compress: a label
+ * that is not a root is written by nobody but the thread shortcutting its
+ * vertex (a link re-points roots only, with a CAS), and u belongs to one
+ * bundle. If u is a root a link may hang it under a lower root meanwhile;
+ * then ll was read after that link and is what label[u] holds or lower.
+ * Either way each store lowers label[u] and is recorded (rec: the load, or
+ * NULL when the run records nothing, see cc_setup). */
+static uint32_t shortcut(uint32_t *label, const struct hf_load *rec, uint32_t u)
+{
+    uint32_t l = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
+    uint32_t ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
+    while (ll < l) {
+        __atomic_store_n(&label[u], ll, __ATOMIC_RELAXED);
+        if (rec)
+            hf_shared_changed(rec, CC_LABEL, u);
+        l = ll;
+        ll = __atomic_load_n(&label[l], __ATOMIC_RELAXED);
+    }
+    return l;
+}
+
+/* Afforest's link: walks the trees of u and v until one root hangs under the
+ * other's smaller vertex, so that afterwards u and v are in one tree. Only a
+ * root (label[x] == x) is ever re-pointed, and only lower, so the forest
+ * stays a forest of labels <= their vertex. */
+static void link(uint32_t *label, const struct hf_load *rec, uint32_t u, uint32_t v)
+{
+    uint32_t p1 = __atomic_load_n(&label[u], __ATOMIC_RELAXED);
+    uint32_t p2 = __atomic_load_n(&label[v], __ATOMIC_RELAXED);
+    while (p1 != p2) {
+        uint32_t high = p1 > p2 ? p1 : p2, low = p1 + p2 - high;
+        uint32_t ph = __atomic_load_n(&label[high], __ATOMIC_RELAXED);
+        if (ph == low)
+            break;
+        if (ph == high) {
+            uint32_t expect = high;
+            if (__atomic_compare_exchange_n(&label[high], &expect, low, 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                if (rec)
+                    hf_shared_changed(rec, CC_LABEL, high);
+                break;
+            }
+        }
+        p1 = __atomic_load_n(&label[__atomic_load_n(&label[high], __ATOMIC_RELAXED)],
+                             __ATOMIC_RELAXED);
+        p2 = __atomic_load_n(&label[low], __ATOMIC_RELAXED);
+    }
+}
+
+/* One parallel region per bundle: a sampling round links every vertex to one
+ * neighbour, then shortcuts them all; the compress round only shortcuts; a
+ * full sweep shortcuts each vertex, skips it when its root is `big`, else
+ * links it to every neighbour (CPU only: but the sampled ones, whose links
+ * are already in the host copy; the compress round shortcuts afterwards). */
+static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
+{
+    struct hf_cc *c = ctx;
+    const struct hf_graph *g = &c->ga.g;
+    const struct hf_load *load = c->record ? bu->load : NULL; /* where changes are recorded */
+    uint32_t *label = c->label, big = c->big;
+    int r = c->sample, last = c->cpu_only;
+    uint64_t from = c->cpu_only ? HF_CC_SAMPLES : 0, skipped = 0;
+    if (c->compress) {
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+        for (size_t u = bu->begin; u < bu->end; u++)
+            shortcut(label, load, (uint32_t)u);
+        return 0;
+    }
+#pragma omp parallel num_threads(nthreads) reduction(+ : skipped)
+    {
+        if (r >= 0) {
+#pragma omp for schedule(dynamic, 1024)
+            for (size_t u = bu->begin; u < bu->end; u++)
+                if (g->offsets[u] + (uint64_t)r < g->offsets[u + 1])
+                    link(label, load, (uint32_t)u, g->adj[g->offsets[u] + (uint64_t)r]);
+#pragma omp for schedule(static)
+            for (size_t u = bu->begin; u < bu->end; u++)
+                shortcut(label, load, (uint32_t)u);
+        } else {
+#pragma omp for schedule(dynamic, 256)
+            for (size_t u = bu->begin; u < bu->end; u++) {
+                if (shortcut(label, load, (uint32_t)u) == big) {
+                    skipped++;
+                    continue;
+                }
+                for (uint64_t j = g->offsets[u] + from; j < g->offsets[u + 1]; j++)
+                    link(label, load, (uint32_t)u, g->adj[j]);
+                if (!last)
+                    shortcut(label, load, (uint32_t)u);
+            }
+        }
+    }
+    __atomic_fetch_add(&c->skipped, skipped, __ATOMIC_RELAXED);
+    return 0;
+}
+
+#ifdef HF_HAVE_CUDA
+static int cc_run_cuda(void *ctx, const struct hf_bundle *piece, struct hf_cuda *gpu)
+{
+    return hf__cc_cuda(ctx, piece, gpu);
+}
+#endif
+
+static int cc_verify(void *ctx, const struct hf_load *load)
+{
+    struct hf_cc *c = ctx;
+    size_t n;
+    hf_shared_last_changes(load, CC_LABEL, &n);
+    if (!c->compress && (n != 0 || c->sample >= 0 || c->cpu_only))
+        return 0; /* not final yet: checked after the compress round (CPU only) or
+                     after the full sweep that changes nothing */
+    const struct hf_graph *g = &c->ga.g;
+    for (uint64_t u = 0; u < g->nv; u++)
+        for (uint64_t j = g->offsets[u]; j < g->offsets[u + 1]; j++)
+            if (c->label[u] != c->label[g->adj[j]])
+                return hf_fail(HF_EVERIFY, "cc: edge %llu-%u joins labels %u and %u",
+                               (unsigned long long)hf__gapp_input_id(&c->ga, (hf_vid_t)u) +
+                                   (uint64_t)g->base,
+                               hf__gapp_input_id(&c->ga, g->adj[j]) + (unsigned)g->base,
+                               hf__gapp_input_id(&c->ga, c->label[u]) + (unsigned)g->base,
+                               hf__gapp_input_id(&c->ga, c->label[g->adj[j]]) +
+                                   (unsigned)g->base);
+    uint32_t *ref = malloc(g->nv * sizeof *ref);
+    if (!ref)
+        return hf_fail(HF_ENOMEM, "cc: out of memory for the reference");
+    uint64_t want = hf__cc_ref(g, ref), got = 0;
+    int rc = 0;
+    for (uint64_t v = 0; v < g->nv && !rc; v++) {
+        got += c->label[v] == v;
+        if (ref[v] != c->label[v])
+            rc = hf_fail(HF_EVERIFY, "cc: vertex %llu has label %u, the reference says %u",
+                         (unsigned long long)hf__gapp_input_id(&c->ga, (hf_vid_t)v) +
+                             (uint64_t)g->base,
+                         hf__gapp_input_id(&c->ga, c->label[v]) + (unsigned)g->base,
+                         hf__gapp_input_id(&c->ga, ref[v]) + (unsigned)g->base);
+    }
+    if (!rc && got != want)
+        rc = hf_fail(HF_EVERIFY, "cc: %llu components, union-find finds %llu",
+                     (unsigned long long)got, (unsigned long long)want);
+    free(ref);
+    return rc;
+}
+
+/* A label as the input numbers it: a component's smallest vertex in the
+ * input's numbering (out_label when placement relabelled the graph). */
+static uint32_t input_label(const struct hf_cc *c, hf_vid_t v)
+{
+    return c->out_label ? c->out_label[c->label[v]] : c->label[v];
+}
+
+static void label_value(void *ctx, hf_vid_t v, char *buf, size_t len)
+{
+    const struct hf_cc *c = ctx;
+    snprintf(buf, len, "%llu",
+             (unsigned long long)input_label(c, v) + (unsigned long long)c->ga.g.base);
+}
+
+/* With placement = partition a finished label is the smallest RELABELLED id
+ * of its component; what the output promises is the smallest input id, so
+ * out_label[root] = min over the component of to_old (the labels are roots). */
+static int input_labels(struct hf_cc *c)
+{
+    if (!c->ga.to_old)
+        return 0;
+    uint64_t nv = c->ga.g.nv;
+    if (!(c->out_label = malloc(nv * sizeof *c->out_label)))
+        return hf_fail(HF_ENOMEM, "cc: out of memory for %llu labels", (unsigned long long)nv);
+    for (uint64_t v = 0; v < nv; v++)
+        c->out_label[v] = UINT32_MAX;
+    for (uint64_t v = 0; v < nv; v++) {
+        uint32_t r = c->label[v], old = c->ga.to_old[v];
+        c->out_label[r] = old < c->out_label[r] ? old : c->out_label[r];
+    }
+    return 0;
+}
+
+static void cc_signature(void *ctx, char *buf, size_t len)
+{
+    const struct hf_cc *c = ctx;
+    snprintf(buf, len, "%s nv=%llu ne=%llu", c->ga.g.source_desc, (unsigned long long)c->ga.g.nv,
+             (unsigned long long)c->ga.g.ne);
+}
+
+/* The rounds and what full sweeps skipped, in results.json. */
+static int cc_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
+{
+    struct hf_cc *c = ctx;
+    uint64_t comps = 0;
+    for (uint64_t v = 0; v < c->ga.g.nv; v++)
+        comps += c->label[v] == v;
+    struct hf_figure f[] = {
+        {"rounds", c->rounds, ""},
+        {"components", (double)comps, ""},
+        {"skipped", (double)c->skipped, "vertex visits of full sweeps (big component)"},
+        {"seconds", seconds, "s"},
+    };
+    int n = (int)(sizeof f / sizeof f[0]);
+    for (int i = 0; i < n && i < cap; i++)
+        out[i] = f[i];
+    n = n < cap ? n : cap;
+    return n + hf__gapp_traffic_figures(&c->ga, out + n, cap - n);
+}
+
+static void cc_teardown(void *ctx)
+{
+    struct hf_cc *c = ctx;
+    if (!c)
+        return;
+    if (c->finished && (input_labels(c) || hf__gapp_write_values(&c->ga, c, label_value)))
+        fprintf(stderr, "hetfarm: cc: %s\n", hf_last_error());
+    free(c->out_label);
+    free(c->label);
+    hf__gapp_destroy(&c->ga);
+    free(c);
+}
+
+/* The keys of [load] (hetfarm.h): validation and help read this table. */
+static const struct hf_config_key cc_keys[] = {
+    HF_GAPP_KEYS,
+    HF_GAPP_PLACEMENT_KEYS,
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
+const struct hf_app hf_app_cc = {
+    .keys = cc_keys,
+    .name = "cc",
+    .summary = "connected components: hooking + shortcutting sweeps on min labels",
+    .create = cc_create,
+    .setup = cc_setup,
+    .next_load = cc_next_load,
+    .partition = cc_partition,
+    .run_cpu = cc_run_cpu,
+#ifdef HF_HAVE_CUDA
+    .run_cuda = cc_run_cuda,
+#endif
+    .verify = cc_verify,
+    .teardown = cc_teardown,
+    .signature = cc_signature,
+    .shared = cc_shared,
+    .collect = cc_collect,
+    .figures = cc_figures,
+    .round_figures = cc_round_figures,
+    .default_grain = 0, /* hf__gapp_grain */
+};

@@ -1,0 +1,50 @@
+/* cc.h - connected components as a hetfarm app (cc.c), its GPU side
+ * (cc_cuda.cu) and its plain reference (cc_ref.c).
+ */
+#ifndef HF_CC_H
+#define HF_CC_H
+
+#include <stdint.h>
+
+#include "graph/app/graph_app.h"
+#include "cc_ref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Shared arrays of the app, in the order cc_shared declares them. */
+enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
+
+/* Rounds of neighbour sampling (Afforest) before the full sweeps. */
+#define HF_CC_SAMPLES 2
+
+struct hf_cc {
+    struct hf_gapp ga;
+    uint32_t *label; /* shared MIN array: a vertex of v's component, <= v (finally the least) */
+    uint32_t *out_label; /* placement = partition: root -> smallest input id (teardown) */
+    int finished;    /* the run ended: every label is final */
+    int rounds;      /* sweeps run */
+    int sample;      /* this round links the CPU's vertices to neighbour number `sample` only
+                        (0..HF_CC_SAMPLES-1), or -1: a full sweep or the compress round */
+    int compress;    /* this round only shortcuts every vertex: the CPU-only run's last */
+    int cpu_only;    /* no real GPU in the run: every link lands in the host copy, so full
+                        sweeps may skip the big component and one sweep + compress ends it */
+    int record;      /* bundles record the labels they change (not: CPU only, one device) */
+    int flat;        /* this round costs the same a vertex (sampling or compress, no GPU) */
+    uint32_t big;    /* the label of the largest component as sampled before this round,
+                        whose vertices the CPU skips in a full sweep; UINT32_MAX: none */
+    uint64_t skipped; /* vertices skipped by full sweeps (a figure) */
+};
+
+#ifdef HF_HAVE_CUDA
+struct hf_cuda;
+struct hf_bundle;
+/* cc_cuda.cu: runs one piece of a hooking + shortcutting sweep on the GPU. */
+int hf__cc_cuda(struct hf_cc *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
