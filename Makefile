@@ -106,8 +106,8 @@ TSAN_TESTS := test_pool test_engine test_shared
 # `make starpu-cuda` builds StarPU 1.3 with CUDA from Debian's source package
 # into $(STARPU_CUDA) (framework/starpu/starpu-cuda.sh, a few minutes; never
 # needed by `make test`). When its starpu-1.3.pc is there, every build uses
-# that StarPU instead of Debian's, linked with an rpath to it (ldd and
-# ../shared/tools/pack-runtime-libs then find it), and the StarPU engine's
+# that StarPU instead of Debian's, linked with an rpath to it (ldd, and any
+# tool that packs a binary's libraries by ldd, then find it), and the StarPU engine's
 # tasks get a CUDA implementation (core/engine_starpu.c). $(BUILD)/starpu-used
 # names the StarPU in use, so that switching rebuilds what includes or links it.
 STARPU_CUDA := $(CURDIR)/build/starpu-cuda

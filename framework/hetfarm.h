@@ -365,6 +365,19 @@ struct hf_figure {
     const char *unit;
 };
 
+/* What an app's results are when [run] rounds ended the run before the app
+ * reached its own end (struct hf_app.stopped). */
+enum hf_stop {
+    HF_STOP_NONE = 0,        /* the app ended by itself, or has no end of its own */
+    HF_STOP_NO_RESULT = 1,   /* unfinished results are wrong (a search half done): the app
+                                writes none, and `hetfarm run` exits HF_EXIT_UNFINISHED */
+    HF_STOP_APPROXIMATE = 2, /* unfinished results approximate the answer (PageRank short of
+                                its tolerance): written, marked converged: false */
+};
+/* The exit status of `hetfarm run` and `compare` when a run's app stopped
+ * with HF_STOP_NO_RESULT (results.json is written, the app's output is not). */
+#define HF_EXIT_UNFINISHED 3
+
 /* ------------------------------------------------------------------------ */
 /* The app template. Every callback returns 0 or a negative HF_E* code; an
  * error stops the run cleanly with a message naming the app, device and
@@ -438,6 +451,23 @@ struct hf_app {
      * They go to results.json under the round ("app_figures"). The real and
      * sim engines call it; the StarPU engine does not (yet). Optional. */
     int (*round_figures)(void *ctx, const struct hf_load *load, struct hf_figure *out, int cap);
+    /* For an app with an end of its own: next_load returns 0 once its work is
+     * done (a search, a partition, PageRank at its tolerance). Having this
+     * hook makes [run] rounds default to "until the app ends". When the run
+     * used every round [run] rounds allows, the engine draws the next load
+     * once more, as a probe that never runs: 0 means the app ended exactly
+     * there (all is as if it had ended by itself); 1 means the cap stopped it
+     * early, and the engine calls this hook with the probe load (its round,
+     * units and work; hf_shared_last_changes valid, as in next_load). The app
+     * writes what was left into `left` (a few words: "level 3, a frontier of
+     * 1204 vertices"), takes back from its figures what the probe drew, and
+     * returns HF_STOP_NO_RESULT (it writes no output) or HF_STOP_APPROXIMATE
+     * (it writes its results, those of the last round run), or an HF_E* code. The run records it
+     * (struct hf_run.stop; results.json "stopped": "rounds") and `hetfarm`
+     * says so on stderr. Called from the engine's thread, before figures and
+     * teardown, when bundles really ran or not. Optional (NULL: rounds are
+     * repetitions and the cap is the end: matmul, strsearch). */
+    int (*stopped)(void *ctx, const struct hf_load *next, char *left, size_t len);
     /* Describes the load in a few words ("n=4096 dtype=float32"): the key of
      * its profile and a label in results. Required. */
     void (*signature)(void *ctx, char *buf, size_t len);

@@ -29,17 +29,13 @@
 
 /* The error message of the last failed gt_run. */
 static char gt_err[1024];
-/* METIS's 4elt mesh, a real graph to run on when ../shared has it. */
-#define FOURELT "/work/shared/data/graphs/4elt.graph"
+/* METIS's 4elt mesh (test_files.h): a real graph to run on. */
+#define FOURELT HF_TEST_4ELT
 
-/* The [load] lines of the tests' mesh: 4elt (its .hfg cache in `dir`) when
- * ../shared has it, else a grid of 4elt's size (15606 vertices). */
+/* The [load] lines of the tests' mesh: 4elt, its .hfg cache in `dir`. */
 static inline void gt_mesh_keys(char *mesh, size_t len, const char *dir)
 {
-    if (access(FOURELT, R_OK) == 0)
-        snprintf(mesh, len, "graph = %s\ncache_dir = %s", FOURELT, dir);
-    else
-        snprintf(mesh, len, "generate = grid\nrows = 102\ncols = 153\nseed = 11");
+    snprintf(mesh, len, "graph = %s\ncache_dir = %s", test_data(FOURELT), dir);
 }
 
 /* A test's setup: a fresh /tmp/NAME.XXXXXX in dir (dlen bytes) and the

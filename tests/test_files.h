@@ -4,6 +4,26 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+/* The data the repository ships for its tests (tests/data/README.md says
+ * where each file comes from). Paths are relative to the repository root:
+ * the Makefile runs every test from there, so a clone in any folder finds
+ * them, and no test reads anything outside the repository. */
+#define HF_TEST_4ELT "tests/data/4elt.graph"
+
+/* `path` (one of the HF_TEST_* files), after checking that it is there. The
+ * data is part of the repository, so a missing file is a failure, not a
+ * skip: the test was started from another folder than the root. */
+static inline const char *test_data(const char *path)
+{
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "%s: not found: run the tests from the repository root (make test does)\n",
+                path);
+        exit(1);
+    }
+    return path;
+}
 
 /* Writes len bytes to path, failing the test on any error. */
 static inline void write_file(const char *path, const void *data, size_t len)

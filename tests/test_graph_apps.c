@@ -4,8 +4,8 @@
  *
  * DESIGN
  * ------
- * Every app runs on three graph families: a real mesh (4elt.graph from the
- * shared data when it is there, else a grid of the same size), a small
+ * Every app runs on three graph families: a real mesh (4elt.graph, from
+ * tests/data/), a small
  * Kronecker graph (scale-free: hubs and isolated vertices) and a 64x64
  * road-like grid (long diameter, dead ends), under greedy and hass, on two
  * CPU teams, so that every round's state is merged from two devices (the

@@ -7,8 +7,8 @@
  * so the suite passes on machines without a GPU. With one, every app runs on
  * a Kronecker graph of scale 14 (hubs of degree thousands: the edge-balanced
  * and warp-per-vertex paths), a 128x128 road-like grid (degree ~2.4, long
- * diameter: many small rounds, the thread-per-vertex paths), 4elt.graph when
- * it is there and a directed edge list (PageRank's transpose, push-only BFS),
+ * diameter: many small rounds, the thread-per-vertex paths), 4elt.graph
+ * (tests/data/) and a directed edge list (PageRank's transpose, push-only BFS),
  * on the CPU next to every GPU and on the GPUs alone, under hass and greedy,
  * verify on: the app checks itself against its reference and the test then
  * checks every output line against references of its own
@@ -73,13 +73,8 @@ static void apps_on_a_road_grid_128(void **state)
 static void apps_on_4elt(void **state)
 {
     (void)state;
-    if (access(FOURELT, R_OK) != 0) {
-        fprintf(stderr, "%s not found: a 120x130 grid instead\n", FOURELT);
-        all_apps_on("generate = grid\nrows = 120\ncols = 130\nseed = 9");
-        return;
-    }
     char load[256];
-    snprintf(load, sizeof load, "graph = %s\ncache_dir = %s", FOURELT, dir);
+    snprintf(load, sizeof load, "graph = %s\ncache_dir = %s", test_data(FOURELT), dir);
     all_apps_on(load);
 }
 

@@ -31,7 +31,7 @@
 #ifdef HF_HAVE_CUDA
 extern const struct hf_app hf_app_mst;
 
-#define FOURELT "/work/shared/data/graphs/4elt.graph"
+#define FOURELT HF_TEST_4ELT
 
 static char dir[64], out_path[128];
 
@@ -95,10 +95,7 @@ static void grid_128_weighted(void **state)
 static void fourelt_unweighted(void **state)
 {
     (void)state;
-    if (access(FOURELT, R_OK) != 0) {
-        print_message("no %s: skipped\n", FOURELT);
-        return;
-    }
+    test_data(FOURELT);
     struct hf_graph g;
     struct hf_graph_opts o = {.symmetrise = 1, .drop_self_loops = 1, .dedupe = 1, .cache_dir = ""};
     assert_int_equal(hf_graph_load(&g, FOURELT, &o), 0);

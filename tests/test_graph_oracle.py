@@ -4,8 +4,8 @@
 DESIGN
 ------
 An oracle that shares no code with hetfarm: `build/hetfarm run` runs bfs,
-sssp, cc and pagerank on 4elt.graph (METIS, when ../shared/data/graphs has
-it) and on a small random weighted edge list written here (with self-loops,
+sssp, cc and pagerank on 4elt.graph (METIS, from tests/data/)
+and on a small random weighted edge list written here (with self-loops,
 duplicate arcs and isolated ids, as the loaders document), both symmetrised
 and, for the apps defined on directed graphs, with symmetrise = no. Every
 line of every output file is compared with what networkx computes on the
@@ -33,9 +33,8 @@ except ImportError:
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HETFARM = os.path.join(ROOT, os.environ.get("HF_BUILD", "build"), "hetfarm")
-FOURELT = os.path.join(ROOT, "..", "shared", "data", "graphs", "4elt.graph")
-if not os.path.exists(FOURELT):
-    FOURELT = "/work/shared/data/graphs/4elt.graph"
+# The repository's copy of METIS's 4elt mesh (tests/data/README.md).
+FOURELT = os.path.join(ROOT, "tests", "data", "4elt.graph")
 
 failures = []
 
@@ -168,10 +167,11 @@ def main():
         print("%s missing: run make build first" % HETFARM)
         return 1
     with tempfile.TemporaryDirectory(prefix="hf_oracle.") as tmp:
-        cases = []
-        if os.path.exists(FOURELT):
-            g, base = read_metis(FOURELT)
-            cases.append(("4elt", "graph = %s" % FOURELT, g, g, 1))
+        if not os.path.exists(FOURELT):
+            print("%s missing: the repository is incomplete" % FOURELT)
+            return 1
+        g, base = read_metis(FOURELT)
+        cases = [("4elt", "graph = %s" % FOURELT, g, g, 1)]
         path = os.path.join(tmp, "edges.txt")
         arcs, n = write_edgelist(path, 7)
         und = edgelist_graph(arcs, n, False)

@@ -13,7 +13,7 @@
  * Quality is checked against METIS_PartGraphKway on the same graph: the
  * partitioner's cut may be at most 1.3x METIS's (the bench holds the tight
  * targets; this catches a refinement or matching that stops working).
- * Graphs: 4elt (or a grid of its size), a Kronecker graph (hubs, isolated
+ * Graphs: 4elt (tests/data/), a Kronecker graph (hubs, isolated
  * vertices) and a road-like grid, written as METIS files; then the edge
  * cases of issue 14 (k = 1, k = |V|, k > |V|, isolated vertices, disconnected,
  * all-zero and heavy vertex weights, a chain, a star, self-loops and
@@ -45,7 +45,7 @@
 
 extern const struct hf_app hf_app_partition;
 
-#define FOURELT "/work/shared/data/graphs/4elt.graph"
+#define FOURELT HF_TEST_4ELT
 #define TWO_TEAMS "[devices]\ncpu = 2\ncpu_teams = 2\ncuda = none\n"
 
 static char dir[64], out_path[128], err[1024];
@@ -245,13 +245,7 @@ static void every_scheduler_on(const char *graph, long k)
 static void fourelt_every_scheduler(void **state)
 {
     (void)state;
-    char path[256];
-    if (access(FOURELT, R_OK) == 0)
-        snprintf(path, sizeof path, "%s", FOURELT);
-    else /* 4elt's size: 15606 vertices */
-        export_metis("generate = grid\nrows = 102\ncols = 153\nseed = 11", "mesh", path,
-                     sizeof path);
-    every_scheduler_on(path, 64);
+    every_scheduler_on(test_data(FOURELT), 64);
 }
 
 static void kronecker_every_scheduler(void **state)

@@ -5,12 +5,12 @@
  * DESIGN
  * ------
  * Exits 77 (skipped) when the build has no CUDA or no CUDA device is found.
- * With one, the partitioner runs on 4elt (or a grid of its size when
- * ../shared lacks it), a 256x256 road-like grid and a Kronecker graph of
- * scale 13 (hubs and isolated vertices: warp-wide tiles, long coarse lists,
- * the two-hop round), first on one CPU thread alone (the reference cut),
- * then on the GPUs alone and on one CPU thread next to every GPU, under
- * hass and greedy, verify on (the app checks its cut and balance against
+ * With one, the partitioner runs on 4elt (tests/data/), a 256x256
+ * road-like grid and a Kronecker graph of scale 13 (hubs and isolated
+ * vertices: warp-wide tiles, long coarse lists, the two-hop round), first
+ * on one CPU thread alone (the reference cut), then on the GPUs alone and
+ * on one CPU thread next to every GPU, under hass and greedy, verify on
+ * (the app checks its cut and balance against
  * partition_ref.c on the input graph). Each GPU run must have given the
  * GPUs chunks of the coarsening rounds that have GPU kernels (MATCH,
  * RESOLVE, CONTRACT, told apart by the round's "phase" figure), must report
@@ -56,7 +56,7 @@ int main(void)
 
 extern const struct hf_app hf_app_partition;
 
-#define FOURELT "/work/shared/data/graphs/4elt.graph"
+#define FOURELT HF_TEST_4ELT
 #define CPU_ONLY "cpu = 1\ncuda = none"
 #define CUT_SLACK 1.2 /* see DESIGN */
 
@@ -157,10 +157,7 @@ static void on_4elt(void **state)
 {
     (void)state;
     char load[256];
-    if (access(FOURELT, R_OK) == 0)
-        snprintf(load, sizeof load, "graph = %s\nseed = 7", FOURELT);
-    else
-        snprintf(load, sizeof load, "generate = grid\nrows = 102\ncols = 153\nseed = 11");
+    snprintf(load, sizeof load, "graph = %s\nseed = 7", test_data(FOURELT));
     gpus_coarsen(load);
 }
 

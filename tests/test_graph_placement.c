@@ -12,8 +12,8 @@
  * and cc, whose values are integers; to 1e-8 relative for pagerank, whose
  * sums run in another order, so that a rank printed with %.9g may flip its
  * last digit) and that both match the references of
- * graph_apps_util.h, which know nothing of placement. Graphs: 4elt (or a grid
- * of its size), a road-like grid, a grid with keep = 0.3 (hundreds of
+ * graph_apps_util.h, which know nothing of placement. Graphs: 4elt
+ * (tests/data/), a road-like grid, a grid with keep = 0.3 (hundreds of
  * components and isolated vertices) and a small Kronecker graph (hubs,
  * isolated vertices). CC is where a missed mapping shows: its labels are
  * vertex ids, the smallest of each component in the INPUT's numbering.

@@ -12,8 +12,9 @@
 # suite's setting for kron is 2); hetfarm's with its default delta.
 #
 # GAP is built (g++ -O3 -fopenmp, its own Makefile) from $GAPBS_DIR, or from
-# the mirror's bare git dir $GAPBS_GIT extracted under $WORK: it is never
-# copied into this repository.
+# the git directory $GAPBS_GIT (a local mirror of it) extracted under $WORK,
+# or else from a clone of $GAPBS_URL (https://github.com/sbeamer/gapbs) under
+# $WORK: it is never copied into this repository.
 #
 # One trial = one hetfarm run (its time is the sum of the rounds' makespans,
 # graph loading excluded) and one GAP run with -n 1 ("Trial Time", loading
@@ -42,7 +43,8 @@ GAP_DELTA=${GAP_DELTA:-2}
 APPS=${APPS:-bfs pagerank cc sssp}
 BUILD=${BUILD:-build}
 WORK=${WORK:-/tmp/gap-compare}
-GAPBS_GIT=${GAPBS_GIT:-/work/.mirror/sbeamer+gapbs/repo}
+GAPBS_GIT=${GAPBS_GIT:-}   # a git directory of gapbs (a mirror); empty: clone GAPBS_URL
+GAPBS_URL=${GAPBS_URL:-https://github.com/sbeamer/gapbs}
 GRAIN=${GRAIN:-} # empty: the apps' own (automatic) grain
 SCHED=${SCHED:-hass}
 BASELINE=${BASELINE:-}
@@ -53,11 +55,15 @@ mkdir -p "$WORK/logs"
 # --- GAP ---------------------------------------------------------------------
 if [ -z "${GAPBS_DIR:-}" ]; then
     GAPBS_DIR=$WORK/gapbs
-    if [ ! -f "$GAPBS_DIR/Makefile" ]; then
+    if [ ! -f "$GAPBS_DIR/Makefile" ] && [ -n "$GAPBS_GIT" ]; then
         mkdir -p "$GAPBS_DIR"
         git --git-dir="$GAPBS_GIT" archive HEAD | tar -x -C "$GAPBS_DIR" || {
             echo "gap_compare: cannot extract gapbs from $GAPBS_GIT (set GAPBS_DIR)" >&2; exit 1; }
+    elif [ ! -f "$GAPBS_DIR/Makefile" ]; then
+        git clone -q --depth 1 "$GAPBS_URL" "$GAPBS_DIR" || {
+            echo "gap_compare: cannot clone $GAPBS_URL (set GAPBS_DIR or GAPBS_GIT)" >&2; exit 1; }
     fi
+    [ -n "$GAPBS_GIT" ] || GAPBS_GIT=$GAPBS_DIR/.git
 fi
 GAP_COMMIT=$(git --git-dir="$GAPBS_GIT" rev-parse HEAD 2>/dev/null || echo unknown)
 make -C "$GAPBS_DIR" -j"$THREADS" CXX=g++ bfs pr cc sssp converter > "$WORK/logs/gap-build.log" 2>&1 ||

@@ -3,8 +3,8 @@
 # `app = partition`, side by side on the same graphs in one invocation.
 #
 # Every graph of $GRAPHS is written once as a METIS .graph by build/graph_export
-# (4elt round-trips through it too, so the shared copy is never written next
-# to), so the three tools read the very same graph. For each graph:
+# (4elt round-trips through it too, so nothing is written next to the
+# repository's copy), so the three tools read the very same graph. For each graph:
 #   metis    gpmetis GRAPH $PARTS -ufactor=(1000 * $IMB)       (METIS 5.1, Debian metis)
 #   scotch   scotch_gpart $PARTS GRAPH.grf -b$IMB -Cd           (Scotch 7, Debian scotch:
 #            k-way graph partitioning with the default quality strategy, load
@@ -40,8 +40,7 @@ IMB=${IMB:-0.03}
 TOOLS=${TOOLS:-metis scotch hetfarm}
 DEVSETS=${DEVSETS:-cpu cpu+gpus}
 CPUS=${CPUS:-all}
-FOURELT=${FOURELT:-$ROOT/../shared/data/graphs/4elt.graph}
-[ -f "$FOURELT" ] || FOURELT=/work/shared/data/graphs/4elt.graph
+FOURELT=${FOURELT:-$ROOT/tests/data/4elt.graph}   # the repository's copy (tests/data/README.md)
 RESULT=${RESULT:-$(bench_out partition)}
 mkdir -p "$OUT/graphs" "$OUT/parts"
 RUNS=$OUT/runs.jsonl

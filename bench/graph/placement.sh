@@ -9,7 +9,7 @@
 # two output files must be identical (bfs, cc) or agree to 1e-8 relative
 # (pagerank: its sums run in another order, and a rank printed with %.9g may
 # then flip its last digit), or the pair is recorded as failed. Graphs:
-#   4elt   the shared mesh (../shared/data/graphs/4elt.graph)
+#   4elt   METIS's 4elt mesh (tests/data/4elt.graph)
 #   road   the road-like grid generator, $ROAD x $ROAD, keep 0.6 (default 1000)
 #   wide   the same generator, $WIDE_ROWS x $WIDE_COLS (a road map's long strip)
 #   kron   Graph500 Kronecker, scale $KRON, edge factor 16
@@ -36,8 +36,7 @@ ROAD=${ROAD:-1000}
 WIDE_ROWS=${WIDE_ROWS:-100}
 WIDE_COLS=${WIDE_COLS:-10000}
 KRON=${KRON:-16}
-FOURELT=${FOURELT:-$ROOT/../shared/data/graphs/4elt.graph}
-[ -f "$FOURELT" ] || FOURELT=/work/shared/data/graphs/4elt.graph
+FOURELT=${FOURELT:-$ROOT/tests/data/4elt.graph}   # the repository's copy (tests/data/README.md)
 RESULT=${RESULT:-$(bench_out graph_placement)}
 mkdir -p "$OUT/cache" "$OUT/runs"
 RUNS=$OUT/runs.jsonl

@@ -10,6 +10,9 @@
 #include "core/engine.h"
 
 #define EXIT_USAGE 2
+/* The most rounds a run may have ([run] rounds, --rounds), and the rounds of
+ * an app with an end of its own when [run] rounds is not given. */
+#define HF_CLI_MAX_ROUNDS 1000000
 
 enum hf__cmd { CMD_DEVICES, CMD_RUN, CMD_COMPARE, CMD_PROFILE, CMD_REPORT };
 

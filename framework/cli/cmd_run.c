@@ -63,6 +63,35 @@ static void print_figures(struct hf_run **runs, int nruns)
     }
 }
 
+/* One line on stderr for every run that [run] rounds stopped before its app
+ * reached its end (struct hf_run.stop); returns HF_EXIT_UNFINISHED when some
+ * run's app left no output for it, else 0. */
+static int report_stops(struct hf_run **runs, int nruns, const struct hf_run_options *o)
+{
+    int st = 0;
+    for (int i = 0; i < nruns; i++) {
+        const struct hf_run *r = runs[i];
+        if (r->stop == HF_STOP_NONE)
+            continue;
+        int none = r->stop == HF_STOP_NO_RESULT;
+        char what[160];
+        if (none)
+            snprintf(what, sizeof what, "no output written (exit %d): raise [run] rounds, or "
+                                        "leave it out to run to the end", HF_EXIT_UNFINISHED);
+        else
+            snprintf(what, sizeof what, "the output is written, not converged (results.json: "
+                                        "converged = false)");
+        fprintf(stderr,
+                "hetfarm: %s: %s[run] rounds = %d stopped it under %s after %d round%s, before "
+                "its end (left: %s); %s\n",
+                r->app, none ? "" : "warning: ", o->rounds, r->scheduler, r->nrounds,
+                r->nrounds == 1 ? "" : "s", r->left, what);
+        if (none)
+            st = HF_EXIT_UNFINISHED;
+    }
+    return st;
+}
+
 int hf__cmd_run(const struct hf__cli *c)
 {
     hf_config_t cfg = NULL;
@@ -79,6 +108,8 @@ int hf__cmd_run(const struct hf__cli *c)
         print_figures(runs, nruns);
         fflush(stdout);
         st = hf__cli_write_outputs(c, out, runs, nruns, cfg);
+        int stop = report_stops(runs, nruns, &p.base);
+        st = st ? st : stop;
     } else if (st && failed.keep) { /* a run across nodes failed: keep what finished */
         hf__cli_write_partial(out, runs, nruns, &failed, cfg);
     }

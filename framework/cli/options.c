@@ -132,7 +132,7 @@ int hf__cli_parse(struct hf__cli *c, int argc, char **argv)
             c->profiles = optarg;
             break;
         case O_ROUNDS:
-            if (parse_num("--rounds", optarg, 1, 1000000, &v))
+            if (parse_num("--rounds", optarg, 1, HF_CLI_MAX_ROUNDS, &v))
                 return -1;
             c->rounds = (long)v;
             break;

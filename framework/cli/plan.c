@@ -22,7 +22,8 @@
 static const struct hf_config_key run_keys[] = {
     {"run", "app", HF_KEY_STR, 0, 0, 0, NULL, NULL, "the app to run (apps below)"},
     {"run", "scheduler", HF_KEY_STR, 0, 0, 0, NULL, "hass", "the scheduler (schedulers below)"},
-    {"run", "rounds", HF_KEY_INT, 1, 1000000, 0, NULL, "10", "loads to run, one per round"},
+    {"run", "rounds", HF_KEY_INT, 1, HF_CLI_MAX_ROUNDS, 0, NULL, "10; apps that end: their end",
+     "loads to run, one per round (at most; an app that ends by itself stops there)"},
     {"run", "engine", HF_KEY_STR, 0, 0, 0, NULL, "real", "real | sim: devices or simulator"},
     {"run", "seed", HF_KEY_INT, 0, 9.2233720368547748e18, 0, NULL, "1",
      "seed of loads and simulated noise"},
@@ -106,7 +107,11 @@ static int read_numbers(const struct hf__cli *c, hf_config_t cfg, struct hf_run_
     long l;
     int b, rc;
     size_t grain;
-    if ((rc = hf_config_long(cfg, "run", "rounds", 10, 1, 1000000, &l)))
+    /* An app with an end of its own (a search, a partition) runs to it: a
+     * default cap would stop it part way, and the user would have to guess
+     * how many rounds its graph needs. */
+    long def = o->app && o->app->stopped ? HF_CLI_MAX_ROUNDS : 10;
+    if ((rc = hf_config_long(cfg, "run", "rounds", def, 1, HF_CLI_MAX_ROUNDS, &l)))
         return hf__cli_fail(rc);
     o->rounds = (int)(c->rounds > 0 ? c->rounds : l);
     if ((rc = hf_config_long(cfg, "run", "seed", 1, 0, __LONG_MAX__, &l)))

@@ -488,10 +488,29 @@ static int record_device_set(struct hf__engine *e, struct hf_round_stats *rs)
     return 0;
 }
 
+struct hf_round_stats *hf__run_round_slot(struct hf_run *run)
+{
+    if (run->nrounds >= run->rounds_cap) {
+        int cap = run->rounds_cap > 0 ? 2 * run->rounds_cap : 16;
+        struct hf_round_stats *r = realloc(run->rounds, (size_t)cap * sizeof *r);
+        if (!r)
+            return NULL;
+        memset(r + run->rounds_cap, 0, (size_t)(cap - run->rounds_cap) * sizeof *r);
+        run->rounds = r;
+        run->rounds_cap = cap;
+    }
+    return &run->rounds[run->nrounds];
+}
+
 /* Fills the run's statistics for the round just ended and lets the scheduler adapt. */
 int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
 {
-    struct hf_round_stats *rs = &run->rounds[run->nrounds];
+    struct hf_round_stats *rs = hf__run_round_slot(run);
+    if (!rs) {
+        hf__engine_error(e, HF_ENOMEM, "engine: out of memory recording round %d",
+                         e->round.round);
+        return HF_ENOMEM;
+    }
     rs->round = e->round.round;
     rs->makespan_s = e->round_end - e->round_start;
     rs->host = e->host;

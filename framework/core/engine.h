@@ -125,6 +125,14 @@ struct hf_run {
     } *inner;
     int nrounds;
     struct hf_round_stats *rounds;
+    int rounds_cap;             /* slots in rounds[] (hf__run_round_slot grows it) */
+    /* How the run ended for an app with an end of its own (struct
+     * hf_app.stopped; `ends` set): stop is HF_STOP_NONE when the app reached
+     * its end, else [run] rounds stopped it after nrounds rounds with `left`
+     * (the app's words) still to do. */
+    int ends;
+    int stop;                   /* enum hf_stop */
+    char left[160];
     size_t nevents;
     struct hf_event *events;
     size_t ninner_events;       /* the bundles the devices inside the nodes ran, their
@@ -140,6 +148,11 @@ struct hf_run {
     struct hf_run_figure figures[HF_RUN_FIGURES];
 };
 
+/* The record of the run's next round, run->rounds[run->nrounds], zeroed,
+ * making room as rounds run (an app with an end of its own may run up to
+ * the most rounds [run] rounds allows, and most end long before); NULL when
+ * out of memory. The caller counts it in nrounds once it is filled. */
+struct hf_round_stats *hf__run_round_slot(struct hf_run *run);
 /* Runs opts->rounds loads and fills *out (free with hf_run_free). On failure
  * returns an HF_E* code with hf_fail details and *out is NULL. */
 int hf_run(const struct hf_run_options *opts, struct hf_run **out);

@@ -341,7 +341,11 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
     }
 
     int nd = run->ndevices;
-    struct hf_round_stats *rs = &run->rounds[run->nrounds];
+    struct hf_round_stats *rs = hf__run_round_slot(run);
+    if (!rs) {
+        free(tasks);
+        return rc ? rc : hf_fail(HF_ENOMEM, "starpu engine: out of memory for the record");
+    }
     rs->dev = calloc((size_t)nd, sizeof *rs->dev);
     if (!rc && (!rs->dev || reserve_events(run, evcap, r->nchunks)))
         rc = hf_fail(HF_ENOMEM, "starpu engine: out of memory for the record");
@@ -555,9 +559,8 @@ int hf__run_starpu(const struct hf_run_options *o, struct hf_run **out)
     snprintf(run->app, sizeof run->app, "%s", app->name);
     snprintf(run->engine, sizeof run->engine, "starpu");
     int rounds = o->rounds > 0 ? o->rounds : 1;
-    run->rounds = calloc((size_t)rounds, sizeof *run->rounds);
     hf_clear_error();
-    int rc = run->rounds ? app->create(&r.ctx, o->cfg) : HF_ENOMEM;
+    int rc = hf__run_round_slot(run) ? app->create(&r.ctx, o->cfg) : HF_ENOMEM;
     if (rc) {
         rc = hf_fail(rc, "app %s: create failed: %s", app->name, hf_last_error());
         hf_run_free(run);

@@ -9,6 +9,14 @@
  * steps, and tears everything down in reverse. Keeping this file apart from
  * engine.c is what keeps the call graph a tree: run.c calls standalone.c and
  * engine.c, standalone.c calls engine.c, and engine.c calls neither.
+ *
+ * A run ends when next_load has no more loads or after [run] rounds rounds.
+ * For an app with an end of its own (struct hf_app.stopped) the second is
+ * not the app's end, and stopping there silently would leave a user with a
+ * missing or half-computed output and a green exit: so the cap is followed
+ * by one more draw that never runs (probe_end). Asking next_load itself,
+ * rather than a predicate each app would write again, keeps one definition
+ * of "finished": the one that ends a run anyway.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +57,8 @@ static struct hf_run *new_run(struct hf__engine *e)
     run->ndevices = e->ndev;
     run->devs = calloc((size_t)e->ndev, sizeof *run->devs);
     run->standalone_rate = calloc((size_t)e->ndev, sizeof *run->standalone_rate);
-    run->rounds = calloc((size_t)(e->opts->rounds > 0 ? e->opts->rounds : 1), sizeof *run->rounds);
-    if (!run->devs || !run->standalone_rate || !run->rounds) {
+    run->ends = e->app->stopped != NULL;
+    if (!run->devs || !run->standalone_rate || !hf__run_round_slot(run)) {
         hf_run_free(run);
         return NULL;
     }
@@ -205,6 +213,39 @@ int hf__run_create_sched(struct hf__engine *e)
     return 0;
 }
 
+/* After the last round [run] rounds allows: whether an app with an end of
+ * its own (struct hf_app.stopped) reached it. The engine draws the next load
+ * as next_load would see it (the last round's changes still recorded) but
+ * never runs it: no more load means the app ended exactly at the cap;
+ * another means the cap stopped it, and the app says what was left and what
+ * its results are worth. 0 or an HF_E* code (also the run's error). */
+static int probe_end(struct hf__engine *e, struct hf_run *run)
+{
+    if (!e->app->stopped)
+        return 0;
+    struct hf_load next = {.round = e->opts->rounds, .shared = e->shared, .serial = e->draws++};
+    hf_clear_error();
+    int rc = e->app->next_load(e->app_ctx, &next);
+    if (rc < 0) {
+        hf__engine_error(e, rc, "app %s: next_load failed for round %d: %s", e->app->name,
+                         next.round, *hf_last_error() ? hf_last_error() : hf_strerror(rc));
+        return rc;
+    }
+    if (rc == 0)
+        return 0;
+    char left[sizeof run->left] = "";
+    hf_clear_error();
+    int stop = e->app->stopped(e->app_ctx, &next, left, sizeof left);
+    if (stop < 0) {
+        hf__engine_error(e, stop, "app %s: stopped failed after round %d: %s", e->app->name,
+                         next.round - 1, *hf_last_error() ? hf_last_error() : hf_strerror(stop));
+        return stop;
+    }
+    run->stop = stop == HF_STOP_APPROXIMATE ? HF_STOP_APPROXIMATE : HF_STOP_NO_RESULT;
+    snprintf(run->left, sizeof run->left, "%s", left[0] ? left : "more rounds");
+    return 0;
+}
+
 /* Runs the rounds proper, after the standalone rates are known. */
 static int run_rounds(struct hf__engine *e, struct hf_run *run)
 {
@@ -220,7 +261,8 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
     e->show_progress = o->progress && isatty(2);
     e->wall_t0 = hf__now();
     double run_t0 = e->run_t0 = o->engine == HF_ENGINE_REAL ? hf__now() : e->sim_now;
-    for (int r = 0; r < o->rounds; r++) {
+    int r = 0;
+    for (; r < o->rounds; r++) {
         if (hf_run_interrupted()) {
             hf__engine_error(e, HF_EINTR, "interrupted by signal %d before round %d",
                              hf_run_interrupted(), r);
@@ -254,6 +296,8 @@ static int run_rounds(struct hf__engine *e, struct hf_run *run)
         e->chunks_before += e->nchunks;
         e->rounds_done = run->nrounds;
     }
+    if (r == o->rounds && rc == 0)
+        rc = probe_end(e, run);
     if (e->show_progress)
         hf__progress_end();
     run->total_work = e->round.total_work;

@@ -236,6 +236,16 @@ static cJSON *run_json(const struct hf_run *r)
     cJSON_AddStringToObject(o, "bound", *r->bound ? r->bound : "model");
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
     cJSON_AddStringToObject(o, "fault", r->fault);
+    /* An app with an end of its own: whether it reached it, or [run] rounds
+     * stopped it (what was left, and whether its output was written). */
+    if (r->ends)
+        cJSON_AddStringToObject(o, "stopped", r->stop == HF_STOP_NONE ? "finished" : "rounds");
+    if (r->stop != HF_STOP_NONE) {
+        cJSON_AddStringToObject(o, "left", r->left);
+        cJSON_AddBoolToObject(o, "converged", 0);
+        cJSON_AddStringToObject(o, "output",
+                                r->stop == HF_STOP_APPROXIMATE ? "approximate" : "none");
+    }
     cJSON *figs = cJSON_AddObjectToObject(o, "app_figures");
     for (int i = 0; i < r->nfigures; i++) {
         cJSON *x = cJSON_AddObjectToObject(figs, r->figures[i].name);

@@ -18,7 +18,7 @@
 # docs, examples, tests, FFT, OpenMP runtime; CUDA on; up to 128 CPU and 8
 # CUDA workers, where Debian's has 4 CPU workers at most) and installs it
 # stripped. The Makefile uses PREFIX's starpu-1.3.pc when it exists and links
-# with an rpath to PREFIX/lib, so ldd (and ../shared/tools/pack-runtime-libs)
+# with an rpath to PREFIX/lib, so ldd (and a tool that packs libraries by ldd)
 # find this libstarpu, not Debian's. PREFIX/lib/pkgconfig/starpu-1.3.pc is
 # written last: a failed build leaves no half StarPU for the Makefile to use.
 # Every step's output goes to PREFIX/build.log; a failure prints the lines

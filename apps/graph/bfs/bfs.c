@@ -496,6 +496,21 @@ static int bfs_figures(void *ctx, double seconds, struct hf_figure *out, int cap
     return n + hf__gapp_traffic_figures(&b->ga, out + n, cap - n);
 }
 
+/* [run] rounds stopped the search (struct hf_app.stopped): the depths set so
+ * far are right, but vertices not yet reached may be reachable, so the output
+ * would be wrong: none is written (bfs_teardown writes only a finished one). */
+static int bfs_stopped(void *ctx, const struct hf_load *next, char *left, size_t len)
+{
+    (void)next;
+    struct hf_bfs *b = ctx;
+    snprintf(left, len, "level %d of the search, a frontier of %zu vertices", (int)b->level,
+             b->fr.n);
+    /* The probe's level never ran: out of the figures with it. */
+    b->edges_traversed -= b->pull ? b->ga.g.ne : b->fr.pre[b->fr.n];
+    b->rounds_pull -= b->pull;
+    return HF_STOP_NO_RESULT;
+}
+
 static void bfs_teardown(void *ctx)
 {
     struct hf_bfs *b = ctx;
@@ -547,5 +562,6 @@ const struct hf_app hf_app_bfs = {
     .collect = bfs_collect,
     .figures = bfs_figures,
     .round_figures = bfs_round_figures,
+    .stopped = bfs_stopped,
     .default_grain = 0, /* hf__gapp_grain */
 };

@@ -468,6 +468,21 @@ static int cc_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
     return n + hf__gapp_traffic_figures(&c->ga, out + n, cap - n);
 }
 
+/* [run] rounds stopped the sweeps (struct hf_app.stopped): labels may still
+ * fall, so none are written (cc_teardown writes only final ones). */
+static int cc_stopped(void *ctx, const struct hf_load *next, char *left, size_t len)
+{
+    struct hf_cc *c = ctx;
+    c->rounds = next->round; /* the probe's sweep never ran */
+    size_t n = 0;
+    hf_shared_last_changes(next, CC_LABEL, &n);
+    snprintf(left, len, "%s; the last sweep changed %zu labels",
+             c->compress ? "the compress round" : c->sample >= 0 ? "sampling rounds and sweeps"
+                                                                 : "more sweeps",
+             n);
+    return HF_STOP_NO_RESULT;
+}
+
 static void cc_teardown(void *ctx)
 {
     struct hf_cc *c = ctx;
@@ -507,5 +522,6 @@ const struct hf_app hf_app_cc = {
     .collect = cc_collect,
     .figures = cc_figures,
     .round_figures = cc_round_figures,
+    .stopped = cc_stopped,
     .default_grain = 0, /* hf__gapp_grain */
 };

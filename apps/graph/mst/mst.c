@@ -499,6 +499,18 @@ static int mst_figures(void *ctx, double seconds, struct hf_figure *out, int cap
     return 5;
 }
 
+/* [run] rounds stopped the Borůvka steps (struct hf_app.stopped): the forest
+ * is not spanning yet, so none is written (mst_teardown writes only a
+ * finished one) and mst_figures report nothing. */
+static int mst_stopped(void *ctx, const struct hf_load *next, char *left, size_t len)
+{
+    (void)next;
+    const struct hf_mst *m = ctx;
+    snprintf(left, len, "Boruvka step %d, %llu live components, %zu forest edges so far",
+             m->steps, (unsigned long long)m->live, m->nforest);
+    return HF_STOP_NO_RESULT;
+}
+
 static void mst_teardown(void *ctx)
 {
     struct hf_mst *m = ctx;
@@ -530,6 +542,7 @@ static const struct hf_config_key mst_keys[] = {
 const struct hf_app hf_app_mst = {
     .keys = mst_keys,
     .figures = mst_figures,
+    .stopped = mst_stopped,
     .name = "mst",
     .summary = "minimum spanning forest, Borůvka: edge discovery + label rounds per step",
     .create = mst_create,

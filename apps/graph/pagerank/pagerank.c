@@ -223,6 +223,7 @@ static int pr_next_load(void *ctx, struct hf_load *load)
             dangling += d ? 0 : p->state[nv + v];
         }
         p->finished = 0;
+        p->approximate = 0;
         p->last_delta = 0;
         hf__gapp_traffic_reset(&p->ga);
     } else {
@@ -393,12 +394,27 @@ static void pr_signature(void *ctx, char *buf, size_t len)
              (unsigned long long)p->ga.g.nv, (unsigned long long)p->ga.g.ne, p->damping);
 }
 
+/* [run] rounds stopped the sweeps before the tolerance (struct
+ * hf_app.stopped): the ranks of the last sweep are an approximation, written
+ * (the run is marked converged: false). The probe drew sweep next->round and
+ * measured the change of the one before, last_delta: the figures and the
+ * output go back to that last sweep run. */
+static int pr_stopped(void *ctx, const struct hf_load *next, char *left, size_t len)
+{
+    struct hf_pagerank *p = ctx;
+    p->last_round = next->round - 1;
+    p->approximate = 1;
+    snprintf(left, len, "the last sweep changed the ranks by %.3g (L1), tol = %g", p->last_delta,
+             p->tol);
+    return HF_STOP_APPROXIMATE;
+}
+
 static void pr_teardown(void *ctx)
 {
     struct hf_pagerank *p = ctx;
     if (!p)
         return;
-    if (p->finished && hf__gapp_write_values(&p->ga, p, rank_value))
+    if ((p->finished || p->approximate) && hf__gapp_write_values(&p->ga, p, rank_value))
         fprintf(stderr, "hetfarm: pagerank: %s\n", hf_last_error());
     if (p->own_in)
         hf_graph_free(&p->in);
@@ -472,5 +488,6 @@ const struct hf_app hf_app_pagerank = {
     .collect = pr_collect,
     .figures = pr_figures,
     .round_figures = pr_round_figures,
+    .stopped = pr_stopped,
     .default_grain = 0, /* hf__gapp_grain */
 };

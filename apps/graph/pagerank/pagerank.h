@@ -31,6 +31,7 @@ struct hf_pagerank {
     double base;       /* this round's (1 - d) / n + d * dangling / n */
     int last_round;    /* the last sweep started; it writes half last_round & 1 */
     int finished;      /* converged or max_iters reached */
+    int approximate;   /* [run] rounds stopped it before: the last sweep's ranks are written */
     double last_delta; /* L1 change of the last finished iteration */
     /* The CPU's split of heavy vertices (in-degree > HF_PR_PIECE): their
      * in-edges are summed in pieces of HF_PR_PIECE edges by any thread, so

@@ -815,6 +815,19 @@ static int partition_verify(void *ctx, const struct hf_load *load)
     return 0;
 }
 
+/* [run] rounds stopped the multilevel cycle (struct hf_app.stopped): the
+ * input graph's vertices have no parts until the last projection and the
+ * measure, so no part file is written (write_parts runs only at the end) and
+ * partition_figures report nothing. next is the round the probe drew. */
+static int partition_stopped(void *ctx, const struct hf_load *next, char *left, size_t len)
+{
+    (void)next;
+    const struct hf_partition *c = ctx;
+    snprintf(left, len, "the %s round at level %d of %d levels (0 is the input graph)",
+             phase_names[c->phase], c->cur, c->nlev);
+    return HF_STOP_NO_RESULT;
+}
+
 static int partition_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
 {
     (void)seconds;
@@ -972,6 +985,7 @@ const struct hf_app hf_app_partition = {
     .round_figures = partition_round_figures,
     .verify = partition_verify,
     .figures = partition_figures,
+    .stopped = partition_stopped,
     .teardown = partition_teardown,
     .signature = partition_signature,
     .default_grain = 0,

@@ -316,6 +316,17 @@ static void sssp_signature(void *ctx, char *buf, size_t len)
              s->delta);
 }
 
+/* [run] rounds stopped the search (struct hf_app.stopped): distances may
+ * still fall, so none are written (sssp_teardown writes only finished ones). */
+static int sssp_stopped(void *ctx, const struct hf_load *next, char *left, size_t len)
+{
+    (void)next;
+    const struct hf_sssp *s = ctx;
+    snprintf(left, len, "a frontier of %zu vertices and %zu waiting beyond distance %g", s->fr.n,
+             s->nfar, (double)s->thresh);
+    return HF_STOP_NO_RESULT;
+}
+
 static void sssp_teardown(void *ctx)
 {
     struct hf_sssp *s = ctx;
@@ -357,6 +368,7 @@ const struct hf_app hf_app_sssp = {
 #endif
     .verify = sssp_verify,
     .teardown = sssp_teardown,
+    .stopped = sssp_stopped,
     .signature = sssp_signature,
     .shared = sssp_shared,
     .default_grain = 0, /* hf__gapp_grain */
