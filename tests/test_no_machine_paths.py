@@ -25,10 +25,6 @@ PATTERNS = ("/work/", "/root/", "../shared")
 
 # Paths not searched, and why.
 EXCLUDED = {
-    # Being replaced by curated results (issue 42, item 3); the lead drops
-    # these two entries once that lands.
-    "bench/results/": "experiment diary, being replaced",
-    "bench/NOTES.md": "experiment diary, being replaced",
     # This file names the patterns it looks for.
     "tests/test_no_machine_paths.py": "names the patterns",
 }
