@@ -7,7 +7,16 @@
  * schedulers. Real runs take `cpu = N | all` and `cuda = all | none | 0,1`;
  * the CPU team never oversubscribes the machine: every GPU's host thread gets
  * a core of its own (the one hwloc says is closest to the GPU when that core is
- * free), and the team takes what is left. Simulated runs list modelled devices
+ * free), and the team takes what is left. An ordinal may repeat (`cuda =
+ * 0,0`): that GPU then serves as several devices, cuda0#1 and cuda0#2, each
+ * with its own host thread and core, streams, arena, staging and replicas of
+ * the shared data, so that every path between GPUs (merges, steals, hand-
+ * overs) runs where one GPU is lent. Nothing in hetfarm talks from GPU to GPU
+ * directly (merges go through the host), so the devices need nothing but
+ * distinct names (profiles, faults and reports key on them) and their share
+ * of the GPU's memory (device_cuda.c); the flag shares_gpu marks them in the
+ * results, and a benchmark (HF_BENCH set) refuses them: their times are one
+ * GPU's, not two. Simulated runs list modelled devices
  * (`sim = host, h200, h200`), each described by its [sim.NAME] section, so the
  * sim engine can stand in for machines we do not have. `nodes = N` makes that
  * list node 0 of N: the list's devices keep their names and indices, and node
@@ -42,7 +51,8 @@ const struct hf_config_key hf_device_keys[] = {
     {"devices", "cpu", HF_KEY_INT, 0, 4096, 0, "all", "all",
      "real: CPU threads (all leaves one core per GPU host thread)"},
     {"devices", "cpu_teams", HF_KEY_INT, 1, 64, 0, NULL, "1", "real: CPU teams the threads form"},
-    {"devices", "cuda", HF_KEY_STR, 0, 0, 0, NULL, "all", "real: GPUs, all | none | 0,1"},
+    {"devices", "cuda", HF_KEY_STR, 0, 0, 0, NULL, "all",
+     "real: GPUs, all | none | 0,1 (0,0: GPU 0 as two devices, for tests)"},
     {"devices", "sim", HF_KEY_LIST, 0, 0, HF_KEY_NAMES_SECTIONS, "sim", NULL,
      "sim: the modelled devices, each NAME described by [sim.NAME]"},
     {"devices", "nodes", HF_KEY_INT, 1, HF_MAX_NODES, 0, NULL, "1",
@@ -267,18 +277,24 @@ static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
     return rc ? rc : add_sim_nodes(l, cfg, l->count);
 }
 
-/* Parses `cuda = all | none | 0,1` into ordinals; returns their count or an HF_E* code. */
-static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
+/* An ordinal that a list names more than once (cuda = 0,0). */
+static int repeats_an_ordinal(const int *ordinals, int n, int *which)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (ordinals[i] == ordinals[j]) {
+                *which = ordinals[i];
+                return 1;
+            }
+    return 0;
+}
+
+int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap)
 {
     const char *spec;
     int rc = hf_config_str(cfg, "devices", "cuda", "all", &spec);
     if (rc)
         return rc;
-#ifdef HF_HAVE_CUDA
-    int present = hf_cuda_device_count();
-#else
-    int present = 0;
-#endif
     if (strcmp(spec, "none") == 0)
         return 0;
     if (strcmp(spec, "all") == 0) {
@@ -291,16 +307,17 @@ static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
     int n = hf_config_list(cfg, "devices", "cuda", &items);
     if (n < 0)
         return n;
+    const char *where = hf_config_where(cfg, "devices", "cuda");
     int count = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         char *end;
         long v = strtol(items[i], &end, 10);
         if (*end || end == items[i] || v < 0)
-            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU number",
-                         hf_config_where(cfg, "devices", "cuda"), spec, items[i]);
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU "
+                                     "number (0, 1, ...)", where, spec, items[i]);
         else if (v >= present)
-            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %ld asked for, but %s",
-                         hf_config_where(cfg, "devices", "cuda"), spec, v,
+            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %ld asked for, but %s", where,
+                         spec, v,
 #ifdef HF_HAVE_CUDA
                          present ? "fewer CUDA devices exist" : "no CUDA device was found"
 #else
@@ -308,21 +325,53 @@ static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
 #endif
             );
         else if (count == cap)
-            rc = hf_fail(HF_ERANGE, "[devices] cuda: too many GPUs");
+            rc = hf_fail(HF_ERANGE, "%s: [devices] cuda = %s: more than %d GPU devices", where,
+                         spec, cap);
         else
             ordinals[count++] = (int)v;
     }
     for (int i = 0; i < n; i++)
         free(items[i]);
     free(items);
+    /* A shared GPU's times are not two GPUs' times: a benchmark must not
+     * record them as such (bench scripts set HF_BENCH). */
+    int twice;
+    const char *bench = getenv("HF_BENCH");
+    if (rc == 0 && bench && *bench && strcmp(bench, "0") != 0 &&
+        repeats_an_ordinal(ordinals, count, &twice))
+        rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s names GPU %d more than once: one GPU "
+                                 "serving as several devices is a correctness mode, and a "
+                                 "benchmark (HF_BENCH=%s) must not count it as several GPUs",
+                     where, spec, twice, bench);
     return rc ? rc : count;
+}
+
+void hf_cuda_device_name(const int *ordinals, int n, int g, char *name, size_t len,
+                         int *shares)
+{
+    int seen = 0, total = 0;
+    for (int j = 0; j < n; j++) {
+        total += ordinals[j] == ordinals[g];
+        seen += j < g && ordinals[j] == ordinals[g];
+    }
+    if (total > 1)
+        snprintf(name, len, "cuda%d#%d", ordinals[g], seen + 1);
+    else
+        snprintf(name, len, "cuda%d", ordinals[g]);
+    if (shares)
+        *shares = total > 1 ? total : 0;
 }
 
 /* Builds the real devices: GPUs' host threads get a core each, the CPU team(s) the rest. */
 static int build_real(struct hf_devlist *l, hf_config_t cfg)
 {
     int ordinals[HF_MAX_DEVICES / 2] = {0};
-    int ngpu = parse_cuda(cfg, ordinals, HF_MAX_DEVICES / 2);
+#ifdef HF_HAVE_CUDA
+    int present = hf_cuda_device_count();
+#else
+    int present = 0;
+#endif
+    int ngpu = hf_cuda_list(cfg, present, ordinals, HF_MAX_DEVICES / 2);
     if (ngpu < 0)
         return ngpu;
     /* Physical cores, not hardware threads: two GEMM threads on one core's
@@ -403,7 +452,8 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         d->core_count = 1;
         d->info.host_core = d->core_first;
         d->info.cuda_ordinal = ordinals[g];
-        snprintf(d->info.name, sizeof d->info.name, "cuda%d", ordinals[g]);
+        hf_cuda_device_name(ordinals, ngpu, g, d->info.name, sizeof d->info.name,
+                            &d->info.shares_gpu);
     }
     return 0;
 }
