@@ -142,6 +142,10 @@ typedef struct hf_devlist *hf_devlist_t;
  * Fails with HF_ENODEV when more devices are asked for than exist and with
  * HF_ECONFIG naming file:line for malformed values. */
 int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated);
+/* The real list as though the machine had `present` GPUs (cuda = all means
+ * 0 .. present-1), for tests of the list where no GPU is lent; its devices
+ * must not be opened beyond the GPUs that exist. */
+int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present);
 void hf_devlist_destroy(hf_devlist_t list);
 /* Appends a node of a run across nodes (framework/mpi): one device to this
  * rank's schedulers (kind HF_DEV_NODE, whole bundles like a GPU), driven by

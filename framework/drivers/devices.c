@@ -309,27 +309,30 @@ int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap)
         return n;
     const char *where = hf_config_where(cfg, "devices", "cuda");
     int count = 0;
+    /* Every item is read before any is looked for, so that a malformed one
+     * is named as such on a machine without the GPUs too. */
     for (int i = 0; i < n && rc == 0; i++) {
         char *end;
         long v = strtol(items[i], &end, 10);
-        if (*end || end == items[i] || v < 0)
+        if (*end || end == items[i] || v < 0 || v > 1000000)
             rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU "
                                      "number (0, 1, ...)", where, spec, items[i]);
-        else if (v >= present)
-            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %ld asked for, but %s", where,
-                         spec, v,
-#ifdef HF_HAVE_CUDA
-                         present ? "fewer CUDA devices exist" : "no CUDA device was found"
-#else
-                         "this build has no CUDA (no nvcc at build time)"
-#endif
-            );
         else if (count == cap)
             rc = hf_fail(HF_ERANGE, "%s: [devices] cuda = %s: more than %d GPU devices", where,
                          spec, cap);
         else
             ordinals[count++] = (int)v;
     }
+    for (int i = 0; i < count && rc == 0; i++)
+        if (ordinals[i] >= present)
+            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %d asked for, but %s", where,
+                         spec, ordinals[i],
+#ifdef HF_HAVE_CUDA
+                         present ? "fewer CUDA devices exist" : "no CUDA device was found"
+#else
+                         "this build has no CUDA (no nvcc at build time)"
+#endif
+            );
     for (int i = 0; i < n; i++)
         free(items[i]);
     free(items);
@@ -362,15 +365,11 @@ void hf_cuda_device_name(const int *ordinals, int n, int g, char *name, size_t l
         *shares = total > 1 ? total : 0;
 }
 
-/* Builds the real devices: GPUs' host threads get a core each, the CPU team(s) the rest. */
-static int build_real(struct hf_devlist *l, hf_config_t cfg)
+/* Builds the real devices of a machine with `present` GPUs: GPUs' host
+ * threads get a core each, the CPU team(s) the rest. */
+static int build_real(struct hf_devlist *l, hf_config_t cfg, int present)
 {
     int ordinals[HF_MAX_DEVICES / 2] = {0};
-#ifdef HF_HAVE_CUDA
-    int present = hf_cuda_device_count();
-#else
-    int present = 0;
-#endif
     int ngpu = hf_cuda_list(cfg, present, ordinals, HF_MAX_DEVICES / 2);
     if (ngpu < 0)
         return ngpu;
@@ -438,7 +437,11 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         d->ops = &hf_driver_cuda;
         char model[64] = "", busid[32] = "";
         size_t mem = 0;
-        hf_cuda_describe(ordinals[g], model, sizeof model, busid, sizeof busid, &mem);
+        /* No bus id, no nearby core: the first free one. A GPU that is not
+         * there (a list built for tests, hf__devlist_init_with_gpus) leaves
+         * no error behind. */
+        if (hf_cuda_describe(ordinals[g], model, sizeof model, busid, sizeof busid, &mem))
+            hf_clear_error();
         core = busid[0] ? hf_topo_core_near_pci(busid, taken) : -1;
 #endif
         for (int c = 0; core < 0 && c < cores && c < HF_MAX_CORES; c++)
@@ -493,12 +496,20 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
                    hf_config_where(cfg, "faults", key), key, spec, dev);
 }
 
-int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
+/* Builds the list; present < 0: as many GPUs as the machine has. */
+static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int present)
 {
+    if (!simulated && present < 0) {
+#ifdef HF_HAVE_CUDA
+        present = hf_cuda_device_count();
+#else
+        present = 0;
+#endif
+    }
     struct hf_devlist *l = calloc(1, sizeof *l);
     if (!l)
         return hf_fail(HF_ENOMEM, "devices: out of memory");
-    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg);
+    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg, present);
     if (rc == 0)
         rc = parse_faults(l, cfg);
     if (rc) {
@@ -512,6 +523,17 @@ int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
     l->view.executes = !simulated;
     *list = l;
     return 0;
+}
+
+int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
+{
+    return devlist_init(list, cfg, simulated, -1);
+}
+
+int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present)
+{
+    HF_ASSERT_MSG(present >= 0, "hf__devlist_init_with_gpus: a GPU count below 0");
+    return devlist_init(list, cfg, 0, present);
 }
 
 int hf_devlist_add_node(hf_devlist_t l, const char *name, const struct hf_driver_ops *ops,
