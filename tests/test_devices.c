@@ -160,7 +160,7 @@ static void bad_values_are_named(void **state)
 }
 
 /* Under a benchmark (HF_BENCH set) a repeated ordinal is refused: a shared
- * GPU's seconds must never be counted as several GPUs'. HF_BENCH=0 and
+ * GPU's seconds must never be counted as several GPUs', on any machine. HF_BENCH=0 and
  * lists without a repeat pass. */
 static void benchmarks_refuse_a_shared_gpu(void **state)
 {
@@ -170,6 +170,8 @@ static void benchmarks_refuse_a_shared_gpu(void **state)
     assert_int_equal(list_of("cpu = 0\ncuda = 0,0", 1, &l), HF_ECONFIG);
     assert_non_null(strstr(hf_last_error(), "gpus.ini:3"));
     assert_non_null(strstr(hf_last_error(), "cuda = 0,0 names GPU 0 more than once"));
+    /* Refused as a config, before the GPUs are looked for. */
+    assert_int_equal(list_of("cpu = 0\ncuda = 0,0", 0, &l), HF_ECONFIG);
     assert_int_equal(list_of("cpu = 0\ncuda = 1,0", 2, &l), 0);
     hf_devlist_destroy(l);
     setenv("HF_BENCH", "0", 1);

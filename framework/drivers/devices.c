@@ -309,8 +309,8 @@ int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap)
         return n;
     const char *where = hf_config_where(cfg, "devices", "cuda");
     int count = 0;
-    /* Every item is read before any is looked for, so that a malformed one
-     * is named as such on a machine without the GPUs too. */
+    /* Every item is read before any GPU is looked for, so that a malformed
+     * one is named as such on a machine without the GPUs too. */
     for (int i = 0; i < n && rc == 0; i++) {
         char *end;
         long v = strtol(items[i], &end, 10);
@@ -323,6 +323,20 @@ int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap)
         else
             ordinals[count++] = (int)v;
     }
+    for (int i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+    /* A shared GPU's times are not two GPUs' times: a benchmark must not
+     * record them as such (bench scripts set HF_BENCH). Refused before the
+     * GPUs are looked for, on any machine. */
+    int twice;
+    const char *bench = getenv("HF_BENCH");
+    if (rc == 0 && bench && *bench && strcmp(bench, "0") != 0 &&
+        repeats_an_ordinal(ordinals, count, &twice))
+        rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s names GPU %d more than once: one GPU "
+                                 "serving as several devices is a correctness mode, and a "
+                                 "benchmark (HF_BENCH=%s) must not count it as several GPUs",
+                     where, spec, twice, bench);
     for (int i = 0; i < count && rc == 0; i++)
         if (ordinals[i] >= present)
             rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %d asked for, but %s", where,
@@ -333,19 +347,6 @@ int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap)
                          "this build has no CUDA (no nvcc at build time)"
 #endif
             );
-    for (int i = 0; i < n; i++)
-        free(items[i]);
-    free(items);
-    /* A shared GPU's times are not two GPUs' times: a benchmark must not
-     * record them as such (bench scripts set HF_BENCH). */
-    int twice;
-    const char *bench = getenv("HF_BENCH");
-    if (rc == 0 && bench && *bench && strcmp(bench, "0") != 0 &&
-        repeats_an_ordinal(ordinals, count, &twice))
-        rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s names GPU %d more than once: one GPU "
-                                 "serving as several devices is a correctness mode, and a "
-                                 "benchmark (HF_BENCH=%s) must not count it as several GPUs",
-                     where, spec, twice, bench);
     return rc ? rc : count;
 }
 
