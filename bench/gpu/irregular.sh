@@ -12,6 +12,7 @@
 # efficiency from round 2). Environment: BUILD (build), ROUNDS (10), SHAPES ("hump tail"),
 # GPUS ("1 2"), SPIN_NS (100000: a load is about 0.1 s of spinning in all).
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench/results/gpu/irregular}

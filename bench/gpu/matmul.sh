@@ -9,6 +9,7 @@
 #
 #   OUT=/tmp/o SIZES="16384 32768" GPUS="1 2" bench/gpu/matmul.sh
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench/results}

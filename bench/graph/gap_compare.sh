@@ -29,6 +29,7 @@
 #
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 SCALE=${SCALE:-20}

@@ -27,6 +27,7 @@
 # measures the bus; dmda and modular-heft calibrate their task models in the measured run's
 # first rounds, as a new user's would, and the summary starts at round 2).
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench/results/gpu/starpu-cuda}

@@ -10,6 +10,7 @@
 # SCHEDULERS ("hass greedy"), HF_BUILD (build), OUT, TMPDIR. The text is generated
 # (bench/strsearch/gen.py) into a temporary directory removed on exit.
 set -euo pipefail
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.."
 HF_BUILD=${HF_BUILD:-build}
 export MIB=${MIB:-4096} NPATS=${NPATS:-"1 100 1000"} ROUNDS=${ROUNDS:-8}
