@@ -6,6 +6,7 @@
 # environment knobs pass through (see bench/README.md). Both run even if the first fails; the
 # exit status is non-zero if either failed.
 set -uo pipefail
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/.." || exit 1
 rc=0
 bench/dispatch.sh || { echo "run-all.sh: dispatch.sh failed" >&2; rc=1; }

@@ -149,6 +149,10 @@ typedef struct hf_devlist *hf_devlist_t;
  * Fails with HF_ENODEV when more devices are asked for than exist and with
  * HF_ECONFIG naming file:line for malformed values. */
 int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated);
+/* The real list as though the machine had `present` GPUs (cuda = all means
+ * 0 .. present-1), for tests of the list where no GPU is lent; its devices
+ * must not be opened beyond the GPUs that exist. */
+int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present);
 void hf_devlist_destroy(hf_devlist_t list);
 /* Appends a node of a run across nodes (framework/mpi): one device to this
  * rank's schedulers (kind HF_DEV_NODE, whole bundles like a GPU), driven by
@@ -160,6 +164,21 @@ int hf_devlist_count(hf_devlist_t list);
 struct hf_device *hf_devlist_get(hf_devlist_t list, int i);
 /* The app's view (info array and count); valid while the list lives. */
 const struct hf_devices *hf_devlist_view(hf_devlist_t list);
+
+/* The GPUs that [devices] cuda names on a machine of `present` GPUs: `all`
+ * (0 .. present-1), `none`, or a list of ordinals, in which one may repeat
+ * (cuda = 0,0: GPU 0 serves as two devices; a correctness mode for the
+ * paths between GPUs, see drivers/devices.c). Fills ordinals[0 .. cap) and
+ * returns their count, or fails naming file:line, key and value: HF_ECONFIG
+ * (not all, none or a number; negative; a repeated ordinal while HF_BENCH is
+ * set in the environment), HF_ENODEV (an ordinal >= present), HF_ERANGE
+ * (more than cap). */
+int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap);
+/* The name of GPU device g of the list ordinals[0 .. n): "cuda1" for a GPU
+ * named once, "cuda0#1", "cuda0#2" ... for one named several times; sets
+ * *shares (when not NULL) to how many devices share its GPU (0: its own). */
+void hf_cuda_device_name(const int *ordinals, int n, int g, char *name, size_t len,
+                         int *shares);
 
 /* Topology (hwloc), shared by the CPU and CUDA drivers and `hetfarm devices`. */
 int hf_topo_cores(void);              /* physical cores the process may use */

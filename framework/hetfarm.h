@@ -229,6 +229,9 @@ struct hf_device_info {
     char name[48];            /* "cpu", "cuda0", "sim:h200#1" ... */
     int nthreads;             /* CPU team size (cpu devices) */
     int cuda_ordinal;         /* CUDA device number (cuda devices), else -1 */
+    int shares_gpu;           /* cuda devices on one GPU ([devices] cuda = 0,0: 2, named
+                                 cuda0#1, cuda0#2): a correctness mode whose times are
+                                 not several GPUs'; 0 = the device has its GPU to itself */
     int host_core;            /* core the device's host thread is pinned to, -1 if none */
     /* A shared link: devices with the same link > 0 move their bundles' bytes
      * (hf_chunk.bytes) through one link, one transfer at a time (the nodes of a

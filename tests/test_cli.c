@@ -167,6 +167,40 @@ static void test_bad_lines(void **state)
     assert_false(exists("results.json"));
 }
 
+/* [devices] cuda = 0,0 (one GPU as two devices) end to end: without a GPU
+ * the run fails naming the file, line, key and value and writes nothing;
+ * with one it runs and the table names the two shares under SHARED GPU.
+ * Under a benchmark (HF_BENCH) it is refused on any machine. */
+static void test_shared_gpu(void **state)
+{
+    (void)state;
+    write_in_dir("two.ini", "[run]\napp = vscale\nrounds = 3\nscheduler = hass\n"
+                            "[load]\nn = 1048576\n[devices]\ncpu = 0\ncuda = 0,0\n");
+    int rc = hetfarm("run two.ini");
+    if (rc != 0) {
+        assert_int_equal(rc, 1);
+        assert_non_null(strstr(out, "two.ini:9: [devices] cuda = 0,0: GPU 0 asked for, but "));
+        assert_false(exists("results.json"));
+    } else {
+        assert_non_null(strstr(out, "SHARED GPU: cuda0#1, cuda0#2 are one GPU"));
+        char *json = text_in_dir("results.json");
+        assert_non_null(json);
+        assert_non_null(strstr(json, "\"shares_gpu\":\t2") || strstr(json, "\"shares_gpu\": 2") ||
+                        strstr(json, "\"shares_gpu\":2"));
+        free(json);
+        remove_tree(dir);
+        assert_int_equal(mkdir(dir, 0700), 0);
+        write_in_dir("two.ini", "[run]\napp = vscale\nrounds = 3\nscheduler = hass\n"
+                                "[load]\nn = 1048576\n[devices]\ncpu = 0\ncuda = 0,0\n");
+    }
+    setenv("HF_BENCH", "1", 1);
+    rc = hetfarm("run two.ini");
+    unsetenv("HF_BENCH");
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "two.ini:9: [devices] cuda = 0,0 names GPU 0 more than once"));
+    assert_false(exists("results.json"));
+}
+
 static void test_unknown_names(void **state)
 {
     (void)state;
@@ -520,6 +554,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_missing_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_compare, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_order_sim, setup, teardown),

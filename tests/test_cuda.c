@@ -10,7 +10,9 @@
  * NaN it was poisoned with: odd sizes, both dtypes, pipelined against single
  * pieces, a tiny arena that forces OOM splits, a real CUDA error, and the arena
  * allocator itself; then whole runs through the real engine (CPU + GPU, GPU
- * alone, and an injected fault that retires the GPU while the run completes);
+ * alone, and an injected fault that retires the GPU while the run completes;
+ * the same on two GPU devices, every GPU or GPU 0 twice where there is one,
+ * gpu_pair.h, with the shares' arenas checked);
  * then hf_host_alloc's pinned memory, and the vscale template (which uses it)
  * run under several schedulers in a row, as `compare` does.
  */
@@ -39,6 +41,7 @@ int main(void)
 #include "core/engine.h"
 #include "sched.h"
 #include "hf_cuda.h"
+#include "gpu_pair.h"
 
 static const struct hf_app mm_app = {
     .name = "matmul",
@@ -62,6 +65,26 @@ static void open_gpu(struct hf_device *d)
         fprintf(stderr, "open: %s\n", hf_last_error());
     assert_int_equal(rc, 0);
     assert_non_null(hf_cuda_of(d));
+}
+
+/* GPU 0 as share k (0-based) of two devices, index k of a run: cuda0#1, cuda0#2
+ * as devices.c names them for cuda = 0,0. */
+static void open_share(struct hf_device *d, int k)
+{
+    memset(d, 0, sizeof *d);
+    d->info.index = k;
+    d->info.kind = HF_DEV_CUDA;
+    d->info.is_gpu = 1;
+    d->info.cuda_ordinal = 0;
+    d->info.host_core = -1;
+    d->info.shares_gpu = 2;
+    d->ops = &hf_driver_cuda;
+    d->fault_round = d->fault_bundle = -1;
+    snprintf(d->info.name, sizeof d->info.name, "cuda0#%d", k + 1);
+    int rc = hf_driver_cuda.open(d);
+    if (rc)
+        fprintf(stderr, "open %s: %s\n", d->info.name, hf_last_error());
+    assert_int_equal(rc, 0);
 }
 
 /* A matmul context of size n with random A and B, C poisoned with NaN, and B
@@ -414,6 +437,78 @@ static void test_engine_injected_fault(void **state)
     hf_run_free(run);
 }
 
+/* Two devices on GPU 0 (cuda = 0,0), opened without HF_CUDA_ARENA_MB: each
+ * gets about half of what the GPU has beyond its reserve, so the second is
+ * not left the smallest arena; both arenas are real and distinct. */
+static void test_shared_gpu_arenas(void **state)
+{
+    (void)state;
+    size_t total = 0;
+    assert_int_equal(hf_cuda_describe(0, NULL, 0, NULL, 0, &total), 0);
+    const char *keep = getenv("HF_CUDA_ARENA_MB");
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", keep ? keep : "");
+    unsetenv("HF_CUDA_ARENA_MB");
+    struct hf_device d[2];
+    open_share(&d[0], 0);
+    open_share(&d[1], 1);
+    size_t a0 = 2 * hf_cuda_arena_free(hf_cuda_of(&d[0]));
+    size_t a1 = 2 * hf_cuda_arena_free(hf_cuda_of(&d[1]));
+    size_t reserve = total / 4 > ((size_t)1 << 30) ? total / 4 : (size_t)1 << 30;
+    fprintf(stderr, "GPU 0 of %.1f GiB as two devices: arenas %.2f and %.2f GiB\n",
+            total / 1073741824.0, a0 / 1073741824.0, a1 / 1073741824.0);
+    assert_true(a0 <= (total - reserve) / 2 + 512);
+    assert_true(a1 <= (total - reserve) / 2 + 512);
+    assert_true(a1 >= a0 / 2);
+    char *p0 = hf_cuda_arena_alloc(hf_cuda_of(&d[0]), 1 << 20);
+    char *p1 = hf_cuda_arena_alloc(hf_cuda_of(&d[1]), 1 << 20);
+    assert_true(p0 && p1 && (p1 >= p0 + a0 / 2 || p0 >= p1 + a1 / 2));
+    hf_driver_cuda.close(&d[1]);
+    hf_driver_cuda.close(&d[0]);
+    if (saved[0])
+        setenv("HF_CUDA_ARENA_MB", saved, 1);
+}
+
+/* matmul through the real engine on two GPU devices (every GPU, or GPU 0
+ * twice where there is one), next to the CPU and alone: results verified
+ * every round; then a fault retires the first GPU device in round 0 and the
+ * other GPU device and the CPU finish the run. */
+static void test_engine_two_gpus(void **state)
+{
+    (void)state;
+    char devices[64];
+    const char *first = hf_test_gpu_first();
+    for (int cpu = 1; cpu >= 0; cpu--) {
+        snprintf(devices, sizeof devices, "cpu = %d\ncuda = %s", cpu, hf_test_gpus());
+        struct hf_run *run = NULL;
+        assert_int_equal(engine_run(devices, "n = 517\ndtype = float32\nverify = 517", "", &run),
+                         0);
+        assert_string_equal(run->fault, "");
+        size_t gpu_chunks = 0;
+        int ngpu = 0;
+        for (int d = 0; d < run->ndevices; d++)
+            if (run->devs[d].kind == HF_DEV_CUDA) {
+                ngpu++;
+                gpu_chunks += chunks_of(run, run->devs[d].name);
+                fprintf(stderr, "cpu = %d: %s ran %zu chunks\n", cpu, run->devs[d].name,
+                        chunks_of(run, run->devs[d].name));
+            }
+        assert_true(ngpu >= 2);
+        assert_non_null(strstr(run->devs[cpu].name, "cuda0"));
+        assert_true(gpu_chunks > 0);
+        hf_run_free(run);
+    }
+    char faults[96];
+    snprintf(faults, sizeof faults, "[faults]\ncuda_error_at = %s:0:0\n", first);
+    snprintf(devices, sizeof devices, "cpu = 1\ncuda = %s", hf_test_gpus());
+    struct hf_run *run = NULL;
+    assert_int_equal(engine_run(devices, "n = 256\ndtype = float32\nverify = 256", faults, &run),
+                     0);
+    if (!strstr(run->fault, first))
+        fail_msg("fault = '%s'", run->fault);
+    hf_run_free(run);
+}
+
 /* An app whose copy fails with a CUDA error. */
 static int bad_run_cuda(void *ctx, const struct hf_bundle *b, struct hf_cuda *gpu)
 {
@@ -547,6 +642,8 @@ int main(void)
         cmocka_unit_test(test_engine_cpu_gpu),
         cmocka_unit_test(test_engine_gpu_only),
         cmocka_unit_test(test_engine_injected_fault),
+        cmocka_unit_test(test_shared_gpu_arenas),
+        cmocka_unit_test(test_engine_two_gpus),
         cmocka_unit_test(test_cuda_error),
         cmocka_unit_test(test_host_alloc_pinned),
         cmocka_unit_test(test_vscale_runs_back_to_back),

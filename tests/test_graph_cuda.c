@@ -9,7 +9,9 @@
  * and warp-per-vertex paths), a 128x128 road-like grid (degree ~2.4, long
  * diameter: many small rounds, the thread-per-vertex paths), 4elt.graph
  * (tests/data/) and a directed edge list (PageRank's transpose, push-only BFS),
- * on the CPU next to every GPU and on the GPUs alone, under hass and greedy,
+ * on the CPU next to every GPU and on the GPUs alone (GPU 0 as two devices,
+ * cuda = 0,0, where it is the only GPU: merges, steals and the fused search's
+ * hand-over between GPUs), under hass and greedy,
  * verify on: the app checks itself against its reference and the test then
  * checks every output line against references of its own
  * (graph_apps_util.h). So the kernels, the shared-data merge between a CPU
@@ -39,6 +41,7 @@ int main(void)
 
 #include "graph_apps_util.h"
 #include "hf_cuda.h"
+#include "gpu_pair.h"
 
 
 static char dir[64];
@@ -46,8 +49,9 @@ static int ncores;
 
 static const char *const apps[] = {"bfs", "sssp", "cc", "pagerank"};
 static const char *const scheds[] = {"hass", "greedy"};
-/* The CPU (one thread) next to every GPU, and the GPUs alone. */
-static const char *const mixes[] = {"cpu = 1\ncuda = all", "cpu = 0\ncuda = all"};
+/* The CPU (one thread) next to every GPU, and the GPUs alone: two GPU
+ * devices at least, GPU 0 twice where it is the only one (gpu_pair.h). */
+static char mixes[2][64];
 
 /* Every app under every scheduler on every device mix. */
 static void all_apps_on(const char *load)
@@ -130,7 +134,8 @@ static void every_scheduler_runs_every_app(void **state)
 }
 
 /* A GPU arena of 1 MiB: frontier slices of a scale-16 graph do not fit, the
- * driver splits the pieces and runs some again. */
+ * driver splits the pieces and runs some again. Every GPU as it is (one
+ * device where there is one GPU: the single-GPU rounds stay covered). */
 static void tiny_arena_splits_pieces(void **state)
 {
     (void)state;
@@ -145,6 +150,8 @@ static int setup(void **state)
 {
     (void)state;
     gt_grain = 1000; /* scale 14: 17 chunks a sweep, shared by the CPU and the GPUs */
+    snprintf(mixes[0], sizeof mixes[0], "cpu = 1\ncuda = %s", hf_test_gpus());
+    snprintf(mixes[1], sizeof mixes[1], "cpu = 0\ncuda = %s", hf_test_gpus());
     snprintf(dir, sizeof dir, "/tmp/hf_graph_cuda.XXXXXX");
     ncores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     return mkdtemp(dir) ? 0 : -1;

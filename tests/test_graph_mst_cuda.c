@@ -5,7 +5,8 @@
  * Whole runs on a weighted Kronecker graph of scale 14 (scale-free: the warp
  * per vertex kernel) and a weighted 128 x 128 grid (road-like: 4 lanes per
  * vertex, many steps, a forest), on the CPU and every GPU together under HASS
- * and greedy, and on the GPUs alone; 4elt (unweighted) on the GPUs alone. The
+ * and greedy, and on the GPUs alone (GPU 0 as two devices, cuda = 0,0, where
+ * it is the only one: gpu_pair.h); 4elt (unweighted) on the GPUs alone. The
  * forest written to [load] out must equal Kruskal's byte for byte.
  */
 #include <setjmp.h>
@@ -26,6 +27,7 @@
 #include "sched.h"
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"
+#include "gpu_pair.h"
 #endif
 
 #ifdef HF_HAVE_CUDA
@@ -67,10 +69,12 @@ static void run_and_compare(const char *load, const char *devices, const char *s
 /* Every device mix and scheduler on one graph. */
 static void check_graph(const struct hf_graph *g, const char *load)
 {
-    char *want = kruskal_text(g, NULL);
-    run_and_compare(load, "cpu = all\ncuda = all", "hass", want);
-    run_and_compare(load, "cpu = all\ncuda = all", "greedy", want);
-    run_and_compare(load, "cpu = 0\ncuda = all", "hass", want);
+    char *want = kruskal_text(g, NULL), both[64], alone[64];
+    snprintf(both, sizeof both, "cpu = all\ncuda = %s", hf_test_gpus());
+    snprintf(alone, sizeof alone, "cpu = 0\ncuda = %s", hf_test_gpus());
+    run_and_compare(load, both, "hass", want);
+    run_and_compare(load, both, "greedy", want);
+    run_and_compare(load, alone, "hass", want);
     free(want);
 }
 

@@ -9,7 +9,8 @@
  * road-like grid and a Kronecker graph of scale 13 (hubs and isolated
  * vertices: warp-wide tiles, long coarse lists, the two-hop round), first
  * on one CPU thread alone (the reference cut), then on the GPUs alone and
- * on one CPU thread next to every GPU, under hass and greedy, verify on
+ * on one CPU thread next to every GPU (GPU 0 as two devices, cuda = 0,0,
+ * where it is the only one), under hass and greedy, verify on
  * (the app checks its cut and balance against
  * partition_ref.c on the input graph). Each GPU run must have given the
  * GPUs chunks of the coarsening rounds that have GPU kernels (MATCH,
@@ -51,6 +52,7 @@ int main(void)
 #include "graph/partition/partition_internal.h"
 #include "core/engine.h"
 #include "hf_cuda.h"
+#include "gpu_pair.h"
 #include "sched.h"
 #include "test_files.h"
 
@@ -63,8 +65,9 @@ extern const struct hf_app hf_app_partition;
 static char dir[64];
 
 static const char *const scheds[] = {"hass", "greedy"};
-/* The GPUs alone, and one CPU thread next to every GPU. */
-static const char *const mixes[] = {"cpu = 0\ncuda = all", "cpu = 1\ncuda = all"};
+/* The GPUs alone, and one CPU thread next to every GPU: two GPU devices at
+ * least, GPU 0 twice where it is the only one (gpu_pair.h). */
+static char mixes[2][64];
 
 /* What a run did, as the test checks it. */
 struct outcome {
@@ -183,7 +186,7 @@ static void tiny_arena_splits_contraction(void **state)
     const char *load = "generate = grid\nrows = 256\ncols = 256\nseed = 5";
     struct outcome cpu = run_part(load, CPU_ONLY, "greedy");
     setenv("HF_CUDA_ARENA_MB", "1", 1);
-    struct outcome g = run_part(load, mixes[0], "hass");
+    struct outcome g = run_part(load, "cpu = 0\ncuda = all", "hass");
     unsetenv("HF_CUDA_ARENA_MB");
     assert_true(g.gpu_coarsen > 0);
     assert_true(g.cut <= CUT_SLACK * cpu.cut);
@@ -192,6 +195,8 @@ static void tiny_arena_splits_contraction(void **state)
 static int setup(void **state)
 {
     (void)state;
+    snprintf(mixes[0], sizeof mixes[0], "cpu = 0\ncuda = %s", hf_test_gpus());
+    snprintf(mixes[1], sizeof mixes[1], "cpu = 1\ncuda = %s", hf_test_gpus());
     snprintf(dir, sizeof dir, "/tmp/hf_part_cuda.XXXXXX");
     return mkdtemp(dir) ? 0 : -1;
 }

@@ -264,6 +264,91 @@ static void test_table(void **state)
     plans[3][1] = 0.6995;
 }
 
+/* Two devices on one GPU (cuda = 0,0): results.json records shares_gpu on
+ * each (and not on a device with its GPU to itself), the table names them
+ * under a SHARED GPU line, and the HTML report read back from the file
+ * badges them and says what the mode is. */
+static void test_shared_gpu(void **state)
+{
+    (void)state;
+    static struct hf_device_info three[3] = {
+        {.index = 0, .kind = HF_DEV_CPU, .name = "cpu", .nthreads = 1, .cuda_ordinal = -1},
+        {.index = 1, .kind = HF_DEV_CUDA, .is_gpu = 1, .name = "cuda0#1", .cuda_ordinal = 0,
+         .shares_gpu = 2},
+        {.index = 2, .kind = HF_DEV_CUDA, .is_gpu = 1, .name = "cuda0#2", .cuda_ordinal = 0,
+         .shares_gpu = 2},
+    };
+    struct hf_run *r = make_run("real");
+    r->devs = three; /* the events and rounds name devices 0 and 1 only */
+    r->ndevices = 3;
+    static double rates3[3] = {1e11, 4e11, 4e11};
+    static struct hf_round_device rdev3[4][3];
+    for (int k = 0; k < 4; k++) {
+        rdev3[k][0] = rdev[k][0];
+        rdev3[k][1] = rdev3[k][2] = rdev[k][1];
+        rounds[k].dev = rdev3[k];
+        rounds[k].has_plan = 0;
+    }
+    r->standalone_rate = rates3;
+    struct hf_run *runs[1] = {r};
+    char path[128], html[128];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    hf_clear_error();
+    assert_int_equal(hf_results_write(path, runs, 1, NULL), 0);
+    cJSON *j = parse_file(path);
+    const cJSON *devs_j = GET(cJSON_GetArrayItem(GET(j, "runs"), 0), "devices");
+    assert_int_equal(cJSON_GetArraySize(devs_j), 3);
+    assert_null(GET(cJSON_GetArrayItem(devs_j, 0), "shares_gpu"));
+    for (int d = 1; d < 3; d++) {
+        const cJSON *x = cJSON_GetArrayItem(devs_j, d);
+        assert_int_equal(GET(x, "shares_gpu")->valueint, 2);
+        assert_int_equal(GET(x, "cuda_ordinal")->valueint, 0);
+    }
+    cJSON_Delete(j);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hf_results_table(f, runs, 1);
+    fclose(f);
+    assert_non_null(strstr(buf, "SHARED GPU: cuda0#1, cuda0#2 are one GPU"));
+    free(buf);
+
+    assert_int_equal(hf_report_write(path, html), 0);
+    f = fopen(html, "r");
+    assert_non_null(f);
+    static char page[1 << 20];
+    size_t n = fread(page, 1, sizeof page - 1, f);
+    page[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(page, "class=\"banner gshareb\""));
+    int badges = 0;
+    for (const char *p = page; (p = strstr(p, "<span class=\"gshare\" title=")); p++)
+        badges++;
+    assert_int_equal(badges, 2); /* one per shared device in the summary's list */
+
+    /* A plain GPU run says nothing of the kind. */
+    three[1].shares_gpu = three[2].shares_gpu = 0;
+    snprintf(three[1].name, sizeof three[1].name, "cuda0");
+    snprintf(three[2].name, sizeof three[2].name, "cuda1");
+    three[2].cuda_ordinal = 1;
+    assert_int_equal(hf_results_write(path, runs, 1, NULL), 0);
+    f = open_memstream(&buf, &len);
+    hf_results_table(f, runs, 1);
+    fclose(f);
+    assert_null(strstr(buf, "SHARED GPU"));
+    free(buf);
+    assert_int_equal(hf_report_write(path, html), 0);
+    f = fopen(html, "r");
+    n = fread(page, 1, sizeof page - 1, f);
+    page[n] = '\0';
+    fclose(f);
+    assert_null(strstr(page, "SHARED GPU"));
+    for (int k = 0; k < 4; k++)
+        rounds[k].dev = rdev[k];
+}
+
 static void test_trace(void **state)
 {
     (void)state;
@@ -403,6 +488,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_results_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_unwritable, setup, teardown),
         cmocka_unit_test(test_table),
+        cmocka_unit_test_setup_teardown(test_shared_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_run, setup, teardown),
     };

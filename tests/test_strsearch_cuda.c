@@ -1,7 +1,8 @@
 /* test_strsearch_cuda.c - the strsearch app's GPU path (PFAC) against the reference.
  *
  * Skipped (exit 77) in builds without CUDA and on machines without a GPU. Whole
- * runs on the real engine with the CPU and every GPU, in both output modes, with
+ * runs on the real engine with the CPU and every GPU (GPU 0 as two devices,
+ * cuda = 0,0, where it is the only one: gpu_pair.h), in both output modes, with
  * pieces small enough that the CUDA driver pipelines several per bundle: text
  * copied from the pinned mapping and through the staging buffers, a match
  * buffer that overflows (the CPU then searches the piece again), NUL bytes,
@@ -24,6 +25,7 @@
 #include "core/engine.h"
 #ifdef HF_HAVE_CUDA
 #include "hf_cuda.h"
+#include "gpu_pair.h"
 #endif
 
 #ifdef HF_HAVE_CUDA
@@ -42,9 +44,9 @@ static void check(const char *text, size_t tlen, const char *pats, size_t plen, 
                 char ini[2048];
                 snprintf(ini, sizeof ini,
                          "[load]\ntext = %s\npatterns = %s\nout = %s\noutput = %s\nchunk = %zu\n"
-                         "pin = %s\n[devices]\ncpu = 1\ncuda = all\n",
+                         "pin = %s\n[devices]\ncpu = 1\ncuda = %s\n",
                          text_path, pat_path, out_path, matches ? "matches" : "counts", chunk,
-                         pin ? "yes" : "no");
+                         pin ? "yes" : "no", hf_test_gpus());
                 hf_config_t cfg;
                 assert_int_equal(hf_config_parse(&cfg, "test.ini", ini), 0);
                 struct hf_run_options o = {

@@ -14,6 +14,7 @@
 # RESULT (bench/results/<machine>/irregular.json), ROUNDS (10), SHAPES ("hump tail"),
 # GPUS ("1 2"), SPIN_NS (100000: a load is about 0.1 s of spinning in all).
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="BUILD OUT RESULT ROUNDS SHAPES GPUS SPIN_NS" bench_record bench/gpu/irregular.sh "$@"

@@ -11,6 +11,7 @@
 #
 #   bench/gpu/run.sh && SIZES="16384 32768" GPUS="1 2" bench/gpu/matmul.sh
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="BUILD OUT RESULT SIZES GPUS ROUNDS SCHEDULERS PROFILES ALONE" bench_record bench/gpu/matmul.sh "$@"

@@ -12,6 +12,7 @@
 # probe or the CUDA tests fail (a skipped test, exit 77, means no GPU was seen).
 # Takes about 30 s per GPU for the probe plus ~20 s of tests.
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="BUILD OUT RESULT SKIP_TESTS PROBE_ARGS" bench_record bench/gpu/run.sh "$@"

@@ -11,6 +11,7 @@
 # makespans, the same plus the host's work between rounds (next_load, partition,
 # adapt; not verify), the host's merge seconds (inside the makespans), GTEPS, rounds and fused levels (from the run's results JSON).
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="OUT RESULT CACHE BUILD TRIALS GRAPHS MODES DEVICES" bench_record bench/graph/fused_levels.sh "$@"

@@ -30,6 +30,7 @@
 #
 #   SCALE=20 THREADS=2 TRIALS=5 bench/graph/gap_compare.sh [OUT.json]
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="SCALE EF THREADS TRIALS PR_ITERS GAP_DELTA APPS BUILD WORK GAPBS_GIT GRAIN SCHED BASELINE BASELINE_GRAIN" bench_record bench/graph/gap_compare.sh "$@"

@@ -23,6 +23,7 @@
 #   bench/graph/placement.sh                       (defaults: all of the above)
 #   GRAPHS="road kron" ROAD=500 KRON=14 bench/graph/placement.sh
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="BUILD OUT GRAPHS APPS DEVSETS ROAD WIDE_ROWS WIDE_COLS KRON FOURELT RESULT" bench_record bench/graph/placement.sh "$@"

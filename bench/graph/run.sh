@@ -13,6 +13,7 @@
 #
 #   APPS="bfs pagerank" GRAPHS="kron22 road" OUT=/tmp/out bench/graph/run.sh
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="OUT RESULT CACHE APPS GRAPHS DEVSETS SCHEDS SOLO CPUS" bench_record bench/graph/run.sh "$@"

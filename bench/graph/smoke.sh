@@ -5,6 +5,7 @@
 #
 #   bench/graph/smoke.sh            # from the repository root, after building here
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-/tmp/graph-smoke}
 mkdir -p "$OUT"

@@ -28,6 +28,7 @@
 # measures the bus; dmda and modular-heft calibrate their task models in the measured run's
 # first rounds, as a new user's would, and the summary starts at round 2).
 set -u
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
 BENCH_KNOBS="BUILD OUT RESULT N ROUNDS CUDA APPS MIB SCHEDULERS" bench_record bench/starpu/gpu_compare.sh "$@"

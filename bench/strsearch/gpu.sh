@@ -10,6 +10,7 @@
 # SCHEDULERS ("hass greedy"), HF_BUILD (build), OUT, TMPDIR. The text is generated
 # (bench/strsearch/gen.py) into a temporary directory removed on exit.
 set -euo pipefail
+export HF_BENCH=${HF_BENCH:-1} # hetfarm refuses a GPU named twice ([devices] cuda = 0,0)
 cd "$(dirname "$0")/../.."
 . bench/common.sh
 BENCH_KNOBS="HF_BUILD MIB NPATS ROUNDS SCHEDULERS OUT" bench_record bench/strsearch/gpu.sh "$@"

@@ -401,7 +401,8 @@ static int sp_round(const struct hf_run_options *o, struct sp_run *r, struct sta
 }
 
 /* The CUDA ordinals that [devices] cuda names (all | none | 0,1), read by the
- * device list as every other row reads them (the same checks and messages),
+ * device list as every other row reads them (the same checks and messages;
+ * a GPU named twice, 0,0, is refused: StarPU has one worker per GPU),
  * or an HF_E* code. None when the tasks have no CUDA implementation or the
  * app no run_cuda. */
 static int sp_cuda_ordinals(hf_config_t cfg, const struct hf_app *app, int *ord, int cap)
@@ -417,7 +418,12 @@ static int sp_cuda_ordinals(hf_config_t cfg, const struct hf_app *app, int *ord,
         const struct hf_device *d = hf_devlist_get(list, i);
         if (d->info.kind != HF_DEV_CUDA)
             continue;
-        if (n == cap)
+        if (d->info.shares_gpu > 1)
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda names GPU %d more than once: StarPU "
+                                     "runs one CUDA worker per GPU (engine = starpu); a shared "
+                                     "GPU is for the real engine", hf_config_where(cfg, "devices",
+                                     "cuda"), d->info.cuda_ordinal);
+        else if (n == cap)
             rc = hf_fail(HF_ERANGE, "[devices] cuda: this StarPU has at most %d CUDA workers", cap);
         else
             ord[n++] = d->info.cuda_ordinal;

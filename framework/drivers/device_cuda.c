@@ -1,4 +1,4 @@
-/* device_cuda.c - the CUDA driver: one hetfarm device per GPU.
+/* device_cuda.c - the CUDA driver: one hetfarm device per GPU (or per share of one).
  *
  * DESIGN
  * ------
@@ -37,6 +37,12 @@
  * halved size is remembered for later bundles of loads of the same size. Any
  * other failure is returned with a message naming the GPU, the CUDA error and
  * the chunk range, and the engine retires the GPU.
+ *
+ * Everything above is per device, not per GPU: a GPU named twice in [devices]
+ * cuda (0,0) is two devices, each with its own thread, streams, events,
+ * staging, replicas and arena (a share of the GPU's memory, cuda_alloc_arena),
+ * all in the GPU's one primary context of this process; their kernels and
+ * copies run side by side on it as two GPUs' would, only slower.
  *
  * Fault injection ([faults] cuda_error_at = device:round:bundle) is done by the
  * engine for every driver alike (hf__engine_fault_due fails the bundle before
@@ -391,6 +397,9 @@ static void cuda_close(struct hf_device *dev)
 
 /* Allocates the arena: HF_CUDA_ARENA_MB, or the free memory less a quarter of
  * the total (apps replicate inputs after open, and cuBLAS needs a workspace).
+ * A GPU that serves as k devices (cuda = 0,0) gives each at most a k-th of
+ * what it has beyond that quarter, whichever device opens first: otherwise the
+ * first would take it all and leave the others the smallest arena.
  * Halves the request while cudaMalloc refuses it. */
 static int cuda_alloc_arena(struct hf_cuda *gpu)
 {
@@ -400,6 +409,11 @@ static int cuda_alloc_arena(struct hf_cuda *gpu)
         return rc;
     size_t reserve = total_b / 4 > GIB ? total_b / 4 : GIB;
     size_t want = free_b > reserve + CUDA_MIN_ARENA ? free_b - reserve : CUDA_MIN_ARENA;
+    int k = gpu->dev->info.shares_gpu;
+    if (k > 1 && total_b > reserve && want > (total_b - reserve) / (size_t)k)
+        want = (total_b - reserve) / (size_t)k;
+    if (want < CUDA_MIN_ARENA)
+        want = CUDA_MIN_ARENA;
     want = env_mib("HF_CUDA_ARENA_MB", want);
     want = want / (2 * CUDA_ALIGN) * (2 * CUDA_ALIGN);
     while (want >= 2 * CUDA_ALIGN) {

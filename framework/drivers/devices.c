@@ -7,7 +7,16 @@
  * schedulers. Real runs take `cpu = N | all` and `cuda = all | none | 0,1`;
  * the CPU team never oversubscribes the machine: every GPU's host thread gets
  * a core of its own (the one hwloc says is closest to the GPU when that core is
- * free), and the team takes what is left. Simulated runs list modelled devices
+ * free), and the team takes what is left. An ordinal may repeat (`cuda =
+ * 0,0`): that GPU then serves as several devices, cuda0#1 and cuda0#2, each
+ * with its own host thread and core, streams, arena, staging and replicas of
+ * the shared data, so that every path between GPUs (merges, steals, hand-
+ * overs) runs where one GPU is lent. Nothing in hetfarm talks from GPU to GPU
+ * directly (merges go through the host), so the devices need nothing but
+ * distinct names (profiles, faults and reports key on them) and their share
+ * of the GPU's memory (device_cuda.c); the flag shares_gpu marks them in the
+ * results, and a benchmark (HF_BENCH set) refuses them: their times are one
+ * GPU's, not two. Simulated runs list modelled devices
  * (`sim = host, h200, h200`), each described by its [sim.NAME] section, so the
  * sim engine can stand in for machines we do not have. `nodes = N` makes that
  * list node 0 of N: the list's devices keep their names and indices, and node
@@ -42,7 +51,8 @@ const struct hf_config_key hf_device_keys[] = {
     {"devices", "cpu", HF_KEY_INT, 0, 4096, 0, "all", "all",
      "real: CPU threads (all leaves one core per GPU host thread)"},
     {"devices", "cpu_teams", HF_KEY_INT, 1, 64, 0, NULL, "1", "real: CPU teams the threads form"},
-    {"devices", "cuda", HF_KEY_STR, 0, 0, 0, NULL, "all", "real: GPUs, all | none | 0,1"},
+    {"devices", "cuda", HF_KEY_STR, 0, 0, 0, NULL, "all",
+     "real: GPUs, all | none | 0,1 (0,0: GPU 0 as two devices, for tests)"},
     {"devices", "sim", HF_KEY_LIST, 0, 0, HF_KEY_NAMES_SECTIONS, "sim", NULL,
      "sim: the modelled devices, each NAME described by [sim.NAME]"},
     {"devices", "nodes", HF_KEY_INT, 1, HF_MAX_NODES, 0, NULL, "1",
@@ -295,18 +305,24 @@ static int build_simulated(struct hf_devlist *l, hf_config_t cfg)
     return rc ? rc : add_sim_nodes(l, cfg, l->count);
 }
 
-/* Parses `cuda = all | none | 0,1` into ordinals; returns their count or an HF_E* code. */
-static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
+/* An ordinal that a list names more than once (cuda = 0,0). */
+static int repeats_an_ordinal(const int *ordinals, int n, int *which)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (ordinals[i] == ordinals[j]) {
+                *which = ordinals[i];
+                return 1;
+            }
+    return 0;
+}
+
+int hf_cuda_list(hf_config_t cfg, int present, int *ordinals, int cap)
 {
     const char *spec;
     int rc = hf_config_str(cfg, "devices", "cuda", "all", &spec);
     if (rc)
         return rc;
-#ifdef HF_HAVE_CUDA
-    int present = hf_cuda_device_count();
-#else
-    int present = 0;
-#endif
     if (strcmp(spec, "none") == 0)
         return 0;
     if (strcmp(spec, "all") == 0) {
@@ -319,38 +335,71 @@ static int parse_cuda(hf_config_t cfg, int *ordinals, int cap)
     int n = hf_config_list(cfg, "devices", "cuda", &items);
     if (n < 0)
         return n;
+    const char *where = hf_config_where(cfg, "devices", "cuda");
     int count = 0;
+    /* Every item is read before any GPU is looked for, so that a malformed
+     * one is named as such on a machine without the GPUs too. */
     for (int i = 0; i < n && rc == 0; i++) {
         char *end;
         long v = strtol(items[i], &end, 10);
-        if (*end || end == items[i] || v < 0)
-            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU number",
-                         hf_config_where(cfg, "devices", "cuda"), spec, items[i]);
-        else if (v >= present)
-            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %ld asked for, but %s",
-                         hf_config_where(cfg, "devices", "cuda"), spec, v,
-#ifdef HF_HAVE_CUDA
-                         present ? "fewer CUDA devices exist" : "no CUDA device was found"
-#else
-                         "this build has no CUDA (no nvcc at build time)"
-#endif
-            );
+        if (*end || end == items[i] || v < 0 || v > 1000000)
+            rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s: '%s' is not all, none or a GPU "
+                                     "number (0, 1, ...)", where, spec, items[i]);
         else if (count == cap)
-            rc = hf_fail(HF_ERANGE, "[devices] cuda: too many GPUs");
+            rc = hf_fail(HF_ERANGE, "%s: [devices] cuda = %s: more than %d GPU devices", where,
+                         spec, cap);
         else
             ordinals[count++] = (int)v;
     }
     for (int i = 0; i < n; i++)
         free(items[i]);
     free(items);
+    /* A shared GPU's times are not two GPUs' times: a benchmark must not
+     * record them as such (bench scripts set HF_BENCH). Refused before the
+     * GPUs are looked for, on any machine. */
+    int twice;
+    const char *bench = getenv("HF_BENCH");
+    if (rc == 0 && bench && *bench && strcmp(bench, "0") != 0 &&
+        repeats_an_ordinal(ordinals, count, &twice))
+        rc = hf_fail(HF_ECONFIG, "%s: [devices] cuda = %s names GPU %d more than once: one GPU "
+                                 "serving as several devices is a correctness mode, and a "
+                                 "benchmark (HF_BENCH=%s) must not count it as several GPUs",
+                     where, spec, twice, bench);
+    for (int i = 0; i < count && rc == 0; i++)
+        if (ordinals[i] >= present)
+            rc = hf_fail(HF_ENODEV, "%s: [devices] cuda = %s: GPU %d asked for, but %s", where,
+                         spec, ordinals[i],
+#ifdef HF_HAVE_CUDA
+                         present ? "fewer CUDA devices exist" : "no CUDA device was found"
+#else
+                         "this build has no CUDA (no nvcc at build time)"
+#endif
+            );
     return rc ? rc : count;
 }
 
-/* Builds the real devices: GPUs' host threads get a core each, the CPU team(s) the rest. */
-static int build_real(struct hf_devlist *l, hf_config_t cfg)
+void hf_cuda_device_name(const int *ordinals, int n, int g, char *name, size_t len,
+                         int *shares)
+{
+    int seen = 0, total = 0;
+    for (int j = 0; j < n; j++) {
+        total += ordinals[j] == ordinals[g];
+        seen += j < g && ordinals[j] == ordinals[g];
+    }
+    if (total > 1)
+        snprintf(name, len, "cuda%d#%d", ordinals[g], seen + 1);
+    else
+        snprintf(name, len, "cuda%d", ordinals[g]);
+    if (shares)
+        *shares = total > 1 ? total : 0;
+}
+
+/* Builds the real devices of a machine with `present` GPUs: GPUs' host
+ * threads get a core each, the CPU team(s) the rest. */
+static int build_real(struct hf_devlist *l, hf_config_t cfg, int present)
 {
     int ordinals[HF_MAX_DEVICES / 2] = {0};
-    int ngpu = parse_cuda(cfg, ordinals, HF_MAX_DEVICES / 2);
+    int ngpu = hf_cuda_list(cfg, present, ordinals, HF_MAX_DEVICES / 2);
     if (ngpu < 0)
         return ngpu;
     /* Physical cores, not hardware threads: two GEMM threads on one core's
@@ -417,7 +466,11 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         d->ops = &hf_driver_cuda;
         char model[64] = "", busid[32] = "";
         size_t mem = 0;
-        hf_cuda_describe(ordinals[g], model, sizeof model, busid, sizeof busid, &mem);
+        /* No bus id, no nearby core: the first free one. A GPU that is not
+         * there (a list built for tests, hf__devlist_init_with_gpus) leaves
+         * no error behind. */
+        if (hf_cuda_describe(ordinals[g], model, sizeof model, busid, sizeof busid, &mem))
+            hf_clear_error();
         core = busid[0] ? hf_topo_core_near_pci(busid, taken) : -1;
 #endif
         for (int c = 0; core < 0 && c < cores && c < HF_MAX_CORES; c++)
@@ -431,7 +484,8 @@ static int build_real(struct hf_devlist *l, hf_config_t cfg)
         d->core_count = 1;
         d->info.host_core = d->core_first;
         d->info.cuda_ordinal = ordinals[g];
-        snprintf(d->info.name, sizeof d->info.name, "cuda%d", ordinals[g]);
+        hf_cuda_device_name(ordinals, ngpu, g, d->info.name, sizeof d->info.name,
+                            &d->info.shares_gpu);
     }
     return 0;
 }
@@ -471,12 +525,20 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
                    hf_config_where(cfg, "faults", key), key, spec, dev);
 }
 
-int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
+/* Builds the list; present < 0: as many GPUs as the machine has. */
+static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int present)
 {
+    if (!simulated && present < 0) {
+#ifdef HF_HAVE_CUDA
+        present = hf_cuda_device_count();
+#else
+        present = 0;
+#endif
+    }
     struct hf_devlist *l = calloc(1, sizeof *l);
     if (!l)
         return hf_fail(HF_ENOMEM, "devices: out of memory");
-    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg);
+    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg, present);
     if (rc == 0)
         rc = parse_faults(l, cfg);
     if (rc) {
@@ -490,6 +552,17 @@ int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
     l->view.executes = !simulated;
     *list = l;
     return 0;
+}
+
+int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
+{
+    return devlist_init(list, cfg, simulated, -1);
+}
+
+int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present)
+{
+    HF_ASSERT_MSG(present >= 0, "hf__devlist_init_with_gpus: a GPU count below 0");
+    return devlist_init(list, cfg, 0, present);
 }
 
 int hf_devlist_add_node(hf_devlist_t l, const char *name, const struct hf_driver_ops *ops,

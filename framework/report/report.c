@@ -8,7 +8,8 @@
  * boundaries, GPU bars split into copy-in / kernel / copy-out), each
  * device's share of the work per round (the thesis's Fig. 3.7), makespan
  * against the ideal and efficiency per round (Figs. 3.6 and 3.8), a summary
- * table, and the machine and config the numbers came from. A run across
+ * table, and the machine and config the numbers came from (devices that
+ * share one GPU, cuda = 0,0, badged SHARED GPU). A run across
  * nodes shows the devices inside its nodes like its own (node1:cpu under
  * node1): in the summary's device list, as Gantt lanes under their node and
  * as dashed lines of the shares chart.
@@ -103,9 +104,12 @@ static const char page_css[] =
     ".sub{color:#666}.note{color:#555;font-size:13px;margin:4px 0}\n"
     ".sim{display:inline-block;background:#8a2be2;color:#fff;font-weight:600;font-size:11px;"
     "padding:1px 6px;border-radius:3px;letter-spacing:.5px;vertical-align:middle}\n"
+    ".gshare{display:inline-block;background:#b35900;color:#fff;font-weight:600;"
+    "font-size:11px;padding:1px 6px;border-radius:3px;vertical-align:middle}\n"
     ".banner{padding:8px 12px;border-radius:4px;margin:12px 0}"
     ".banner.simb{background:#f3eafd;border:1px solid #c9a7f2}"
-    ".banner.fault{background:#fdecea;border:1px solid #f0a8a0}\n"
+    ".banner.fault{background:#fdecea;border:1px solid #f0a8a0}"
+    ".banner.gshareb{background:#fdf1e6;border:1px solid #f0c08a}\n"
     "table{border-collapse:collapse;margin:6px 0}th,td{padding:4px 10px;border-bottom:1px solid "
     "#e4e4e4;text-align:left;vertical-align:top}th{background:#f5f5f5;font-weight:600}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
@@ -148,6 +152,9 @@ static void summary(struct hf__sb *b, const struct hf__rp_doc *doc)
         for (int d = 0; d < r->ndev; d++) {
             hf__sb_printf(b, "%s", d ? ", " : "");
             hf__sb_esc(b, r->dev[d].name);
+            if (r->dev[d].shares_gpu > 1)
+                hf__sb_printf(b, " <span class=\"gshare\" title=\"one GPU serving as %d "
+                                 "devices\">SHARED GPU</span>", r->dev[d].shares_gpu);
             int n = 0; /* a node's own devices, in brackets after it */
             for (int k = r->ndev; k < r->ndev + r->ninner; k++)
                 if (r->dev[k].node == d) {
@@ -463,10 +470,12 @@ static double engine_span(const struct hf__rp_doc *doc, const char *eng)
 /* The whole page into `b`. */
 static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
 {
-    int anysim = 0, anyfault = 0, rc = 0;
+    int anysim = 0, anyfault = 0, anyshared = 0, rc = 0;
     for (int i = 0; i < doc->nruns; i++) {
         anysim |= doc->runs[i].sim;
         anyfault |= doc->runs[i].fault[0] != '\0';
+        for (int d = 0; d < doc->runs[i].ndev; d++)
+            anyshared |= doc->runs[i].dev[d].shares_gpu > 1;
     }
     /* The Content-Security-Policy makes the browser refuse (and log) any
      * fetch, so an accidental external reference fails the browser test
@@ -489,6 +498,11 @@ static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
         hf__sb_printf(b, "<p class=\"banner simb\"><span class=\"sim\">SIMULATED</span> Runs "
                          "marked SIMULATED ran on the sim engine: their seconds are virtual, "
                          "from the device models, not measurements on this machine.</p>\n");
+    if (anyshared)
+        hf__sb_printf(b, "<p class=\"banner gshareb\"><span class=\"gshare\">SHARED GPU</span> "
+                         "Devices marked SHARED GPU are one GPU serving as several devices "
+                         "([devices] cuda repeats an ordinal): a correctness mode; their seconds "
+                         "are not several GPUs'.</p>\n");
     if (anyfault)
         hf__sb_printf(b, "<p class=\"banner fault\">Some runs recorded a device fault; see "
                          "their Gantt charts.</p>\n");

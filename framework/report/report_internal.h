@@ -19,6 +19,7 @@
 struct hf__rp_dev {
     const char *name, *kind;
     int is_gpu;   /* inside a node: whether any of its bundles reported copy times */
+    int shares_gpu; /* devices on its one GPU ([devices] cuda = 0,0: 2), 0: its own GPU */
     int node;     /* inside a node: the index of its node device; -1 for the run's own */
     int row;      /* its lane in the Gantt chart, top to bottom: each node's devices under it */
 };

@@ -367,12 +367,18 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
     cJSON_ArrayForEach(x, devs)
     {
         char wd[96];
+        double shares = 0;
         snprintf(wd, sizeof wd, "%s.devices[%d]", w, d);
         if ((rc = not_object(file, wd, x)) ||
             (rc = get_str(file, wd, x, "name", REQ, NULL, &r->dev[d].name)) ||
             (rc = get_str(file, wd, x, "kind", OPT, "", &r->dev[d].kind)) ||
-            (rc = get_bool(file, wd, x, "is_gpu", 0, &r->dev[d].is_gpu)))
+            (rc = get_bool(file, wd, x, "is_gpu", 0, &r->dev[d].is_gpu)) ||
+            (rc = get_num(file, wd, x, "shares_gpu", OPT, 0, &shares)))
             return rc;
+        if (!(shares >= 0 && shares <= 1e6))
+            return hf_fail(HF_EINVAL, "%s: %s: \"shares_gpu\" = %g is not a device count", file,
+                           wd, shares);
+        r->dev[d].shares_gpu = (int)shares;
         r->dev[d].node = -1;
         d++;
     }

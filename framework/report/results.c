@@ -21,7 +21,9 @@
  * is the first adapted split), the round from which the scheduler's planned
  * shares stop moving (< 1% relative change in every share for the rest of
  * the run), and the chunks stolen. Simulated runs are labelled SIMULATED so
- * that modelled seconds are never mistaken for measurements.
+ * that modelled seconds are never mistaken for measurements, and devices that
+ * share one GPU (cuda = 0,0) are named under the table as SHARED GPU, so
+ * that their seconds are never taken for two GPUs'.
  */
 #include "report.h"
 
@@ -215,6 +217,8 @@ static cJSON *run_json(const struct hf_run *r)
             cJSON_AddNumberToObject(x, "nthreads", r->devs[d].nthreads);
         if (r->devs[d].kind == HF_DEV_CUDA)
             cJSON_AddNumberToObject(x, "cuda_ordinal", r->devs[d].cuda_ordinal);
+        if (r->devs[d].shares_gpu > 1) /* cuda = 0,0: one GPU as several devices */
+            cJSON_AddNumberToObject(x, "shares_gpu", r->devs[d].shares_gpu);
         cJSON_AddNumberToObject(x, "standalone_rate",
                                 r->standalone_rate ? r->standalone_rate[d] : 0);
         cJSON_AddItemToArray(devs, x);
@@ -518,6 +522,25 @@ static void sim_bound_line(FILE *f, struct hf_run *const *runs, int nruns)
         fprintf(f, "\n");
 }
 
+/* Names the devices that share a GPU (cuda = 0,0) under the table, once:
+ * their seconds are one GPU's shared by several devices, a correctness mode,
+ * never a measurement of several GPUs. */
+static void shared_gpu_line(FILE *f, struct hf_run *const *runs, int nruns)
+{
+    for (int i = 0; i < nruns; i++) {
+        const struct hf_run *r = runs[i];
+        int n = 0;
+        for (int d = 0; d < r->ndevices; d++)
+            if (r->devs[d].shares_gpu > 1)
+                fprintf(f, "%s%s", n++ ? ", " : "SHARED GPU: ", r->devs[d].name);
+        if (n) {
+            fprintf(f, " are one GPU serving as several devices ([devices] cuda repeats an "
+                       "ordinal):\na correctness mode; their times are not several GPUs'.\n");
+            return;
+        }
+    }
+}
+
 /* One row per run; the footer explains the columns and flags simulated
  * times and faults, so the table can be pasted into a report as it is. */
 void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
@@ -589,6 +612,7 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
                    "measurements on this machine.\n");
         sim_bound_line(f, runs, nruns);
     }
+    shared_gpu_line(f, runs, nruns);
     if (any_fault)
         for (int i = 0; i < nruns; i++)
             if (runs[i]->fault[0])
