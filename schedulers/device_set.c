@@ -43,6 +43,21 @@
  * faster by more than HF__DEVSET_GAIN, the part of a round that a
  * prediction's noise can move, so that noise does not toggle the set.
  *
+ * What a set measured outranks what it is predicted: a set's round also
+ * costs what no model of it holds (a CPU whose threads slow the GPU's
+ * bundles beside them, memory traffic, a planner's own split inside the
+ * set), and the makespans of its rounds hold all of it. So where both the
+ * full set and a candidate ran rounds of a similar work (within
+ * HF__DEVSET_NEAR of the round's), they are compared by those makespans
+ * (fitted as the part is), not by their models. A set no round has
+ * measured is tried once (an exploration) where taking part is seen to cost
+ * (the full set's part is at least HF__DEVSET_GAIN of its round: without
+ * that, nothing hides from the models) and its predicted loss against the
+ * full set's measured round fits the same budget as a probe: at most
+ * HF__DEVSET_PROBE_PAY of the rounds run so far. A device whose bundles are
+ * slowed by the others' taking part is then measured alone, once, at a
+ * bounded cost.
+ *
  * A device left out is measured again now and then, so that a load that
  * grows brings it back: the full set runs (a probe) once the rounds run on
  * the subset since the last probe would have paid for it at 1% of their time
@@ -65,6 +80,7 @@
 #define HF__DEVSET_REPROBE 8  /* rounds on a subset before the full set may run again */
 #define HF__DEVSET_PROBE_PAY 0.01 /* a probe costs at most this part of the rounds before it */
 #define HF__DEVSET_APART 1.25 /* rounds whose work differs this much tell a slope */
+#define HF__DEVSET_NEAR 2.0   /* a round within this factor of work measures a set's size */
 
 int hf__devset_init(struct hf__devset *s, const struct hf_sched_env *env)
 {
@@ -109,19 +125,25 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* A set's fitted part at work W (see DESIGN: Theil-Sen, slope >= 0). */
-static double fit_part(const struct hf__set_cost *c, double W)
+/* A set's series t (its part, or its makespans) fitted at work W (see
+ * DESIGN: Theil-Sen, slope >= 0). */
+static double fit_series(const struct hf__set_cost *c, const double *t, double W)
 {
     double slopes[HF__DEVSET_WINDOW * HF__DEVSET_WINDOW], rest[HF__DEVSET_WINDOW];
     int ns = 0;
     for (int i = 0; i < c->n; i++)
         for (int j = 0; j < c->n; j++)
             if (c->w[j] > HF__DEVSET_APART * c->w[i])
-                slopes[ns++] = (c->t[j] - c->t[i]) / (c->w[j] - c->w[i]);
+                slopes[ns++] = (t[j] - t[i]) / (c->w[j] - c->w[i]);
     double b = ns ? fmax(0.0, median(slopes, ns)) : 0.0;
     for (int i = 0; i < c->n; i++)
-        rest[i] = c->t[i] - b * c->w[i];
+        rest[i] = t[i] - b * c->w[i];
     return median(rest, c->n) + b * W;
+}
+
+static double fit_part(const struct hf__set_cost *c, double W)
+{
+    return fit_series(c, c->t, W);
 }
 
 static const struct hf__set_cost *find_set(const struct hf__devset *s, uint64_t mask)
@@ -130,6 +152,18 @@ static const struct hf__set_cost *find_set(const struct hf__devset *s, uint64_t 
         if (s->set[i].mask == mask)
             return &s->set[i];
     return NULL;
+}
+
+/* The makespan set `mask` measured for a round of work W: fitted from its
+ * rounds where one of them had a work within HF__DEVSET_NEAR of W, else NAN
+ * (never measured at that size). */
+static double measured(const struct hf__devset *s, uint64_t mask, double W)
+{
+    const struct hf__set_cost *c = find_set(s, mask);
+    for (int i = 0; c && i < c->n; i++)
+        if (c->w[i] <= HF__DEVSET_NEAR * W && W <= HF__DEVSET_NEAR * c->w[i])
+            return fit_series(c, c->m, W);
+    return NAN;
 }
 
 double hf__devset_part(const struct hf__devset *s, uint64_t mask, double work)
@@ -188,26 +222,55 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     for (int d = 0; d < s->ndev; d++)
         if (r->alive[d] && (!(inv[d] > 0.0) || !isfinite(inv[d]) || !isfinite(lat[d])))
             return r; /* a device without a model yet: the planner is still measuring */
-    double fsplit, fpart;
+    double fsplit, fpart, W = r->total_work;
     s->full_s = predict(s, r, lat, inv, s->full, &fsplit, &fpart);
-    uint64_t best = s->full;
+    /* The full set's measured round (NAN if none near W) and whether its
+     * taking part is seen to cost (see DESIGN: exploration). */
+    double full_m = measured(s, s->full, W);
+    int costly = isfinite(full_m) && fpart >= HF__DEVSET_GAIN * full_m;
+    uint64_t best = s->full, tryout = 0;
     double best_T = s->full_s, best_split = fsplit, best_part = fpart;
+    double try_loss = s->spent_s * HF__DEVSET_PROBE_PAY, try_T = 0, try_split = 0, try_part = 0;
     for (int d = 0; d < s->ndev; d++) {
         if (!((s->full >> d) & 1u))
             continue;
         uint64_t cand[2] = {(uint64_t)1 << d, s->full & ~((uint64_t)1 << d)};
         for (int k = 0; k < 2; k++) {
             double split, part, T = predict(s, r, lat, inv, cand[k], &split, &part);
-            if (isfinite(T) && T < best_T) {
+            double m = measured(s, cand[k], W);
+            if (!isfinite(T))
+                continue;
+            if (isfinite(m) && isfinite(full_m)) {
+                /* Both measured at this size: compared by what they measured,
+                 * on the full set's predicted scale. */
+                double Tm = m * s->full_s / full_m;
+                if (Tm < best_T) {
+                    best = cand[k];
+                    best_T = Tm;
+                    best_split = split;
+                    best_part = part;
+                }
+            } else if (T < best_T) {
                 best = cand[k];
                 best_T = T;
                 best_split = split;
                 best_part = part;
             }
+            if (costly && !isfinite(m) && T - full_m < try_loss) {
+                try_loss = T - full_m;
+                tryout = cand[k];
+                try_T = T, try_split = split, try_part = part;
+            }
         }
     }
     s->chose = 1;
-    if (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s)) {
+    s->explore = 0;
+    if (tryout && (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s))) {
+        /* Nothing measured beats the full set: try the unmeasured set whose
+         * predicted loss the rounds so far can pay (see DESIGN). */
+        s->explore = 1;
+        best = tryout, best_T = try_T, best_split = try_split, best_part = try_part;
+    } else if (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s)) {
         s->since_probe = 0;
         s->split_s = fsplit;
         s->pred_s = s->full_s;
@@ -216,8 +279,9 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     }
     /* Re-measure the left-out devices once the rounds on the subset paid for it. */
     s->gap_s = s->full_s - best_T;
-    s->since_probe++;
-    if (s->since_probe >= HF__DEVSET_REPROBE &&
+    if (!s->explore)
+        s->since_probe++;
+    if (!s->explore && s->since_probe >= HF__DEVSET_REPROBE &&
         (double)s->since_probe * best_T * HF__DEVSET_PROBE_PAY >= s->gap_s) {
         s->since_probe = 0;
         s->probe = 1;
@@ -258,6 +322,8 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
         W += rep->work[d];
     c->w[c->at] = W;
     c->t[c->at] = rep->outside_s;
+    c->m[c->at] = rep->makespan_s;
+    s->spent_s += rep->makespan_s;
     c->at = (c->at + 1) % HF__DEVSET_WINDOW;
     if (c->n < HF__DEVSET_WINDOW)
         c->n++;

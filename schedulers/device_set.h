@@ -23,6 +23,7 @@ struct hf__set_cost {
     uint64_t mask;
     int n, at;
     double w[HF__DEVSET_WINDOW], t[HF__DEVSET_WINDOW];
+    double m[HF__DEVSET_WINDOW]; /* the round's makespan: what the set measured in all */
 };
 
 struct hf__devset {
@@ -41,6 +42,8 @@ struct hf__devset {
     int probe;
     /* Re-measuring the devices left out. */
     int since_probe;         /* rounds run on a subset since the full set last ran */
+    double spent_s;          /* seconds of the rounds chosen so far (exploration's budget) */
+    int explore;             /* this round tries a set never measured at its size */
     double gap_s;            /* what the full set is predicted to lose against the choice */
 };
 
