@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""never_slower.py WORK OUT.json - condenses bench/gpu/never_slower.sh's results.
+
+DESIGN
+------
+Per graph run: the sum of round makespans, the host's merge time, the rounds run and those
+run on a subset of the devices (a device `left_out`), whether the app finished, and the
+wall clock; per app, each CPU + GPU run over the GPU alone (the issue's rule: within 1.03).
+Per compare (fractal on one CPU, fractal and `make run`'s config and matmul on CPU + GPU):
+each run's mean makespan from round 2, its efficiency per round, and whether bound_s is one
+number per round across the rows (the measured split's promise). Prints a table; writes the
+JSON through bench/machine.py (machine and command recorded)."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import machine  # noqa: E402
+
+APPS = ["bfs", "pagerank", "sssp", "cc"]
+RUNS = ["gpu-hass", "cpugpu-hass", "cpugpu-minmin", "cpugpu-qilin", "fixed-hass", "fixed-minmin"]
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def graph(work):
+    wall = {}
+    if os.path.exists(f"{work}/g/wall.txt"):
+        for line in open(f"{work}/g/wall.txt", encoding="utf-8"):
+            name, rc, ms = line.split()
+            wall[name] = (int(rc.split("=")[1]), int(ms.split("=")[1]))
+    out = {}
+    for app in APPS:
+        rows = {}
+        for run in RUNS:
+            d = load(f"{work}/g/{app}-{run}.json")
+            if not d:
+                continue
+            r = d["runs"][0]
+            rs = r["rounds"]
+            rows[run] = {
+                "makespan_ms": 1e3 * sum(x["makespan_s"] for x in rs),
+                "merge_ms": 1e3 * sum(x.get("host", {}).get("merge_s", 0) for x in rs),
+                "rounds": len(rs),
+                "subset_rounds": sum(1 for x in rs if any(v.get("left_out") for v in x["devices"])),
+                "stopped": r.get("stopped", "-"),
+                "wall_ms": wall.get(f"{app}-{run}", (None, None))[1],
+            }
+        gpu = rows.get("gpu-hass")
+        for run, row in rows.items():
+            if gpu and run != "gpu-hass":
+                row["makespan_over_gpu"] = row["makespan_ms"] / gpu["makespan_ms"]
+                if row["wall_ms"] and gpu["wall_ms"]:
+                    row["wall_over_gpu"] = row["wall_ms"] / gpu["wall_ms"]
+        out[app] = rows
+    return out
+
+
+def compares(work):
+    out = {}
+    for name in ["f/cpu", "f/gpu", "m/default", "m/mm"]:
+        d = load(f"{work}/{name}.json")
+        if not d:
+            continue
+        runs, bounds = [], {}
+        for r in d["runs"]:
+            rs = r["rounds"]
+            late = [x for x in rs if x["round"] >= 2] or rs
+            for x in rs:
+                bounds.setdefault(x["round"], set()).add(round(x["bound_s"], 12))
+            runs.append({
+                "scheduler": r["scheduler"], "pass": r.get("pass"), "bound": r.get("bound"),
+                "mean_makespan_ms_r2": 1e3 * sum(x["makespan_s"] for x in late) / len(late),
+                "efficiency": [round(x["efficiency"], 4) for x in rs],
+                "last_shares": {v["name"]: round(v["share"], 4) for v in rs[-1]["devices"]},
+            })
+        out[name.replace("/", "_")] = {"runs": runs,
+                                       "one_bound_per_round": all(len(b) == 1 for b in bounds.values())}
+    return out
+
+
+def main():
+    work, path = sys.argv[1], sys.argv[2]
+    res = {"bench": "never_slower", "machine": machine.describe(), "graph": graph(work),
+           "compares": compares(work)}
+    for app, rows in res["graph"].items():
+        for run, row in rows.items():
+            print(f"{app:9s} {run:14s} makespan {row['makespan_ms']:8.2f} ms  x{row.get('makespan_over_gpu', 1):.2f}"
+                  f"  merge {row['merge_ms']:7.2f} ms  subset {row['subset_rounds']}/{row['rounds']}  wall {row['wall_ms']} ms")
+    for name, c in res["compares"].items():
+        print(f"{name}: one bound per round: {c['one_bound_per_round']}")
+        for r in c["runs"]:
+            print(f"  {r['scheduler']:7s} p{r['pass']} {r['mean_makespan_ms_r2']:9.3f} ms eff {r['efficiency']}")
+    machine.write_json_atomic(path, res)
+
+
+if __name__ == "__main__":
+    main()

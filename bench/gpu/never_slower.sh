@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/gpu/never_slower.sh - issue 40's rule and issue 41's yardstick on one GPU host, in one go.
+#
+# 1. Graph apps (bfs, pagerank, sssp, cc) on a Kronecker graph (scale $SCALE, seed 3), one
+#    `hetfarm run` per (app, devices, scheduler): the GPU alone (HASS), CPU + GPU under HASS,
+#    min-min and Qilin with the device-set choice, and CPU + GPU with `devices_fixed = yes`
+#    (every device every round: the behaviour before the choice). Sum of round makespans,
+#    host merge time, rounds run on a subset, and the whole run's wall clock.
+# 2. The fractal app (rows ~1000x apart in cost): one CPU device (every scheduler must read
+#    efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations on CPU + GPU
+#    with two passes (bound_s must be one number per round across the rows).
+# 3. `make run`'s config on the real devices ([compare] passes = 4) and matmul n = 16384.
+# Full results stay in $WORK; the condensed file goes to bench/results/<machine>/never_slower.json.
+#
+#   SCALE=22 bench/gpu/never_slower.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. bench/common.sh
+BENCH_KNOBS="SCALE WORK" bench_record bench/gpu/never_slower.sh "$@"
+SCALE=${SCALE:-22}
+WORK=${WORK:-${TMPDIR:-/tmp}/hetfarm-never-slower}
+H=${HF_BUILD:-build}/hetfarm
+[ -d .gpulibs ] && export LD_LIBRARY_PATH="$PWD/.gpulibs:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export HF_BENCH=1
+R=$WORK; C=$WORK/cache; mkdir -p $R/g $R/f $R/m $C; : > $R/g/wall.txt
+gcfg() { # app cpu fixed
+    printf '[run]\napp = %s\nprogress = no\n' "$1"; [ "$3" = 1 ] && printf 'devices_fixed = yes\n'
+    printf '[load]\ngenerate = kron\nscale = %s\nedge_factor = 16\nseed = 3\nweighted = yes\ncache_dir = %s\n' "$SCALE" "$C"
+    case $1 in bfs|sssp) printf 'source = maxdegree\n' ;; esac
+    printf '[devices]\ncpu = %s\ncuda = 0\n' "$2"; }
+gcfg bfs 0 0 > $R/g/gen.ini; $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
+for app in bfs pagerank sssp cc; do
+    for v in "gpu 0 0 hass" "cpugpu all 0 hass" "cpugpu all 0 minmin" "cpugpu all 0 qilin" \
+             "fixed all 1 hass" "fixed all 1 minmin"; do
+        set -- $v; n=$app-$1-$4; gcfg $app $2 $3 > $R/g/$n.ini
+        s=$(date +%s%N); $H run $R/g/$n.ini --scheduler $4 -o $R/g/$n.json > $R/g/$n.log 2>&1; rc=$?
+        echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/g/wall.txt
+    done
+done
+sed -e 's/^cuda = all/cuda = none/' -e 's/^rounds = .*/rounds = 4/' configs/fractal.ini > $R/f/cpu.ini
+$H compare $R/f/cpu.ini -o $R/f/cpu.json > $R/f/cpu.log 2>&1; echo "fractal cpu rc=$?"
+sed -e 's/^width = .*/width = 8192/' -e 's/^height = .*/height = 8192/' -e 's/^max_iter = .*/max_iter = 4096/' \
+    -e 's/^cuda = all/cuda = 0/' -e 's/^rounds = .*/rounds = 8/' -e '/^\[run\]/a verify = no' configs/fractal.ini > $R/f/gpu.ini
+printf 'passes = 2\n' >> $R/f/gpu.ini
+$H compare $R/f/gpu.ini -o $R/f/gpu.json > $R/f/gpu.log 2>&1; echo "fractal cpu+gpu rc=$?"
+sed -e 's/^engines = .*/engines = real/' configs/default.ini > $R/m/default.ini; printf 'passes = 4\n' >> $R/m/default.ini
+$H compare $R/m/default.ini -o $R/m/default.json > $R/m/default.log 2>&1; echo "default rc=$?"
+printf '[run]\napp = matmul\nrounds = 6\ngrain = 64\n[load]\nn = 16384\nverify = 4\n[devices]\ncpu = all\ncuda = 0\n[compare]\nschedulers = hass, minmin, qilin\n' > $R/m/mm.ini
+$H compare $R/m/mm.ini -o $R/m/mm.json > $R/m/mm.log 2>&1; echo "matmul rc=$?"
+python3 bench/gpu/never_slower.py "$R" "$(bench_out never_slower)"
