@@ -240,19 +240,12 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
             double m = measured(s, cand[k], W);
             if (!isfinite(T))
                 continue;
-            if (isfinite(m) && isfinite(full_m)) {
-                /* Both measured at this size: compared by what they measured,
-                 * on the full set's predicted scale. */
-                double Tm = m * s->full_s / full_m;
-                if (Tm < best_T) {
-                    best = cand[k];
-                    best_T = Tm;
-                    best_split = split;
-                    best_part = part;
-                }
-            } else if (T < best_T) {
+            /* Both measured at this size: compared by what they measured, on
+             * the full set's predicted scale. */
+            double price = isfinite(m) && isfinite(full_m) ? m * s->full_s / full_m : T;
+            if (price < best_T) {
                 best = cand[k];
-                best_T = T;
+                best_T = price;
                 best_split = split;
                 best_part = part;
             }
@@ -265,12 +258,13 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     }
     s->chose = 1;
     s->explore = 0;
-    if (tryout && (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s))) {
+    int keep_full = best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s);
+    if (tryout && keep_full) {
         /* Nothing measured beats the full set: try the unmeasured set whose
          * predicted loss the rounds so far can pay (see DESIGN). */
         s->explore = 1;
         best = tryout, best_T = try_T, best_split = try_split, best_part = try_part;
-    } else if (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s)) {
+    } else if (keep_full) {
         s->since_probe = 0;
         s->split_s = fsplit;
         s->pred_s = s->full_s;
