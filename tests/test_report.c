@@ -120,6 +120,12 @@ static void renders_every_chart(void **state)
     assert_non_null(strstr(h, "<td class=\"n\">-</td>"));
     assert_non_null(strstr(h, "SIMULATED"));
     assert_non_null(strstr(h, "Test CPU @ 3GHz, 16 cores, 2 NUMA node(s)"));
+    /* The device set of the one round that said it: one table, one row, the
+     * GPU alone, the CPU left out, its predicted round against the full set's. */
+    assert_int_equal(count_str(h, "<table class=\"devsets\">"), 1);
+    assert_non_null(strstr(h, "<tr><td>3</td><td>h200 &lt;#1&gt; &amp; &quot;x&quot; &#39;y&#39; "
+                              "(others left out)</td><td>1.875</td><td>2.125</td><td>0</td><td>"
+                              "</td></tr>"));
     assert_non_null(strstr(h, "NVIDIA H200, 139.7 GiB, PCI 0000:01:00.0"));
 
     /* Escaping: names, host and config text arrive as entities, never as markup. */
@@ -315,6 +321,13 @@ static void two_passes(cJSON *root)
     cJSON_AddItemToArray(runs, again);
 }
 
+static void bad_left_out(cJSON *root)
+{
+    cJSON_AddNumberToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(at(root, 0, "rounds", 1),
+                                                                   "devices"), 0),
+                            "left_out", 1);
+}
+
 static void bad_pass(cJSON *root)
 {
     cJSON_AddNumberToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 1), "pass",
@@ -444,6 +457,8 @@ static void refuses_bad_input(void **state)
     expect_fail(p, HF_EINVAL, "runs[0].rounds[2]", "has 1 entries, the run has 2");
     write_edited(p, no_scheduler);
     expect_fail(p, HF_EINVAL, "runs[1]", "missing string \"scheduler\"");
+    write_edited(p, bad_left_out);
+    expect_fail(p, HF_EINVAL, "runs[0].rounds[1].devices[0]", "\"left_out\" is not a boolean");
     write_edited(p, bad_pass);
     expect_fail(p, HF_EINVAL, "runs[1]", "\"pass\" = 1.5");
     /* A run across nodes: its devices inside the nodes must agree. */

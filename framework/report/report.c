@@ -90,6 +90,60 @@ void hf__report_sim_badge(struct hf__sb *b, const struct hf__rp_run *r)
         hf__sb_printf(b, " <span class=\"sim\">SIMULATED</span>");
 }
 
+/* The devices that took part in each round, where the scheduler chose a set
+ * (schedulers/device_set.c): one table per run that chose one, a row per
+ * round, its predicted round against the full set's. Nothing when no run
+ * chose. */
+static void device_sets(struct hf__sb *b, const struct hf__rp_doc *doc)
+{
+    int any = 0;
+    for (int i = 0; i < doc->nruns; i++)
+        for (int k = 0; k < doc->runs[i].nrounds; k++)
+            any |= doc->runs[i].rd[k].has_set;
+    if (!any)
+        return;
+    hf__sb_printf(b, "<h2 id=\"devsets\">Devices that took part</h2>\n<p class=\"note\">Where a "
+                     "scheduler chose which devices take part in a round: the set, its "
+                     "predicted round and the full set's (both with what taking part costs "
+                     "past the bundles: part), and whether the full set ran as a probe of the "
+                     "devices left out.</p>\n");
+    for (int i = 0; i < doc->nruns; i++) {
+        const struct hf__rp_run *r = &doc->runs[i];
+        int has = 0;
+        for (int k = 0; k < r->nrounds; k++)
+            has |= r->rd[k].has_set;
+        if (!has)
+            continue;
+        hf__sb_printf(b, "<h3>");
+        hf__sb_esc(b, r->sched);
+        hf__report_sim_badge(b, r);
+        hf__sb_printf(b, "</h3>\n<table class=\"devsets\"><thead><tr><th>round</th><th>devices"
+                         "</th><th>predicted (s)</th><th>full set predicted (s)</th><th>part "
+                         "(s)</th><th>probe</th></tr></thead><tbody>\n");
+        for (int k = 0; k < r->nrounds; k++) {
+            const struct hf__rp_round *rd = &r->rd[k];
+            if (!rd->has_set)
+                continue;
+            hf__sb_printf(b, "<tr><td>%d</td><td>", rd->round);
+            for (int d = 0, n = 0; d < r->ndev; d++)
+                if (!rd->left_out || !rd->left_out[d]) {
+                    hf__sb_printf(b, "%s", n++ ? ", " : "");
+                    hf__sb_esc(b, r->dev[d].name);
+                }
+            if (rd->left_out)
+                hf__sb_printf(b, " (others left out)");
+            hf__sb_printf(b, "</td><td>");
+            num(b, "%.4g", rd->set_pred);
+            hf__sb_printf(b, "</td><td>");
+            num(b, "%.4g", rd->set_full);
+            hf__sb_printf(b, "</td><td>");
+            num(b, "%.4g", rd->set_part);
+            hf__sb_printf(b, "</td><td>%s</td></tr>\n", rd->probe ? "yes" : "");
+        }
+        hf__sb_printf(b, "</tbody></table>\n");
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* The page.                                                                  */
 
@@ -521,7 +575,9 @@ static int render(struct hf__sb *b, const struct hf__rp_doc *doc)
                      "<div class=\"charts\">\n");
     for (int i = 0; i < doc->nruns && !rc; i++)
         rc = shares(b, &doc->runs[i], i);
-    hf__sb_printf(b, "</div>\n<h2 id=\"gantt\">Schedules</h2>\n<p class=\"note\">One lane per "
+    hf__sb_printf(b, "</div>\n");
+    device_sets(b, doc);
+    hf__sb_printf(b, "<h2 id=\"gantt\">Schedules</h2>\n<p class=\"note\">One lane per "
                      "device, one bar per bundle; hover a bar for its chunks and times. Runs of "
                      "the same engine share a time axis.</p>\n");
     for (int i = 0; i < doc->nruns && !rc; i++)

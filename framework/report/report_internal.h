@@ -32,6 +32,10 @@ struct hf__rp_round {
     double *plan;  /* per device: the scheduler's plan for the next round, NULL if none */
     double stolen; /* chunks stolen, all devices */
     double outliers; /* bundles flagged as outliers, all devices */
+    int has_set;     /* the round says which devices took part ("device_set") */
+    int probe;       /* ... the full set ran to re-measure devices left out */
+    double set_pred, set_full, set_part; /* ... its predicted seconds (NaN: not said) */
+    unsigned char *left_out; /* per own device: left out of the round's set (NULL: none) */
 };
 
 struct hf__rp_event {

@@ -137,6 +137,30 @@ static int load_round_inner(const char *file, const char *w, const cJSON *o,
     return 0;
 }
 
+/* Reads a round's optional "device_set" (the devices that took part are
+ * marked by its devices' "left_out"; here what the choice predicted). */
+static int load_round_set(const char *file, const char *w, const cJSON *o, struct hf__rp_round *rd)
+{
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(o, "device_set");
+    if (!ds)
+        return 0;
+    char wd[128];
+    snprintf(wd, sizeof wd, "%s.device_set", w);
+    int rc = not_object(file, wd, ds);
+    if (!rc)
+        rc = get_num(file, wd, ds, "predicted_s", OPT | NULLOK, NAN, &rd->set_pred);
+    if (!rc)
+        rc = get_num(file, wd, ds, "full_predicted_s", OPT | NULLOK, NAN, &rd->set_full);
+    if (!rc)
+        rc = get_num(file, wd, ds, "part_s", OPT | NULLOK, NAN, &rd->set_part);
+    const cJSON *probe = cJSON_GetObjectItemCaseSensitive(ds, "probe");
+    if (!rc && probe && !cJSON_IsBool(probe))
+        rc = hf_fail(HF_EINVAL, "%s: %s: \"probe\" is not a boolean", file, wd);
+    rd->probe = cJSON_IsTrue(probe);
+    rd->has_set = !rc;
+    return rc;
+}
+
 /* Reads rounds[i] of run `ri`; its "devices" must list the run's devices in order. */
 static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf__rp_run *r,
                       struct hf__rp_round *rd)
@@ -183,8 +207,18 @@ static int load_round(const char *file, int ri, int i, const cJSON *o, struct hf
             return rc;
         rd->stolen += st;
         rd->outliers += out;
+        const cJSON *left = cJSON_GetObjectItemCaseSensitive(x, "left_out");
+        if (left && !cJSON_IsBool(left))
+            return hf_fail(HF_EINVAL, "%s: %s: \"left_out\" is not a boolean", file, wd);
+        if (cJSON_IsTrue(left)) {
+            if (!rd->left_out && !(rd->left_out = calloc((size_t)r->ndev, 1)))
+                return hf_fail(HF_ENOMEM, "%s: out of memory", file);
+            rd->left_out[d] = 1;
+        }
         d++;
     }
+    if ((rc = load_round_set(file, w, o, rd)))
+        return rc;
     if ((rc = load_round_inner(file, w, o, r, rd)))
         return rc;
     /* The plan is optional (older files, policies without one) but, when
@@ -417,6 +451,7 @@ void hf__report_free(struct hf__rp_doc *doc)
         for (int k = 0; k < doc->runs[i].nrounds && doc->runs[i].rd; k++) {
             free(doc->runs[i].rd[k].share);
             free(doc->runs[i].rd[k].plan);
+            free(doc->runs[i].rd[k].left_out);
         }
         free(doc->runs[i].dev);
         free(doc->runs[i].rd);
