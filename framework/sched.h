@@ -209,6 +209,10 @@ struct hf_round {
     double solo_rounds;            /* hf_load.solo_rounds: the rounds of the split path one
                                       device alone covers in one round (>= 1; 1 when the app
                                       does not say) */
+    double part_prior_s;           /* what the engine expects a round of every alive device to
+                                      cost past its bundles before such a round was measured
+                                      (core/part_prior.c: the shared-data merge of what the
+                                      round may change); 0 for an app without shared data */
 };
 
 /* What each device did in the round just ended. */

@@ -11,8 +11,8 @@
  * with it. Here every planning scheduler (HASS, min-min, Qilin) prices a
  * device set S for a round of work W as
  *     T(S) = split_S(W) + part_S(W)
- * where split_S is the best split of W over S under the planner's own affine
- * models (hf_cost_split: every device of S finishes together) and part_S is
+ * where split_S is the best split of W over S under each device's affine
+ * model (hf_cost_split: every device of S finishes together) and part_S is
  * what rounds run on S cost outside their bundles, as the engine measured it
  * (hf_round_report.outside_s: before the first bundle began and after the
  * last ended: the shared-data merge and copy-back, syncs, host turnaround).
@@ -26,10 +26,24 @@
  * with more work, and the median intercept) over the set's last
  * HF__DEVSET_WINDOW rounds.
  *
+ * A device's model here is what it measured in the rounds so far: its
+ * seconds running bundles against the work it ran, per round, fitted like
+ * the part (without a rising slope, its seconds per unit of work), so that
+ * every planner's choice rests on the same measurements, not on how good its
+ * own models are (min-min's rates from a standalone pass, a planner's rate
+ * read off a tiny first load). A device no round has measured takes the
+ * planner's model, else its standalone rate. A planner still measuring its
+ * devices (round 0's profile, Qilin's training) is given a set by those only
+ * where taking part is expected to cost (a prior, below), so that measuring
+ * does not pay a merge the set can never repay.
+ *
  * A set that never ran is priced from the sets that did. From the smallest
  * set around it: a device alone merges nothing, and every device past the
  * first adds its changes to merge, so a set of k devices pays (k - 1) / (n -
- * 1) of what a set of n around it paid. From the sets inside it: a device
+ * 1) of what a set of n around it paid; where no set around it ran, the same
+ * share of what the engine expects the full set to pay (hf_round.part_prior_s:
+ * the merge of what the round may change, core/part_prior.c), so that the
+ * first round of a set is not a blind one. From the sets inside it: a device
  * added never makes the merge smaller, so it pays at least the most any of
  * them paid. Where that is wrong it errs towards trying a subset once, which
  * then is priced by what it cost. An app whose rounds
@@ -94,14 +108,18 @@ int hf__devset_init(struct hf__devset *s, const struct hf_sched_env *env)
             return rc;
     }
     s->on = !fixed && s->ndev >= 2 && s->ndev <= 64;
-    s->alive = calloc((size_t)(s->ndev > 0 ? s->ndev : 1), sizeof *s->alive);
-    return s->alive ? 0 : hf_fail(HF_ENOMEM, "device sets: out of memory");
+    size_t n = (size_t)(s->ndev > 0 ? s->ndev : 1);
+    s->alive = calloc(n, sizeof *s->alive);
+    s->devc = calloc(n, sizeof *s->devc);
+    return s->alive && s->devc ? 0 : hf_fail(HF_ENOMEM, "device sets: out of memory");
 }
 
 void hf__devset_free(struct hf__devset *s)
 {
     free(s->alive);
+    free(s->devc);
     s->alive = NULL;
+    s->devc = NULL;
 }
 
 static int popcount(uint64_t m)
@@ -125,25 +143,84 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* A set's series t (its part, or its makespans) fitted at work W (see
- * DESIGN: Theil-Sen, slope >= 0). */
-static double fit_series(const struct hf__set_cost *c, const double *t, double W)
+/* The line a + b w through n points (w[i], t[i]) (see DESIGN: Theil-Sen,
+ * slope >= 0). Without a rising slope (no two works apart, or noise
+ * larger than the rise between them), `through_origin` gives t
+ * proportional to w (a device's time: its work's), else a constant (a
+ * set's part). */
+static void fit_line(const double *w, const double *t, int n, int through_origin, double *a,
+                     double *b)
 {
     double slopes[HF__DEVSET_WINDOW * HF__DEVSET_WINDOW], rest[HF__DEVSET_WINDOW];
     int ns = 0;
-    for (int i = 0; i < c->n; i++)
-        for (int j = 0; j < c->n; j++)
-            if (c->w[j] > HF__DEVSET_APART * c->w[i])
-                slopes[ns++] = (t[j] - t[i]) / (c->w[j] - c->w[i]);
-    double b = ns ? fmax(0.0, median(slopes, ns)) : 0.0;
-    for (int i = 0; i < c->n; i++)
-        rest[i] = t[i] - b * c->w[i];
-    return median(rest, c->n) + b * W;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (w[j] > HF__DEVSET_APART * w[i])
+                slopes[ns++] = (t[j] - t[i]) / (w[j] - w[i]);
+    *b = ns ? fmax(0.0, median(slopes, ns)) : 0.0;
+    if (!(*b > 0.0) && through_origin) {
+        for (int i = 0; i < n; i++)
+            rest[i] = t[i] / w[i];
+        *a = 0.0;
+        *b = median(rest, n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        rest[i] = t[i] - *b * w[i];
+    *a = median(rest, n);
+}
+
+/* A set's series t (its part, or its makespans) fitted at work W. */
+static double fit_series(const struct hf__set_cost *c, const double *t, double W)
+{
+    double a, b;
+    fit_line(c->w, t, c->n, 0, &a, &b);
+    return a + b * W;
 }
 
 static double fit_part(const struct hf__set_cost *c, double W)
 {
     return fit_series(c, c->t, W);
+}
+
+static void add_point(struct hf__dev_cost *c, double w, double t, double round_w)
+{
+    c->w[c->at] = w;
+    c->t[c->at] = t;
+    c->round_w[c->at] = round_w;
+    c->at = (c->at + 1) % HF__DEVSET_WINDOW;
+    if (c->n < HF__DEVSET_WINDOW)
+        c->n++;
+}
+
+/* Each alive device's model for pricing sets at the round's work W: what it
+ * measured (its busy seconds against its work, fitted as above), else the
+ * planner's lat, inv, else its standalone rate (see DESIGN). A GPU measured
+ * only in rounds of a work below W / HF__DEVSET_NEAR is priced as its least
+ * time, all of it per-bundle cost. 0 when an alive device has no model. */
+static int device_models(const struct hf__devset *s, const struct hf_round *r, const double *lat,
+                         const double *inv, double *mlat, double *minv)
+{
+    for (int d = 0; d < s->ndev; d++) {
+        const struct hf__dev_cost *c = &s->devc[d];
+        mlat[d] = lat ? lat[d] : 0.0, minv[d] = inv ? inv[d] : 0.0;
+        if (!(minv[d] > 0.0) && r->standalone_rate && r->standalone_rate[d] > 0.0)
+            mlat[d] = 0.0, minv[d] = 1.0 / r->standalone_rate[d];
+        if (c->n > 0) {
+            fit_line(c->w, c->t, c->n, 1, &mlat[d], &minv[d]);
+            mlat[d] = fmax(0.0, mlat[d]);
+            double most = 0.0, least = INFINITY;
+            for (int i = 0; i < c->n; i++)
+                most = fmax(most, c->round_w[i]), least = fmin(least, c->t[i]);
+            if (s->dev[d].is_gpu && HF__DEVSET_NEAR * most < r->total_work && minv[d] > 0.0) {
+                mlat[d] = least;
+                minv[d] = 1e-6 * least / r->total_work; /* > 0: a model, all but free */
+            }
+        }
+        if (r->alive[d] && (!(minv[d] > 0.0) || !isfinite(minv[d]) || !isfinite(mlat[d])))
+            return 0;
+    }
+    return 1;
 }
 
 static const struct hf__set_cost *find_set(const struct hf__devset *s, uint64_t mask)
@@ -189,6 +266,10 @@ double hf__devset_part(const struct hf__devset *s, uint64_t mask, double work)
             above = n;
         }
     }
+    /* No set around it ran: the engine's prior for the full set (see DESIGN). */
+    int n = popcount(s->full);
+    if (!isfinite(from_above) && k >= 2 && n >= 2)
+        from_above = s->prior_s * (double)(k - 1) / (double)(n - 1);
     return fmax(most, isfinite(from_above) ? from_above : 0.0);
 }
 
@@ -217,11 +298,26 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
         if (r->alive[d])
             s->full |= (uint64_t)1 << d;
     s->chosen = s->full;
-    if (!lat || !inv || !s->on || popcount(s->full) < 2 || r->nchunks < 2 || !(r->total_work > 0.0))
+    s->prior_s = r->part_prior_s > 0.0 ? r->part_prior_s : 0.0;
+    /* The standalone pass ran the first load on every device alone: a
+     * measurement of each at that load's work. */
+    if (!s->seen_standalone && r->standalone_rate) {
+        for (int d = 0; d < s->ndev; d++)
+            if (r->standalone_rate[d] > 0.0 && r->total_work > 0.0)
+                add_point(&s->devc[d], r->total_work, r->total_work / r->standalone_rate[d],
+                          r->total_work);
+    }
+    s->seen_standalone = 1;
+    /* A planner still measuring its devices (lat, inv NULL) is given a set
+     * only where taking part is expected to cost (see DESIGN). */
+    int measuring = !lat || !inv;
+    if ((measuring && !(s->prior_s > 0.0)) || !s->on || popcount(s->full) < 2 || r->nchunks < 2 ||
+        !(r->total_work > 0.0))
         return r;
-    for (int d = 0; d < s->ndev; d++)
-        if (r->alive[d] && (!(inv[d] > 0.0) || !isfinite(inv[d]) || !isfinite(lat[d])))
-            return r; /* a device without a model yet: the planner is still measuring */
+    double mlat[s->ndev], minv[s->ndev];
+    if (!device_models(s, r, lat, inv, mlat, minv))
+        return r; /* a device without a model yet: the planner is still measuring */
+    lat = mlat, inv = minv;
     double fsplit, fpart, W = r->total_work;
     s->full_s = predict(s, r, lat, inv, s->full, &fsplit, &fpart);
     /* The full set's measured round (NAN if none near W) and whether its
@@ -297,6 +393,12 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
 
 void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
 {
+    double W = 0.0;
+    for (int d = 0; d < s->ndev; d++)
+        W += rep->work[d];
+    for (int d = 0; d < s->ndev; d++)
+        if (rep->work[d] > 0.0 && rep->busy_s[d] > 0.0)
+            add_point(&s->devc[d], rep->work[d], rep->busy_s[d], W);
     if (!s->chose || !isfinite(s->split_s))
         return;
     /* What the chosen set cost, whatever the planner then gave each of its
@@ -311,9 +413,6 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
         memset(c, 0, sizeof *c);
         c->mask = s->chosen;
     }
-    double W = 0.0;
-    for (int d = 0; d < s->ndev; d++)
-        W += rep->work[d];
     c->w[c->at] = W;
     c->t[c->at] = rep->outside_s;
     c->m[c->at] = rep->makespan_s;

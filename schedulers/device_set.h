@@ -26,8 +26,16 @@ struct hf__set_cost {
     double m[HF__DEVSET_WINDOW]; /* the round's makespan: what the set measured in all */
 };
 
+/* What one device measured, round by round: the work it ran, its seconds
+ * running bundles, and the round's work. */
+struct hf__dev_cost {
+    int n, at;
+    double w[HF__DEVSET_WINDOW], t[HF__DEVSET_WINDOW], round_w[HF__DEVSET_WINDOW];
+};
+
 struct hf__devset {
     int ndev;
+    struct hf__dev_cost *devc; /* per device */
     int on;                  /* the choice runs: not devices_fixed, 2..64 devices */
     const struct hf_device_info *dev;
     struct hf__set_cost set[HF__DEVSET_SETS];
@@ -37,6 +45,8 @@ struct hf__devset {
     int *alive;              /* view.alive */
     int chose;               /* a choice was made (models known, 2+ devices alive) */
     uint64_t full, chosen;
+    double prior_s;          /* the engine's prior for the full set's part (hf_round) */
+    int seen_standalone;     /* the standalone pass was taken as a measurement */
     double split_s;          /* the chosen set's predicted split (what its cost is past) */
     double pred_s, full_s, part_s;
     int probe;
@@ -52,10 +62,11 @@ struct hf__devset {
 int hf__devset_init(struct hf__devset *s, const struct hf_sched_env *env);
 void hf__devset_free(struct hf__devset *s);
 
-/* Chooses the round's device set from the planner's models (lat[d], inv[d]
- * per device, in r's work; inv[d] <= 0 or not finite: no model, and then no
- * choice is made: every alive device takes part; lat, inv NULL: the planner
- * is measuring, no choice). Returns the round the
+/* Chooses the round's device set. Each device is priced by what it measured
+ * in the rounds so far, else by the planner's model (lat[d], inv[d] per
+ * device, in r's work; inv[d] <= 0 or not finite: no model). A device with
+ * neither, or lat and inv NULL (the planner is measuring), and no choice is
+ * made: every alive device takes part. Returns the round the
  * planner must plan (r itself, or the view with the left-out devices not
  * alive), valid until the next call. */
 const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_round *r,

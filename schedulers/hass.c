@@ -629,7 +629,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     }
     h->profiling = !h->have_ratio;
     if (h->profiling) {
-        hf__devset_begin(&h->devset, r, NULL, NULL);
+        h->r = hf__devset_begin(&h->devset, r, NULL, NULL);
         return 0; /* round 0 profiles from the shared pool */
     }
     /* Which devices take part (device_set.c): the round planned from here on

@@ -174,7 +174,7 @@ static int minmin_round_begin(void *state, const struct hf_round *r)
         m->r = hf__devset_begin(&m->devset, r, lat, inv);
         return map_rest(m, 0);
     }
-    hf__devset_begin(&m->devset, r, NULL, NULL);
+    m->r = hf__devset_begin(&m->devset, r, NULL, NULL);
     memset(m->profiling, 0, (size_t)m->ndev * sizeof *m->profiling);
     return 0;
 }

@@ -352,7 +352,7 @@ static int qilin_round_begin(void *state, const struct hf_round *r)
         s->r = hf__devset_begin(&s->devset, r, lat, inv);
         map_rest(s, 0);
     } else {
-        hf__devset_begin(&s->devset, r, NULL, NULL);
+        s->r = hf__devset_begin(&s->devset, r, NULL, NULL);
         plan_training(s);
     }
     return 0;

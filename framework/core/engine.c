@@ -201,6 +201,7 @@ int hf__engine_arm_round(struct hf__engine *e, int round, int learn)
         .alive = e->alive, .standalone_rate = e->standalone, .cost_moved = moved,
         .repeats = learn && e->chunk_cost.repeated, .work_exact = e->load.work_exact,
         .solo_rounds = e->load.solo_rounds > 1.0 ? e->load.solo_rounds : 1.0,
+        .part_prior_s = hf__part_prior(e, total),
     };
     /* Per-round bookkeeping: statistics, fault counters, the stall detector's
      * generations (-1 = has not asked yet) and the event merge cursor. */
@@ -246,6 +247,10 @@ int hf__engine_execute_round(struct hf__engine *e)
         double t0 = hf__now();
         rc = hf__shared_merge(e);
         e->host.merge_s = hf__now() - t0;
+        int ran = 0;
+        for (int d = 0; d < e->ndev; d++)
+            ran += e->stats[d].bundles > 0;
+        hf__part_prior_learn(e, e->round.total_work, ran, e->host.merge_s);
         if (rc && !e->error)
             hf__engine_error(e, rc, "merging shared data after round %d: %s", e->round.round,
                              *hf_last_error() ? hf_last_error() : hf_strerror(rc));

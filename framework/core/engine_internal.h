@@ -9,6 +9,7 @@
 
 #include "chunk_cost.h"
 #include "engine.h"
+#include "part_prior.h"
 #include "pool.h"
 
 /* Spans put back by a failed device, served before the scheduler is asked. */
@@ -73,6 +74,7 @@ struct hf__engine {
     char errmsg[768];
 
     struct hf__shared_set *shared; /* the app's shared data (shared.c), NULL if none */
+    struct hf__part_prior prior;   /* what taking part is expected to cost (part_prior.c) */
     struct hf__real *real;         /* real engine: device threads */
     struct hf__nodes *nodes;       /* rank 0 of a run across nodes: its node devices (nodes.c) */
     double sim_now;                /* sim engine: virtual clock */

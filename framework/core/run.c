@@ -134,6 +134,7 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     /* Shared data is declared after setup (the app has its arrays now) and
      * handed to the drivers before they open, so that a GPU uploads it before
      * its arena takes the rest of the memory. */
+    hf__part_prior_init(&e->prior);
     if (e->executes && (rc = hf__shared_init(&e->shared, e->app, e->app_ctx, e->ndev)))
         return rc;
     for (int d = 0; d < e->ndev; d++) {

@@ -537,6 +537,16 @@ void hf__shared_round_start(struct hf__shared_set *S)
             hf__recorder_clear(&S->rec[s]);
 }
 
+void hf__shared_recorded(const struct hf__shared_set *S, size_t *elements, size_t *changed)
+{
+    *elements = *changed = 0;
+    for (int s = 0; S && s < S->n; s++)
+        if (recorded_kind(S->arr[s].kind)) {
+            *elements += S->arr[s].count;
+            *changed += S->rec[s].count;
+        }
+}
+
 const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n)
 {
     struct hf__shared_set *S = load ? load->shared : NULL;

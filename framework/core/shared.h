@@ -25,6 +25,9 @@ int hf__shared_sync_all(struct hf__engine *e);
 int hf__shared_bundle_ran(struct hf__shared_set *S, int dev, size_t begin, size_t end);
 /* Forgets the union of the last merge: called once next_load has run. */
 void hf__shared_round_start(struct hf__shared_set *S);
+/* The elements of the MIN/MAX/OR arrays: how many there are, and how many
+ * the last merge's union holds (what changed anywhere in the round). */
+void hf__shared_recorded(const struct hf__shared_set *S, size_t *elements, size_t *changed);
 /* The round-end merge (see shared.c); 0 or an HF_E* code. */
 int hf__shared_merge(struct hf__engine *e);
 
