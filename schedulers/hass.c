@@ -3,25 +3,23 @@
  *
  * DESIGN
  * ------
- * Every device d has a cost model T_d(w, b) = lat_d + w * inv_d + b *
- * inv_bw_d (struct hf_cost_model: w a bundle's work, b the bytes a GPU
- * copies), fitted robustly from every bundle it ran, and every decision HASS
- * makes compares finish times under those models. Four mechanisms, a file
- * each. Profile (hass_profile.c): a round without a plan runs from one shared
- * pool while each device is measured on spans of growing size, which tell
- * latency from rate. Plan (hass_plan.c): every device is to finish together
- * under its model, padded by what its spread may cost; a GPU runs its share
- * as one bundle (one latency), a CPU team drains its buffer; on a load whose
- * chunk costs the engine learns, by the rates the devices showed
- * (hass_rates.c). Steal (hass_steal.c): an idle device takes unstarted work
- * from another's tail, sized so that the round ends soonest. Adapt
+ * Every device d has a cost model T_d(w, b) = lat_d + w * inv_d + b * inv_bw_d
+ * (struct hf_cost_model: w a bundle's work, b the bytes a GPU copies), fitted
+ * robustly from every bundle it ran, and every decision HASS makes compares
+ * finish times under those models. Profile (hass_profile.c): a round without a
+ * plan runs from one shared pool while each device is measured on spans of
+ * growing size, which tell latency from rate. Plan (hass_plan.c): all devices
+ * are to finish together under their models, padded by what their spread may
+ * cost; a GPU runs its share as one bundle, a CPU team drains its buffer; a
+ * load whose chunk costs the engine learns is planned by the rates the devices
+ * showed (hass_rates.c). Steal (hass_steal.c): an idle device takes unstarted
+ * work from another's tail, sized so that the round ends soonest. Adapt
  * (hass_adapt.c): each bundle feeds its device's model and the warm-up a new
- * bundle size costs it; each round's end plans the next, and the plan in
- * force stays unless a new one gains more than the models' error and pays its
- * warm-ups back within HASS_AMORTISE rounds. Shared links enter the models in
- * hass_link.c, and device_set.c chooses which devices take part. The
- * scheduler never sleeps nor reads a clock: it sees the engine's events and
- * the seconds each bundle took.
+ * size costs it; the plan in force stays unless a new one gains more than the
+ * models' error and pays its warm-ups back within HASS_AMORTISE rounds. Shared
+ * links enter the models in hass_link.c; device_set.c chooses which devices
+ * take part. The scheduler never sleeps nor reads a clock: it sees the
+ * engine's events and each bundle's seconds.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -95,8 +93,7 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     return 0;
 }
 
-/* Starts a round: profiles from the shared pool without a plan, else lays
- * out the plan in force (fresh where devices or chunks changed). */
+/* Starts a round: the shared pool without a plan, else the plan laid out. */
 static int hass_round_begin(void *state, const struct hf_round *r)
 {
     struct hass *h = state;
@@ -140,8 +137,7 @@ static int hass_round_begin(void *state, const struct hf_round *r)
     return 0;
 }
 
-/* Device d's next span: the pool, its own buffer, an orphaned one, or a
- * steal. */
+/* Device d's next span: pool, own buffer, an orphan's, or a steal. */
 static int hass_pick(struct hass *h, int d, struct hf_span *out)
 {
     const struct hf_round *r = h->r;
@@ -179,8 +175,7 @@ static int hass_next(void *state, int d, struct hf_span *out)
     return got;
 }
 
-/* Books a finished span (who ran each chunk, a CPU's seconds per chunk) and
- * learns from it. */
+/* Books a finished span and learns from it. */
 static void hass_finished(void *state, int d, const struct hf_span *span, double seconds)
 {
     struct hass *h = state;

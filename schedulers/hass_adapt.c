@@ -2,35 +2,31 @@
  *
  * DESIGN
  * ------
- * Each bundle a device ran feeds its cost model (core/cost_model.c: a robust
- * fit over a window, where a bundle far slower than predicted is a surprise
- * not yet believed and two in a row are a change), less its wait for a shared
- * link. A bundle of a size the device never ran may cost it a one-off warm-up
- * (a new kernel shape), which a plan that moves it to new sizes pays:
- * measured as a new size's excess over a model whose latency is known, or as
- * a size's first bundle against its first repeat, and not read where the
- * excess is not the device's (a moving unit of work, regions of unknown
- * cost). At a round's end the next round is planned and the plan in force is
- * kept unless the fresh one finishes sooner by the models by more than
- * `stable_tol` and than what the models it moves may be off by (each one's
- * allowance for spread over the square root of its bundles), and pays its new
- * sizes' warm-ups back within HASS_AMORTISE rounds: a settled split stops
- * moving, drifting times still move it. Round 1 is judged without the noise
- * test, round 0's plan having come from small profile spans. A slow surprise
- * is hedged before it is believed: a GPU's piece far slower than its model
- * releases the rest of its buffer to the others, and the next round lays half
- * a surprised GPU's share at a CPU's tail, where any free GPU steals it, when
- * the excess is HASS_HEDGE_PAYS times what the extra bundles cost (latency,
- * warm-up, stall risk) and the others can take it: a real slowdown then costs
- * one slow round instead of two.
+ * Each bundle feeds its device's cost model (core/cost_model.c: a robust fit
+ * over a window, where one bundle far slower than predicted is a surprise not
+ * yet believed and two in a row are a change), less its wait for a shared
+ * link. A bundle of a size the device never ran may cost a one-off warm-up (a
+ * new kernel shape), which a plan that moves it to new sizes pays: it is read
+ * as a new size's excess over a model whose latency is known, or as a size's
+ * first bundle against its first repeat, never where the excess is not the
+ * device's (a moving unit of work, regions of unknown cost). A round's end
+ * plans the next and keeps the plan in force unless the fresh one finishes
+ * sooner by the models by more than `stable_tol` and than the error of the
+ * models it moves (each one's allowance for spread over the square root of its
+ * bundles), and pays its new sizes' warm-ups back within HASS_AMORTISE rounds;
+ * round 1, planned from small profile spans, is judged without that error. A
+ * surprise is hedged before it is believed: a GPU's piece far slower than its
+ * model releases the rest of its buffer to the others, and the next round lays
+ * half a surprised GPU's share at a CPU's tail for any free GPU to steal,
+ * where the excess is HASS_HEDGE_PAYS times what the extra bundles cost and
+ * others can take it: a real slowdown then costs one slow round, not two.
  */
 #include <math.h>
 #include <string.h>
 
 #include "hass.h"
 
-/* One more measure of d's warm-up: a first bundle's excess over `base` (none
- * within its tolerance), averaged in. */
+/* Averages in a first bundle's excess over `base` as d's warm-up. */
 static void warm_learn(struct hass *h, int d, double seconds, double base)
 {
     double excess = seconds - base;
@@ -39,8 +35,7 @@ static void warm_learn(struct hass *h, int d, double seconds, double base)
     h->warm[d] = h->nwarm[d]++ ? 0.5 * h->warm[d] + 0.5 * excess : excess;
 }
 
-/* Before any measure, without a latency: a GPU's new size's overshoot of its
- * model, an upper bound. */
+/* A GPU's first guess of its warm-up: a new size's overshoot of its model. */
 static void guess_warm(struct hass *h, int d, double seconds, double base)
 {
     double excess = seconds - base;
@@ -48,8 +43,7 @@ static void guess_warm(struct hass *h, int d, double seconds, double base)
         h->warm[d] = fmax(h->warm[d], excess);
 }
 
-/* Marks a size device d ran and, unless `mark_only`, learns its warm-up (see
- * DESIGN). */
+/* Marks a size d ran and, unless `mark_only`, learns its warm-up. */
 static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double bytes,
                             double seconds, int mark_only)
 {
@@ -81,8 +75,7 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
     h->first_t[k] = 0.0;
 }
 
-/* Device d's span took `seconds`: it feeds d's model (see DESIGN), may
- * release a GPU's pieces, and steps round 0's profile. */
+/* What device d's finished span teaches (see DESIGN). */
 void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double seconds)
 {
     double work = 0.0, bytes = 0.0;
@@ -116,8 +109,7 @@ void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double se
         hf__hass_profile_step(h, d, span, work, seconds, own, fit);
 }
 
-/* Whether the plan in force is worth keeping against `counts`, a fresh plan
- * for n chunks (see DESIGN). */
+/* Whether the plan in force is kept against `counts`, a fresh plan (see DESIGN). */
 static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
 {
     if (!h->have_ratio || h->plan_chunks != n)
@@ -154,8 +146,7 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     return !(new_ms < old_ms && gain > noise * old_m && gain * HASS_AMORTISE > warm);
 }
 
-/* Plans a round of n chunks, by rates or by the models; then probes and
- * shares. 0 when no device is measured. */
+/* Plans a round of n chunks; 0 when no device is measured. */
 int hf__hass_plan_next(struct hass *h, const double *work, const double *busy, size_t n,
                        int by_rates)
 {
@@ -176,8 +167,7 @@ int hf__hass_plan_next(struct hass *h, const double *work, const double *busy, s
     return 1;
 }
 
-/* Hedges each GPU whose last bundle was a slow surprise (see DESIGN); not
- * under a plan by rates, which believes a round's rates at once. */
+/* Hedges each GPU whose last bundle was a slow surprise (see DESIGN). */
 void hf__hass_hedge_surprises(struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++) {

@@ -61,15 +61,13 @@ void hf__hass_links_refresh(struct hass *h)
     }
 }
 
-/* Seconds on link g per unit of work at rho bytes per unit; 0: no
- * constraint. */
+/* Seconds on link g per unit of work at rho bytes per unit (0: none). */
 static double link_a(const struct hass *h, int g, double rho)
 {
     return g >= 0 && h->link_bw[g] > 0.0 && rho > 0.0 ? rho / h->link_bw[g] : 0.0;
 }
 
-/* The work the devices can take by time T (see DESIGN), each one's share in
- * x (may be NULL). */
+/* The work the devices can take by time T, shares in x (may be NULL). */
 static double capacity(const struct hass *h, const double *lat, const double *inv, const int *use,
                        double rho, double T, double *x)
 {
@@ -110,8 +108,7 @@ static int link_fits(void *arg, double T)
     return capacity(f->h, f->lat, f->inv, f->use, f->rho, T, NULL) >= f->work;
 }
 
-/* The split of `work` under the lines lat + w * inv and the links: its
- * finish time, shares in x. */
+/* The split of `work` with the links: its finish time, shares in x. */
 double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
                            const int *use, double work, double rho, double *x)
 {
@@ -129,8 +126,7 @@ double hf__hass_link_split(const struct hass *h, const double *lat, const double
     return hi;
 }
 
-/* Device d's planned wait for its link: the bytes of the devices before it
- * in `counts`. */
+/* Device d's planned wait for the bytes before it on its link. */
 double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts)
 {
     int g = h->link_of[d];
@@ -151,8 +147,7 @@ void hf__hass_link_tick(struct hass *h)
     h->link_epoch++;
 }
 
-/* The latest planned finish of d and the devices after it on its link once d
- * has a chunk more. */
+/* The latest finish on d's link once d has one chunk more. */
 double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w)
 {
     counts[d]++;
@@ -172,8 +167,7 @@ double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, do
     return t;
 }
 
-/* Device d is handed a span moving `bytes`: its wait, and whether that is
- * known. */
+/* Device d is handed `bytes`: its wait, and whether that is known. */
 void hf__hass_link_give(struct hass *h, int d, double bytes)
 {
     int g = h->link_of[d];
@@ -189,8 +183,7 @@ void hf__hass_link_give(struct hass *h, int d, double bytes)
             h->wait_known[d] = 0;
 }
 
-/* Whether device d may steal: off a link, or while its link carries nothing
- * else. */
+/* Whether d may steal: off a link, or while its link is idle. */
 int hf__hass_link_may_steal(const struct hass *h, int d)
 {
     int g = h->link_of[d];
@@ -202,8 +195,7 @@ int hf__hass_link_may_steal(const struct hass *h, int d)
     return 1;
 }
 
-/* A device of a link with no span of known wait yet is planned as the
- * slowest of its link that has one. */
+/* Plans a device with no span of known wait as its link's slowest. */
 void hf__hass_link_guess(struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++) {
@@ -222,8 +214,7 @@ void hf__hass_link_guess(struct hass *h)
     }
 }
 
-/* Whether d's finished span feeds its model (see DESIGN); the first of known
- * wait restarts it. */
+/* Whether d's finished span feeds its model (see DESIGN). */
 int hf__hass_link_fit(struct hass *h, int d)
 {
     int g = h->link_of[d];

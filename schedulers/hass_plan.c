@@ -2,27 +2,25 @@
  *
  * DESIGN
  * ------
- * Device d finishes c chunks of mean work w at T_d(c) = lat_d + c * w *
- * inv_d: a GPU pays its latency once per bundle and its copies at the mean
- * chunk's bytes per work; a CPU team starts every chunk, so its latency folds
- * into its cost per unit. The split makes all finish together, sum_d max(0, T
- * - lat_d) / inv_d = W (hf_cost_split; with shared links, hass_link.c), then
- * gives whole chunks, floors first and each leftover to whoever finishes it
- * first, every finish padded by twice the device's spread times its largest
- * bundle (a GPU's share, a CPU's chunk) so that a noisy device is not made
- * the straggler. Devices are left out one at a time while that finishes
- * sooner, a CPU whose last chunk was a slow surprise where even one chunk at
- * that pace would end late; one left out for `reprobe` rounds gets a chunk
- * back where it ends in time even run cold. GPUs alike by the standalone pass
- * are estimates of one device: each takes its peers' median model while its
- * own agrees with it within its error. The buffers are laid out GPUs first
- * and cut so that each costs its device its planned time by its own model;
- * noisy GPUs leave a reserve of their shares at the fastest CPU's tail where
- * the noise outweighs a bundle's latency. A GPU whose share is long against
- * its fixed costs (three more latencies, two new sizes and their stall risk
- * under HASS_PIECE_COST of it), beside devices that could take over, runs it
- * as HASS_PIECES pieces, so that a slowdown met in one piece can hand the
- * rest to others.
+ * Device d finishes c chunks of mean work w at T_d(c) = lat_d + c * w * inv_d:
+ * a GPU pays its latency once per bundle and its copies at the mean chunk's
+ * bytes per work; a CPU team's latency folds into its cost per unit. The split
+ * makes all finish together, sum_d max(0, T - lat_d) / inv_d = W
+ * (hf_cost_split; with shared links, hass_link.c), then gives whole chunks,
+ * floors first and each leftover to whoever finishes it first, each finish
+ * padded by twice the device's spread times its largest bundle so that a noisy
+ * device is not made the straggler. Devices are left out one at a time while
+ * that finishes sooner (a CPU whose last chunk was a slow surprise where even
+ * one chunk at that pace would end late), and one left out for `reprobe`
+ * rounds gets a chunk back where it ends in time even run cold. GPUs alike by
+ * the standalone pass take their peers' median model while their own agrees
+ * with it within its error. Buffers are laid out GPUs first and cut so that
+ * each costs its device its planned time by its own model; noisy GPUs leave a
+ * reserve at the fastest CPU's tail where the noise outweighs a bundle's
+ * latency. A GPU whose share is long against its fixed costs (more latencies,
+ * two new sizes, their stall risk: HASS_PIECE_COST), beside devices that could
+ * take over, runs it as HASS_PIECES pieces, so that a slowdown met in one can
+ * hand the rest to others.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,9 +28,7 @@
 
 #include "hass.h"
 
-/* Device d's own model as the split uses it for chunks of work w (see
- * DESIGN); GPUs alone on inexact work take their standalone rate, their
- * bundles' fit being their regions'. */
+/* Device d's own split model for chunks of work w (see DESIGN). */
 static void own_split_model(const struct hass *h, int d, double w, double *lat, double *inv)
 {
     const struct hf_cost_model *m = &h->model[d];
@@ -47,8 +43,7 @@ static void own_split_model(const struct hass *h, int d, double w, double *lat, 
     }
 }
 
-/* The split's model of device d: its peers' pooled one where that holds,
- * else its own. */
+/* The split's model of d: its peers' pooled one, else its own. */
 void hf__hass_split_model(const struct hass *h, int d, double w, double *lat, double *inv)
 {
     own_split_model(h, d, w, lat, inv);
@@ -58,8 +53,7 @@ void hf__hass_split_model(const struct hass *h, int d, double w, double *lat, do
     }
 }
 
-/* Every device's split model for the device-set choice (inv 0: not alive or
- * not fitted). */
+/* Every device's split model (inv 0: not alive or not fitted). */
 void hf__hass_set_models(const struct hass *h, double *lat, double *inv)
 {
     double w = h->r ? hf__mean_chunk_work(h->r) : 0.0;
@@ -81,8 +75,7 @@ double hf__hass_latency(const struct hass *h, int d)
 #define PEER_GAP 0.15    /* GPUs whose standalone rates differ by less are peers */
 #define REPEAT_PEERS 3.0 /* pooled_fits_repeats */
 
-/* The median relative miss of the line lat + w * inv on GPU d's repeats
- * (bundles not the first of their size); -1 when it has none. */
+/* The median miss of a line on GPU d's repeats; -1 without repeats. */
 static double repeats_miss(const struct hass *h, int d, double lat, double inv)
 {
     const struct hf_cost_model *m = &h->model[d];
@@ -94,8 +87,7 @@ static double repeats_miss(const struct hass *h, int d, double lat, double inv)
     return k ? hf__median(off, k) : -1.0;
 }
 
-/* Whether the pooled line misses GPU d's repeats by at most REPEAT_PEERS
- * times its median miss of two or more other peers'. */
+/* Whether the peers' line fits d's repeats as it fits other peers'. */
 static int pooled_fits_repeats(const struct hass *h, int d, double lat, double inv, const int *peer,
                                int npeers)
 {
@@ -109,9 +101,7 @@ static int pooled_fits_repeats(const struct hass *h, int d, double lat, double i
     return k >= 2 && mine <= REPEAT_PEERS * hf__median(miss, k);
 }
 
-/* Pools the models of GPUs alike by the standalone pass (see DESIGN); a
- * model that runs the whole load faster than that pass beyond the peers' gap
- * is broken: it takes its peers' and has no vote. Only on exact work. */
+/* Pools the models of GPUs alike by the standalone pass (see DESIGN). */
 static void pool_peers(struct hass *h)
 {
     const struct hf_round *r = h->r;
@@ -181,8 +171,7 @@ static double model_time(const struct hass *h, int d, size_t c, double w)
     return lat + (double)c * w * inv;
 }
 
-/* The allowance for device d's spread on c > 0 chunks: twice its spread
- * times its largest bundle (none where its spread is its regions'). */
+/* The allowance for d's spread on c chunks: twice it, times its largest bundle. */
 double hf__hass_allowance(const struct hass *h, int d, size_t c, double w)
 {
     if (h->r && hass_regions_confound(h))
@@ -196,22 +185,19 @@ double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
     return c ? model_time(h, d, c, w) + hf__hass_allowance(h, d, c, w) : 0.0;
 }
 
-/* Device d's finish for its count in `counts` by its model alone, after its
- * link wait. */
+/* Device d's finish for `counts` by its model and link wait alone. */
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w)
 {
     return counts[d] ? model_time(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts) : 0.0;
 }
 
-/* Device d's finish for its count in `counts` with its allowance, after its
- * link wait. */
+/* Device d's finish for `counts` with its allowance and link wait. */
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w)
 {
     return counts[d] ? hf__hass_finish(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts) : 0.0;
 }
 
-/* Whole chunk counts for n chunks of work w over the devices in use[] (see
- * DESIGN); returns the planned makespan. */
+/* Whole chunk counts over the devices in use[]; the planned makespan. */
 static double counts_for(const struct hass *h, const int *use, size_t n, double w, size_t *counts)
 {
     int nd = h->ndev;
@@ -254,17 +240,14 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
     return ms;
 }
 
-/* Whether CPU d, its last chunk a slow surprise its model does not believe
- * yet, would end even one of its `count` chunks after ms at that pace. */
+/* Whether CPU d at its slow surprise's pace would end a chunk after ms. */
 int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, double ms)
 {
     const struct hf_cost_model *m = &h->model[d];
     return !h->dev[d].is_gpu && count > 0 && hass_slow_surprise(m) && w * m->pt[0] / m->pw[0] > ms;
 }
 
-/* Plans chunk counts for n chunks (see DESIGN); a device not yet measured is
- * planned as the slowest measured one of its kind. 0 when no device can be
- * planned. */
+/* Plans counts for n chunks (see DESIGN); 0 when nobody is measured. */
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
 {
     int nd = h->ndev, use[nd], any = 0;
@@ -318,8 +301,7 @@ int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts)
     return 1;
 }
 
-/* The device with the most chunks that can give one up and still end by ms,
- * counting a new size's warm-up; -1 if none. */
+/* The device with most chunks that can spare one and end by ms, or -1. */
 static int probe_donor(const struct hass *h, size_t *counts, double w, double ms)
 {
     int most = -1;
@@ -336,8 +318,7 @@ static int probe_donor(const struct hass *h, size_t *counts, double w, double ms
     return most;
 }
 
-/* Gives a chunk to each device left out for `reprobe` rounds where it ends
- * within the round even at HASS_COLD times its model's time. */
+/* Gives a chunk to each device left out `reprobe` rounds (see DESIGN). */
 void hf__hass_add_probes(struct hass *h, size_t *counts)
 {
     double w = hf__mean_chunk_work(h->r), ms = 0.0;
@@ -373,8 +354,7 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
     return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
 
-/* Lays counts out as buffers from chunk `base`: reserve and hedges to the
- * fastest CPU, then the cut by cost. */
+/* Lays counts out from `base`: reserve and hedges, then the cut by cost. */
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
 {
     int cpu = -1;
@@ -407,9 +387,7 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
     h->pool_next = h->r->nchunks;
 }
 
-/* Cuts each GPU's buffer into HASS_PIECES bundles where that pays (see
- * DESIGN); pieces once on stay on while its count holds and their stall risk
- * fits. */
+/* Cuts each GPU's buffer into pieces where that pays (see DESIGN). */
 void hf__hass_plan_pieces(struct hass *h)
 {
     double w = hf__mean_chunk_work(h->r);

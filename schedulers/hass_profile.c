@@ -3,24 +3,23 @@
  *
  * DESIGN
  * ------
- * A model T(w) = lat + w * inv needs bundles of two sizes or more to tell the
- * fixed cost of a bundle from its cost per unit of work. Until every alive
- * device is measured, the round's chunks form one shared pool taken from the
- * front: a CPU team takes `profile_chunks` single chunks (its latency folds
- * into its cost per chunk); a GPU takes a span of `profile_chunks` chunks and
- * doubles it while its rate rises by `growth_stop` or more, up to an eighth
- * of the load. Fixed costs that are not the latency are kept out of the fit:
- * a GPU's very first bundle (its first launch) only marks its size warmed; a
- * span slower per unit of work than the one half its size cannot be an affine
- * device's and is run again; and since each profile span is the first of its
- * size, where doubling the first fitted span barely moved its time, that size
- * is run once more, so that the repeat tells the latency from a per-size
- * warm-up. The pool keeps back the chunks another GPU needs for such a
- * repeat. Then the rest of the pool is split. At the round's end the engine's
- * standalone pass, one warm bundle each device ran on the whole load,
- * completes a model that holds too few sizes or misses the pass by more than
- * twice its tolerance, and a GPU cut off before a rerun takes the model of
- * the GPU most like it. With `warm_start` the saved models skip all this.
+ * A model T(w) = lat + w * inv needs bundles of two sizes or more to tell a
+ * bundle's fixed cost from its cost per unit of work. Until every alive device
+ * is measured, the round's chunks form one shared pool taken from the front: a
+ * CPU team takes `profile_chunks` single chunks; a GPU a span of
+ * `profile_chunks` chunks, doubled while its rate rises by `growth_stop` or
+ * more, up to an eighth of the load. Fixed costs that are not the latency stay
+ * out of the fit: a GPU's first bundle (its first launch) only marks its size
+ * warmed; a span slower per unit of work than the one half its size cannot be
+ * an affine device's and runs again; and since each span is the first of its
+ * size, where doubling the first fitted span barely moved its time that size
+ * runs once more, so that the repeat tells the latency from a per-size warm-up
+ * (the pool keeps back the chunks a GPU needs for it). Then the rest of the
+ * pool is split. At the round's end the engine's standalone pass, one warm
+ * bundle each device ran on the whole load, completes a model with too few
+ * sizes or one that misses it by twice its tolerance, and a GPU cut off before
+ * a rerun takes the model of the GPU most like it. With `warm_start` the saved
+ * models skip all this.
  */
 #include <math.h>
 
@@ -55,8 +54,7 @@ static int repeat_due(const struct hass *h, int d)
            (h->prep[d] == REPEAT_DUE || h->prep[d] == REPEAT_AGAIN);
 }
 
-/* The pool's chunks d leaves for other GPUs' repeats of their first bundle;
- * a GPU due for its own takes it regardless. */
+/* The pool's chunks d leaves to other GPUs for their repeats. */
 static size_t pool_held(const struct hass *h, int d)
 {
     size_t held = 0;
@@ -73,8 +71,7 @@ static size_t pool_held(const struct hass *h, int d)
     return held;
 }
 
-/* Device d's next span from the shared pool: a CPU one chunk, a GPU its span
- * or its repeat (not where its chunks' work differs). */
+/* Device d's next span from the shared pool. */
 int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out)
 {
     const struct hf_round *r = h->r;
@@ -103,8 +100,7 @@ int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out)
     return 1;
 }
 
-/* Whether GPU d's fitted span is a whole profile span slower per unit of
- * work than its best: then it is marked to run again. */
+/* Whether GPU d's span is slower per unit than its best: rerun it. */
 int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, double work,
                            double seconds, int fit)
 {
@@ -116,8 +112,7 @@ int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, do
     return slow;
 }
 
-/* GPU d's first bundle ran: its repeat tells the latency where the pool is
- * short. */
+/* GPU d's first bundle ran: its repeat may tell the latency. */
 void hf__hass_profile_first(struct hass *h, int d, const struct hf_span *span, double work)
 {
     if (!h->split && !h->profiled[d]) {
@@ -136,8 +131,7 @@ static int all_profiled(const struct hass *h)
     return 1;
 }
 
-/* Profiling's step after device d's span: the repeat, a GPU's next span
- * size, a CPU's count, and the split once all are measured. */
+/* Profiling's step after device d's span, then the split once all are. */
 void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, double work,
                            double seconds, double own, int fit)
 {
@@ -182,8 +176,7 @@ static int one_size(const struct hf_cost_model *m)
     return hi < 2.0 * lo;
 }
 
-/* Whether GPU d's model misses its standalone pass by twice its tolerance,
- * its warm-up known and small against the pass. */
+/* Whether GPU d's model misses its standalone pass by 2x its tolerance. */
 static int profile_misses(struct hass *h, int d, double seconds, double work, double bytes)
 {
     struct hf_cost_model *m = &h->model[d];
@@ -193,8 +186,7 @@ static int profile_misses(struct hass *h, int d, double seconds, double work, do
            fabs(pred / seconds - 1.0) > 2.0 * hass_tolerated(h, d);
 }
 
-/* Adds the standalone pass to the models that need it (see DESIGN); only on
- * exact work, whose unit the pass shares. */
+/* Adds the standalone pass to the models that need it (see DESIGN). */
 static void seed_standalone(struct hass *h, const struct hf_round *r)
 {
     if (!r->standalone_rate || r->nchunks == 0)
@@ -224,9 +216,7 @@ static int profile_stalled(const struct hass *h, int d)
     return h->pslow[d] || h->prep[d] == REPEAT_AGAIN;
 }
 
-/* GPU d's profile was cut before a stalled span's rerun: it takes the model
- * of the nearest GPU by standalone rate (within 10%) whose profile met no
- * stall, else starts over. */
+/* Gives GPU d, cut off before a rerun, its likest GPU's model. */
 static void restart_cut_profile(struct hass *h, const struct hf_round *r, int d)
 {
     double own = r->standalone_rate ? r->standalone_rate[d] : 0.0, best = 0.1;
@@ -279,8 +269,7 @@ int hf__hass_warm_models(struct hass *h)
     return 1;
 }
 
-/* Saves every fitted model in the profile (hass.model, and hass.rate =
- * 1/inv). */
+/* Saves every fitted model (hass.model, hass.rate = 1/inv). */
 void hf__hass_save_models(struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++) {

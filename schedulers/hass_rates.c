@@ -2,25 +2,24 @@
  *
  * DESIGN
  * ------
- * On an irregular load that repeats, the engine re-estimates every chunk's
- * work from the bundles' times (hf_round.cost_moved), so the unit the models
- * were fitted in moves every round, and a region whose estimate is off is
- * priced wrong by every model alike. From round 2 such a load is planned by
- * the rates the devices showed (Goodarzi's adaptation): device d's seconds
- * per unit of work is its busy time in the round just ended, less its model's
- * latency per bundle, over the learned work it ran; a region whose estimate
- * is off ran at an equally wrong rate on its device, so the split is right
- * where the estimates are not. A CPU team ran its chunks one at a time, so
- * each one's seconds are known: it is priced on the run the new plan gives it
- * (chunks it ran at their seconds, others at their estimate times the nearest
- * run chunk's seconds per unit), the split made again until that settles. The
- * plan in force stays unless the new one gains more than `stable_tol`, twice
- * the rates' own noise and a moving GPU's spread, and pays its new sizes back
- * within HASS_AMORTISE rounds. Buffers are cut by learned cost, a GPU keeping
- * a count it has run where that ends it at most `stable_tol` of its share
- * past the cut. GPUs alone on inexact work run one region each, so their
- * times are speed and region at once: the next round is planned at its start
- * in the estimates just folded, for a gain beyond what the plans missed by.
+ * On an irregular load that repeats, the engine re-estimates each chunk's work
+ * from the bundles' times (hf_round.cost_moved): the unit the models were
+ * fitted in moves every round, and a region whose estimate is off is priced
+ * wrong by every model alike. From round 2 such a load is planned by the rates
+ * the devices showed (Goodarzi's adaptation): a device's seconds per unit of
+ * work are its busy time less its model's latency per bundle over the learned
+ * work it ran, so a region whose estimate is off, run at an equally wrong
+ * rate, is split right. A CPU team's single chunks tell their own seconds: it
+ * is priced on the run the new plan gives it (chunks it ran at their seconds,
+ * others at their estimate times the nearest run chunk's seconds per unit),
+ * the split made again until that settles. The plan in force stays unless the
+ * new one gains more than `stable_tol`, twice the rates' noise and a moving
+ * GPU's spread, and pays its new sizes back within HASS_AMORTISE rounds.
+ * Buffers are cut by learned cost, a GPU keeping a count it has run where that
+ * ends it at most `stable_tol` of its share past the cut. GPUs alone on
+ * inexact work run one region each, speed and region at once: their next round
+ * is planned at its start in the estimates just folded, for a gain beyond what
+ * the plans missed by.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,8 +27,7 @@
 
 #include "hass.h"
 
-/* Keeps the per-chunk seconds while the load repeats, else starts them over
- * (none if allocation fails: chunks are then priced by rates). */
+/* Keeps the per-chunk seconds while the load repeats, else resets them. */
 static void chunk_seconds_begin(struct hass *h, const struct hf_round *r)
 {
     if (r->repeats && h->chunk_n == r->nchunks)
@@ -51,8 +49,7 @@ static void chunk_seconds_begin(struct hass *h, const struct hf_round *r)
         h->chunk_dev[i] = -1;
 }
 
-/* Plans GPUs alone's round at its start, each GPU's work re-expressed in the
- * estimates just folded (see DESIGN). */
+/* Plans GPUs alone's round at its start in the new unit (see DESIGN). */
 static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
 {
     size_t n = r->nchunks;
@@ -72,8 +69,7 @@ static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
     memcpy(h->bundles, bundles, sizeof bundles);
 }
 
-/* A round begins: the per-chunk seconds, the models' new unit, whether the
- * load is learned. */
+/* A round begins: chunk seconds, the models' unit, the learned load. */
 void hf__hass_chunks_begin(struct hass *h, const struct hf_round *r)
 {
     chunk_seconds_begin(h, r);
@@ -91,8 +87,7 @@ static double own_seconds(const struct hass *h, int d, size_t i)
     return i < h->chunk_n && h->chunk_dev[i] == d ? h->chunk_s[i] : -1.0;
 }
 
-/* CPU d's seconds per unit of learned work on the run of chunks `counts`
- * gives it (see DESIGN), or `inv` where it ran none. */
+/* CPU d's seconds per unit on the run `counts` gives it (see DESIGN). */
 static double run_inv(const struct hass *h, int d, const size_t *counts, double inv)
 {
     int nd = h->ndev;
@@ -122,8 +117,7 @@ static double run_inv(const struct hass *h, int d, const size_t *counts, double 
     return work > 0.0 && sec > 0.0 ? sec / work : inv;
 }
 
-/* The plan by measured rates (see DESIGN) from what each device ran (work)
- * and was busy (busy) last round; 0 when nothing could be planned. */
+/* The plan by the rates of the round that ran (see DESIGN); 0: none. */
 int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n)
 {
     int nd = h->ndev, use[nd], confound = hass_regions_confound(h);
@@ -196,8 +190,7 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
     return 1;
 }
 
-/* GPU d's count nearest `want` from `at` that it has run, ending at `target`
- * or up to `stable_tol` of `share` past it, else `want`. */
+/* GPU d's run count nearest `want` that ends within its slack. */
 static size_t nearest_known_count(const struct hass *h, int d, size_t at, size_t want, double acc,
                                   double target, double share)
 {
@@ -228,8 +221,7 @@ static size_t nearest_known_count(const struct hass *h, int d, size_t at, size_t
     }
 }
 
-/* Under a plan by rates each GPU keeps a count it has run where that stays
- * within `stable_tol` of its share past the cut (see DESIGN). */
+/* Keeps each GPU at a count it has run where the cut allows it. */
 void hf__hass_keep_known_sizes(struct hass *h, size_t base, size_t *counts)
 {
     int order[h->ndev], n = hf__layout_order(h->dev, h->ndev, counts, order);

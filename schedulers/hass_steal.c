@@ -5,33 +5,30 @@
  * Any idle device may take work another was given and has not started: a CPU
  * team's buffer, a released GPU's (a piece came in far slower than its model)
  * or the unstarted pieces of a GPU busy with one. Owners run from the front,
- * thieves take the tail. An idle GPU steals from the buffer with the most
- * time left at its owner's rate, in work (chunks need not cost the same;
- * rates are taken at the tail's bytes per work): the x for which the owner's
- * end, busy + (left - x) / its rate, meets the thieves' x / their rate, this
- * GPU taking its part by rate. The steal is a power of two (sizes recur; a
- * new one costs a warm-up) and, while the owner runs, halved until it ends
- * the round sooner than leaving the tail, counting the thief's warm-up of a
- * new size and the stall risk of the bundles it adds and spares; a
- * stall-prone GPU leaves it to a safer thief that would end it sooner. An
- * idle CPU team steals one chunk, from a GPU only where it ends before the
- * GPUs would drain that buffer. A CPU stops before a chunk that would end the
- * round later than leaving the rest to the GPUs, and a released GPU runs on
- * only while that ends the round sooner.
+ * thieves take the tail. An idle GPU steals from the buffer with the most time
+ * left at its owner's rate, in work (rates taken at the tail's bytes per
+ * work): the x for which the owner's end, busy + (left - x) / its rate, meets
+ * the thieves' x / their rate, this GPU taking its part by rate, as a power of
+ * two (sizes recur; a new one costs a warm-up), and while the owner runs
+ * halved until it ends the round sooner than leaving the tail, with the
+ * thief's warm-up and the stall risk of the bundles it adds and spares; a
+ * stall-prone GPU leaves it to a safer thief that would end it sooner. An idle
+ * CPU team steals one chunk, from a GPU only where it ends before the GPUs
+ * would drain that buffer. A CPU stops before a chunk that would end the round
+ * later than leaving the rest to the GPUs; a released GPU runs on only while
+ * that ends the round sooner.
  */
 #include <math.h>
 
 #include "hass.h"
 
-/* The rate at which victim c runs its own buffer (a released GPU's: its slow
- * piece's). */
+/* The rate at which victim c runs its own buffer. */
 static double victim_rate(const struct hass *h, int c)
 {
     return h->dev[c].is_gpu && h->released[c] > 0.0 ? h->released[c] : h->rate[c];
 }
 
-/* Whether c's buffer is open to thieves (see DESIGN); not a GPU's pieces
- * where GPUs alone run regions the engine learns costs from. */
+/* Whether c's buffer is open to thieves (see DESIGN). */
 static int open_buffer(const struct hass *h, int c)
 {
     return !h->dev[c].is_gpu || h->released[c] > 0.0 ||
@@ -73,8 +70,7 @@ static double gpu_rate_on(const struct hass *h, int g, double rho)
     return 1.0 / (inv + h->inv_bw[g] * rho);
 }
 
-/* The seconds victim c is still busy with its running bundle, taken as just
- * started. */
+/* The seconds victim c is still busy, its bundle taken as just started. */
 static double victim_busy(const struct hass *h, int c)
 {
     double mean = hf__mean_chunk_work(h->r);
@@ -82,15 +78,13 @@ static double victim_busy(const struct hass *h, int c)
     return h->inflight[c] ? running / victim_rate(h, c) : 0.0;
 }
 
-/* CPU c's time for a chunk of `work` at its pessimistic pace (twice its
- * spread added). */
+/* CPU c's time for a chunk of `work`, twice its spread added. */
 static double cpu_chunk_s(const struct hass *h, int c, double work)
 {
     return work / h->rate[c] * (1.0 + 2.0 * h->model[c].spread);
 }
 
-/* The rate of the alive GPUs other than c on a tail of rho bytes per work,
- * together. */
+/* The rate of the alive GPUs other than c together, at rho bytes/work. */
 static double thieves_rate(const struct hass *h, int c, double rho)
 {
     double sum = 0.0;
@@ -100,8 +94,7 @@ static double thieves_rate(const struct hass *h, int c, double rho)
     return sum;
 }
 
-/* When GPU k would end a steal of `work` by the models: after what it still
- * runs, its latency, the work and its stall risk. */
+/* When GPU k would end a steal of `work`, by the models. */
 static double thief_end(const struct hass *h, int k, double work, double rho)
 {
     double g = gpu_rate_on(h, k, rho), rest = 0.0;
@@ -114,8 +107,7 @@ static double thief_end(const struct hass *h, int k, double work, double rho)
     return rest + hf__hass_latency(h, k) + work / g + hass_stall_risk(h, k);
 }
 
-/* Whether a less stall-prone thief of c's buffer would end a steal of `work`
- * before d's `end`. */
+/* Whether a less stall-prone thief would end the steal before `end`. */
 static int safer_thief(const struct hass *h, int d, int c, double work, double rho, double end)
 {
     double risk = hass_stall_risk(h, d);
@@ -127,8 +119,7 @@ static int safer_thief(const struct hass *h, int d, int c, double work, double r
     return 0;
 }
 
-/* Device d, idle with an empty buffer, steals from an open buffer's tail
- * (see DESIGN). */
+/* Device d steals from an open buffer's tail (see DESIGN). */
 int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
 {
     int c = steal_victim(h, d);
@@ -184,8 +175,7 @@ int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
     return pow2 > 0 && hf__take_tail(h->buf, c, pow2, out);
 }
 
-/* The warm-up a GPU's steal of a CPU's last k chunks costs: none where an
- * alive GPU ran that power of two, else the least among them. */
+/* The least warm-up a GPU pays for a steal of a CPU's last k chunks. */
 static double tail_warm(const struct hass *h, size_t k)
 {
     size_t pow2 = hf__pow2_floor(k);
@@ -198,9 +188,7 @@ static double tail_warm(const struct hass *h, size_t k)
     return isfinite(least) ? least : 0.0;
 }
 
-/* Whether CPU c should leave the rest of its buffer to the GPUs (see
- * DESIGN); only while a GPU with a known rate is alive, so that nothing is
- * stranded. */
+/* Whether CPU c should leave the rest of its buffer to the GPUs. */
 int hf__hass_cpu_should_leave(const struct hass *h, int c)
 {
     const struct hf_round *r = h->r;
@@ -237,8 +225,7 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
     return take > leave;
 }
 
-/* GPU d's next piece of its released buffer, while running it on at its slow
- * pace ends the round sooner than leaving it to the other GPUs. */
+/* GPU d's next piece of its released buffer, while that pays. */
 int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out)
 {
     const struct hf_round *r = h->r;
