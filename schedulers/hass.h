@@ -1,5 +1,6 @@
-/* hass.h - HASS's state and the parts of hass.c that plan a split
- * (hass_plan.c), shared by the two files. Internal to schedulers/.
+/* hass.h - HASS's state and the functions its files share (hass.c: the round
+ * flow; hass_profile.c, hass_plan.c, hass_rates.c, hass_steal.c, hass_adapt.c,
+ * hass_link.c: one mechanism each). Internal to schedulers/.
  */
 #ifndef HF_HASS_H
 #define HF_HASS_H
@@ -14,24 +15,41 @@
 #define HASS_SIZES 64   /* bundle sizes remembered per device */
 #define HASS_AMORTISE 4 /* rounds a changed split must pay its warm-up back in */
 #define HASS_COLD 4     /* a probe's chunk, run cold, may take this many times its model's time */
-#define HASS_PIECES 4   /* a GPU's long share runs as this many bundles (hass.c, Split) */
-#define HASS_PIECE_COST 0.01 /* ... where their extra latency and new sizes cost at most this
-                                share of its time */
-#define HASS_HEDGE_PAYS 8 /* a slow surprise is hedged when its excess is this many times
-                             what a hedge costs (hass.c, hedge_surprises) */
+#define HASS_PIECES 4   /* a GPU's long share runs as this many bundles (hass_plan.c) */
+#define HASS_PIECE_COST 0.01 /* ... where their extra costs are at most this share of its time */
+#define HASS_HEDGE_PAYS                                                                            \
+    8 /* a slow surprise is hedged when its excess is this many times                              \
+         what a hedge costs (hass_adapt.c) */
 
 /* Where a GPU stands with the repeat of its first fitted profile span, or of
- * its first bundle (hass.c: it tells the GPU's latency from its per-size
- * warm-up). */
+ * its first bundle: the repeat tells its latency from its per-size warm-up
+ * (hass_profile.c). */
 enum hass_repeat {
     REPEAT_NONE_FITTED, /* no profile span fitted yet */
     REPEAT_FIRST,       /* the first bundle ran: repeat it where the pool is nearly empty */
     REPEAT_ONE_FITTED,  /* the first fitted: psize, pwork, ptime hold it */
-    REPEAT_DUE,         /* run it again: doubling it barely moved the time, or the
-                           pool is too short for more than the first's repeat */
+    REPEAT_DUE,         /* run it again */
     REPEAT_AGAIN,       /* the repeat stalled: run it once more */
     REPEAT_DONE,        /* run, or not needed */
 };
+
+/* The per-device arrays of struct hass (name, slots per device), allocated
+ * and freed together. */
+/* clang-format off */
+#define HASS_ARRAYS(X)                                                                           \
+    X(model, 1) X(rate, 1) X(inv_bw, 1) X(ratio, 1) X(plan_n, 1) X(hedge, 1) X(piece, 1)         \
+    X(piece_plan, 1) X(released, 1) X(spent, 1) X(peer_lat, 1) X(peer_inv, 1) X(warm, 1)         \
+    X(nwarm, 1) X(fed, 1) X(sizes, HASS_SIZES) X(first_t, HASS_SIZES) X(first_w, HASS_SIZES)     \
+    X(left_out, 1) X(last_rate, 1) X(last_plan, 1) X(bundles, 1) X(busy_last, 1)                 \
+    X(bundles_last, 1) X(plan_ran, 1) X(was_alive, 1) X(link_of, 1) X(link_bw, 1)                \
+    X(wait_s, 1) X(link_batch, 1) X(give_epoch, 1) X(wait_known, 1) X(link_clean, 1)             \
+    X(buf, 1) X(committed, 1) X(inflight, 1) X(pspan, 1) X(prate, 1) X(pslow, 1)                 \
+    X(profiled, 1) X(pdone, 1) X(prep, 1) X(psize, 1) X(pwork, 1) X(ptime, 1)
+/* clang-format on */
+
+/* The per-device arrays that start every round at zero. */
+#define HASS_ROUND_ARRAYS(X)                                                                       \
+    X(bundles) X(buf) X(committed) X(inflight) X(piece) X(released) X(spent)
 
 struct hass {
     int ndev;
@@ -43,52 +61,44 @@ struct hass {
     int steal, warm_start;
 
     struct hf_cost_model *model; /* per device */
-    double *rate;       /* work/s per device from its model (a CPU's latency per chunk,
-                           a GPU's bytes at the mean chunk folded in), 0 = unknown */
-    double *inv_bw;     /* per device: the model's s per byte when rate was set */
-    double *ratio;      /* planned shares of the next round, sum to 1 */
-    size_t *plan_n;     /* chunk counts of the plan (for plan_chunks chunks) */
+    double *rate;                /* work/s per device from its split model, 0 = unknown */
+    double *inv_bw;              /* per device: the model's s per byte when rate was set */
+    double *ratio;               /* planned shares of the next round, sum to 1 */
+    size_t *plan_n;              /* chunk counts of the plan (for plan_chunks chunks) */
     size_t plan_chunks;
     double plan_reserve; /* the reserve fraction fixed with the plan */
-    double *hedge;      /* per device: the part of its share laid at a CPU's tail in the
-                           next round only, after a slow surprise (hass.c, hedge_surprises) */
-    size_t *piece;      /* per GPU: the chunks of each bundle of its own buffer this round
-                           (0: the whole buffer as one bundle; hf__hass_plan_pieces) */
-    size_t *piece_plan; /* per GPU: its planned count when its pieces were switched on
-                           (0: off) */
-    double *released;   /* per GPU: > 0 once a piece came in as a slow surprise, the rate
-                           (work/s) it showed; the rest of its buffer is open to thieves */
-    double *spent;      /* per device: seconds of its bundles finished this round */
-    double *peer_lat, *peer_inv; /* per GPU: its peers' pooled split model, which the split
-                                    uses while its own agrees with it (hf__hass_pool_peers);
-                                    inv 0 = none */
+    double *hedge;       /* per GPU: the part of its share laid at a CPU's tail next round */
+    size_t *piece;       /* per GPU: chunks per bundle of its own buffer (0: one bundle) */
+    size_t *piece_plan;  /* per GPU: its planned count when its pieces were switched on */
+    double *released;    /* per GPU: > 0 once a piece came in as a slow surprise, the
+                            rate it showed; the rest of its buffer is open to thieves */
+    double *spent;       /* per device: seconds of its bundles finished this round */
+    double *peer_lat, *peer_inv; /* per GPU: its peers' pooled split model (inv 0: none) */
     int have_ratio;
-    double *warm;       /* per device: what a bundle of a new size costs it once (s) */
-    long *nwarm;        /* per device: measures of it so far */
-    long *fed;          /* per device: spans seen by `finished` */
-    size_t *sizes;      /* per device: bundle sizes (chunks) it ran, HASS_SIZES each */
-    double *first_t, *first_w; /* per size slot: its first bundle's seconds and work, until
-                                  its first repeat (0 after it, or for a CPU) */
-    long *left_out;     /* rounds in a row the device got nothing */
-    int learned;        /* this load's chunk costs have been re-estimated (hf_round.cost_moved)
-                           since it began repeating (hf_round.repeats) */
-    int by_rates;       /* the plan in force came from measured rates (plan_by_rates) */
-    int plan_due;       /* the next round's plan waits for its unit (hass.c, plan_in_new_unit) */
-    double *last_rate;  /* per device: its measured rate in the round before */
-    size_t *last_plan;  /* per device: its planned chunks in the round before */
-    double rate_noise;  /* how far rates move between rounds of one plan */
-    double plan_pred;   /* the makespan the plan by rates in force predicted (s), 0: none */
-    double pred_noise;  /* how far rounds missed it (hass_plan.c, GPUs alone) */
-    long *bundles;      /* per device: bundles it ran this round */
-    double *chunk_s;    /* per chunk of a repeating load: the seconds it last took a device
-                           that runs one chunk per bundle (a CPU), ... */
-    int *chunk_dev;     /* ... and that device (-1: none yet) */
-    int *ran_by;        /* per chunk: the device that ran it in the last round (-1: none) */
-    double *busy_last;  /* per device: its seconds of bundles in the last round, ... */
-    long *bundles_last; /* ... its bundles, ... */
-    size_t *plan_ran;   /* ... and its count in the plan that round ran */
-    size_t chunk_n;     /* the chunks those arrays hold */
-    int *was_alive;     /* per device: alive in the last round (it may sit a round out) */
+    double *warm;              /* per device: what a bundle of a new size costs it once (s) */
+    long *nwarm;               /* per device: measures of it so far */
+    long *fed;                 /* per device: spans seen by `finished` */
+    size_t *sizes;             /* per device: bundle sizes (chunks + 1) it ran, HASS_SIZES each */
+    double *first_t, *first_w; /* per size slot: its first bundle's seconds and work,
+                                  until its first repeat (0 after it, or for a CPU) */
+    long *left_out;            /* rounds in a row the device got nothing */
+    int learned;               /* the load repeats and its chunk costs have been re-estimated */
+    int by_rates;              /* the plan in force came from measured rates (hass_rates.c) */
+    int plan_due;              /* the next round's plan waits for its unit (hass_rates.c) */
+    double *last_rate;         /* per device: its measured rate in the round before */
+    size_t *last_plan;         /* per device: its planned chunks in the round before */
+    double rate_noise;         /* how far rates move between rounds of one plan */
+    double plan_pred;          /* the makespan the plan by rates in force predicted (s), 0: none */
+    double pred_noise;         /* how far rounds missed it */
+    long *bundles;             /* per device: bundles it ran this round */
+    double *chunk_s;           /* per chunk of a repeating load: the seconds it last took a CPU, */
+    int *chunk_dev;            /* ... that CPU (-1: none yet), */
+    int *ran_by;               /* ... and the device that ran it in the last round (-1: none) */
+    size_t chunk_n;            /* the chunks those arrays hold */
+    double *busy_last;         /* per device: its seconds of bundles in the last round, ... */
+    long *bundles_last;        /* ... its bundles, ... */
+    size_t *plan_ran;          /* ... and its count in the plan that round ran */
+    int *was_alive;            /* per device: alive in the last round (it may sit a round out) */
 
     /* Shared links (hass_link.c). */
     int nlinks;
@@ -105,44 +115,41 @@ struct hass {
 
     /* The current round (the device set's view: a device left out is not alive). */
     const struct hf_round *r;
-    double mean_bytes;  /* its mean chunk's bytes (a GPU's copies; split_model) */
+    double mean_bytes; /* its mean chunk's bytes */
     struct hf__buf *buf;
-    int split;          /* buffers laid out (otherwise round 0's shared pool) */
-    size_t pool_next;   /* front of round 0's shared pool */
-    double *committed;  /* work handed to each device this round */
-    int *inflight;      /* a span of the device is running */
+    int split;         /* buffers laid out (otherwise round 0's shared pool) */
+    size_t pool_next;  /* front of round 0's shared pool */
+    double *committed; /* work handed to each device this round */
+    int *inflight;     /* a span of the device is running */
 
-    /* Round 0 profiling, per device. */
-    int profiling;      /* this round began with no plan: it profiles from the shared pool */
-    size_t *pspan;      /* a GPU's current profile span */
-    double *prate;      /* a GPU's best measured rate so far */
-    int *pslow;         /* a GPU's profile span came in slower per unit than the last: rerun */
-    int *profiled;      /* rate known */
-    long *pdone;        /* a CPU's chunks measured */
+    /* Round 0 profiling, per device (hass_profile.c). */
+    int profiling;          /* this round began with no plan: it profiles from the shared pool */
+    size_t *pspan;          /* a GPU's current profile span */
+    double *prate;          /* a GPU's best measured rate so far */
+    int *pslow;             /* a GPU's profile span came in slower per unit than the last: rerun */
+    int *profiled;          /* rate known */
+    long *pdone;            /* a CPU's chunks measured */
     enum hass_repeat *prep; /* a GPU's repeat of its first fitted profile span */
-    size_t *psize;      /* the first fitted span: its chunks, ... */
-    double *pwork, *ptime; /* ... its work and seconds */
+    size_t *psize;          /* the first fitted span: its chunks, ... */
+    double *pwork, *ptime;  /* ... its work and seconds */
 };
 
 /* Whether model m holds a slow surprise it does not believe yet (one bundle
- * much slower than its fit: a stall, or the first of a slowdown), in
- * m->pw[0] work taking m->pt[0] seconds. */
+ * much slower than its fit), in m->pw[0] work taking m->pt[0] seconds. */
 static inline int hass_slow_surprise(const struct hf_cost_model *m)
 {
     return m->fitted && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0;
 }
 
-/* What one more bundle of device d costs it in stalls, on average (its
- * model's slow one-offs per bundle times their excess: hf_cost_stall_risk).
- * Every decision that adds bundles of d (pieces, steals, hedges) pays it. */
+/* What one more bundle of device d costs it in stalls, on average
+ * (hf_cost_stall_risk). Every decision that adds bundles of d pays it. */
 static inline double hass_stall_risk(const struct hass *h, int d)
 {
     return hf_cost_stall_risk(&h->model[d]);
 }
 
 /* Whether the other alive devices together run at half device d's rate or
- * more: enough help to take over part of its share mid-round (a hedge, a
- * released piece), where a CPU at 1/35 of a GPU's rate is not. */
+ * more: enough help to take over part of its share mid-round. */
 static inline int hass_has_helpers(const struct hass *h, int d)
 {
     double all = 0.0;
@@ -151,7 +158,7 @@ static inline int hass_has_helpers(const struct hass *h, int d)
     return all - h->rate[d] >= 0.5 * h->rate[d];
 }
 
-/* Whether no CPU is alive in the round (hass.c, DESIGN, Adapt: GPUs alone). */
+/* Whether no CPU is alive in the round. */
 static inline int hass_gpus_alone(const struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++)
@@ -160,9 +167,9 @@ static inline int hass_gpus_alone(const struct hass *h)
     return 1;
 }
 
-/* Whether the round's GPUs run alone on a load whose declared work may be
- * off (hf_round.work_exact unset): each GPU runs one region, so what it
- * took is its speed and its region's cost at once (hass.c, DESIGN). */
+/* Whether the round's GPUs run alone on work whose declared cost may be off
+ * (hf_round.work_exact unset): each GPU runs one region, so what it took is
+ * its speed and its region's cost at once (hass_rates.c). */
 static inline int hass_regions_confound(const struct hass *h)
 {
     return !h->r->work_exact && hass_gpus_alone(h);
@@ -195,47 +202,74 @@ static inline int hass_size_known(const struct hass *h, int d, size_t count)
     return k < 0 || h->sizes[k] == count + 1;
 }
 
-/* What a bundle of a size device d never ran costs it once: its warm-up as
- * learned from first bundles (hass.c, learn_warm_cost) or as its model's
- * window shows it (hf_cost_warmup), whichever is larger. */
+/* What a bundle of a size device d never ran costs it once: its learned
+ * warm-up or what its model's window shows (hf_cost_warmup), the larger. */
 static inline double hass_new_size_cost(const struct hass *h, int d)
 {
     return fmax(h->warm[d], hf_cost_warmup(&h->model[d]));
 }
 
-/* hass_plan.c: the split under the devices' affine models. */
+/* Empties device d's model; it expects a warm-up on every new size. */
+static inline void hass_model_reset(struct hass *h, int d)
+{
+    hf_cost_init(&h->model[d]);
+    h->model[d].warm_fresh = 1;
+}
+
+/* Sets model m to the line lat + w * inv + b * inv_bw, fitted (a guess or a
+ * saved model: the device's own bundles replace it). */
+static inline void hass_model_set(struct hf_cost_model *m, double lat, double inv, double inv_bw)
+{
+    m->lat = lat;
+    m->inv = inv;
+    m->inv_bw = inv_bw;
+    m->fitted = 1;
+}
+
+/* hass_profile.c: round 0. */
+void hf__hass_profile_begin(struct hass *h);
+int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out);
+int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, double work,
+                           double seconds, int fit);
+void hf__hass_profile_first(struct hass *h, int d, const struct hf_span *span, double work);
+void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, double work,
+                           double seconds, double own, int fit);
+void hf__hass_profile_end(struct hass *h, const struct hf_round *r);
+int hf__hass_warm_models(struct hass *h);
+void hf__hass_save_models(struct hass *h);
+
+/* hass_plan.c: the split under the devices' cost models. */
 void hf__hass_refresh_rates(struct hass *h);
-/* Every device's split model (lat, inv per unit of work) for the device-set
- * choice: inv 0 for a device not alive or without a fitted model (hass_plan.c). */
 void hf__hass_set_models(const struct hass *h, double *lat, double *inv);
-/* Pools alike GPUs' models for the split (hass_plan.c). */
-void hf__hass_pool_peers(struct hass *h);
-/* Device d's latency as the split sees it (pooled with its peers' where its
- * model agrees with theirs): what one more bundle of it costs (hass_plan.c). */
+void hf__hass_split_model(const struct hass *h, int d, double w, double *lat, double *inv);
 double hf__hass_latency(const struct hass *h, int d);
 double hf__hass_allowance(const struct hass *h, int d, size_t c, double w);
 double hf__hass_finish(const struct hass *h, int d, size_t c, double w);
+double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);
+double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);
-/* Whether CPU d, whose last chunk was a slow surprise its model does not
- * believe yet, has `count` > 0 chunks of mean work w to run and would end even
- * one of them after ms at the surprise's pace (it then sits the next round
- * out: hf__hass_plan_counts). */
 int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, double ms);
 void hf__hass_add_probes(struct hass *h, size_t *counts);
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts);
 void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base);
 void hf__hass_plan_pieces(struct hass *h);
 void hf__hass_split_rest(struct hass *h, size_t base);
-int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n);
-int hf__hass_warm_models(struct hass *h);
-/* Device d's finish under its model alone (no allowance for its spread). */
-double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);
-double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
 
-/* hass_steal.c: what a device with an empty buffer takes (hass_steal.c,
- * DESIGN). Each returns 1 with a span in out, else 0. */
+/* hass_rates.c: the plan of a learned load, by the rates measured. */
+void hf__hass_chunks_begin(struct hass *h, const struct hf_round *r);
+void hf__hass_plan_in_new_unit(struct hass *h, const struct hf_round *r);
+int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n);
+void hf__hass_keep_known_sizes(struct hass *h, size_t base, size_t *counts);
+
+/* hass_adapt.c: what finished bundles and rounds teach. */
+void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double seconds);
+int hf__hass_plan_next(struct hass *h, const double *work, const double *busy, size_t n,
+                       int by_rates);
+void hf__hass_hedge_surprises(struct hass *h);
+
+/* hass_steal.c: what a device with an empty buffer takes. Each returns 1
+ * with a span in out, else 0. */
 int hf__hass_steal(struct hass *h, int d, struct hf_span *out);
-/* Whether CPU c should leave the rest of its buffer to the GPUs. */
 int hf__hass_cpu_should_leave(const struct hass *h, int c);
 int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out);
 

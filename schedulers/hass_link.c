@@ -1,55 +1,23 @@
-/* hass_link.c - shared links in HASS's split (hass.c's design paragraph,
- * "Split", and hass_plan.c).
+/* hass_link.c - shared links in HASS's split and in what its models are fed.
  *
  * DESIGN
  * ------
- * Devices may declare that they sit behind one shared link (struct
- * hf_device_info: link > 0, and link_bandwidth in the bundles' own bytes per
- * second when it is known): the nodes of a run behind rank 0's network link,
- * GPUs behind one PCIe switch. The link moves one transfer at a time, first
- * come first served in the order bundles are handed out; at a round's start
- * that is the devices' index order (every engine offers idle devices work in
- * that order). A device's own model (lat + w inv, its bytes folded into inv)
- * covers its bundle once its transfer starts; what it cannot see is the wait
- * for the transfers before it, which depends on the other devices' shares.
- * So the split models the link itself. For a round of finish time T, device k
- * of a link (in index order, after devices j < k whose shares x_j put
- * S_k = a * sum_{j<k} x_j seconds on the link, a = the link's seconds per unit
- * of work at the mean chunk's bytes) can take
- *     x_k = max(0, min((T - lat_k - S_k) / inv_k, (T - S_k) / a)),
- * i.e. it waits for the link, then runs its bundle, and the link's bytes over
- * its bandwidth never exceed T. The devices behind no link take
- * max(0, T - lat) / inv as before, and the smallest T whose capacity covers
- * the work is found by bisection (capacity grows with T). Shares decrease
- * along the link, and a device whose wait alone reaches T gets nothing: where
- * the link is the whole story (a search whose text is sent from rank 0), one
- * or two nodes take what the link can carry and the rest are left out.
- * The same wait is added to a device's planned finish when whole chunks are
- * placed and plans compared (hf__hass_finish_at), and a leftover chunk given
- * to a device behind a link is weighed by what it does to the devices served
- * after it too (hf__hass_link_finish_plus). It is also taken out of
- * what a device behind a link measured, so that a device's model stays its
- * own and the plan does not count the wait twice: `finished` feeds its model
- * the seconds less its wait (never less than its own transfer), the wait
- * being the link time of the bytes of that link's spans handed out before it
- * at the same moment - since the last `finished` of any device, for a
- * scheduler has no clock: the spans of a round's start, which is where a
- * plan's bundles go out, queue for the link exactly so. A span handed out
- * later is taken to wait for nothing (the link may still be busy). Its wait
- * is known only when no span handed out earlier was still running on the
- * link; a device's model takes the spans of unknown wait only until it has
- * one of known wait, and that first one restarts it (the waits in the older
- * ones are not the device's and would hold back the plan for rounds); until
- * then it is planned as the slowest device of its link that has one (its
- * model and spread), or it would be left out on its waits and never measured
- * again. A device of a link steals only while no other span of that link is
- * running (a steal would wait for the link, and a device the plan left out
- * for its wait would take back the link time the plan kept from it). A link
- * whose bandwidth is not declared is given the fastest bytes rate any of its
- * devices' per-byte terms shows (1 / inv_bw: its waits only slow a device
- * down, so that is the link at least); while no device shows one (bytes
- * proportional to work, where a per-byte term is not told apart from the cost
- * per unit of work) the link adds no constraint and no wait.
+ * Devices may sit behind one shared link (hf_device_info.link > 0,
+ * link_bandwidth in bytes/s when known): nodes behind rank 0's network link,
+ * GPUs behind one PCIe switch. The link moves one transfer at a time in the
+ * order bundles are handed out, at a round's start the devices' index order,
+ * so a device waits for the bytes before it. With a = the link's seconds per
+ * unit of work and S_k = a * sum_{j<k} x_j, a round of finish time T lets
+ * device k take x_k = max(0, min((T - lat_k - S_k) / inv_k, (T - S_k) / a)),
+ * and bisection finds the least T whose capacity covers the work: shares fall
+ * along the link, and a device whose wait fills the round gets nothing.
+ * Measured seconds feed a model less the wait, the link time of the bytes
+ * handed out before it since time last moved; that wait is known only where
+ * nothing older was still on the link, and a model takes spans of unknown
+ * wait only until one of known wait restarts it (meanwhile it is planned as
+ * the slowest of its link). A device of a link steals only while its link is
+ * idle. An undeclared bandwidth is the fastest bytes rate its devices'
+ * per-byte terms show; while none shows one, the link adds no constraint.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -87,20 +55,19 @@ void hf__hass_links_refresh(struct hass *h)
         if (!(bw > 0.0) && m->fitted && m->inv_bw > 0.0)
             bw = 1.0 / m->inv_bw;
         if (h->dev[d].link_bandwidth > 0.0)
-            h->link_bw[g] = bw; /* declared: it holds */
+            h->link_bw[g] = bw;
         else if (bw > h->link_bw[g])
             h->link_bw[g] = bw;
     }
 }
 
-/* Seconds on link g per unit of work at rho bytes per unit; 0: no constraint. */
+/* Seconds on link g per unit of work at rho bytes per unit (0: none). */
 static double link_a(const struct hass *h, int g, double rho)
 {
     return g >= 0 && h->link_bw[g] > 0.0 && rho > 0.0 ? rho / h->link_bw[g] : 0.0;
 }
 
-/* The work the devices can take by time T (see DESIGN); x (may be NULL) gets
- * each device's share. */
+/* The work the devices can take by time T, shares in x (may be NULL). */
 static double capacity(const struct hass *h, const double *lat, const double *inv, const int *use,
                        double rho, double T, double *x)
 {
@@ -141,6 +108,7 @@ static int link_fits(void *arg, double T)
     return capacity(f->h, f->lat, f->inv, f->use, f->rho, T, NULL) >= f->work;
 }
 
+/* The split of `work` with the links: its finish time, shares in x. */
 double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
                            const int *use, double work, double rho, double *x)
 {
@@ -150,8 +118,6 @@ double hf__hass_link_split(const struct hass *h, const double *lat, const double
         any |= (!use || use[d]) && link_a(h, h->link_of[d], rho) > 0.0;
     if (!any || !isfinite(T) || !(work > 0.0))
         return T;
-    /* No link constraint: T. The links only take capacity away, so the
-     * answer lies above it. */
     struct link_fit f = {h, lat, inv, use, rho, work};
     double hi = hf_cost_least_time(link_fits, &f, T, NULL);
     double cap = capacity(h, lat, inv, use, rho, hi, x);
@@ -160,9 +126,7 @@ double hf__hass_link_split(const struct hass *h, const double *lat, const double
     return hi;
 }
 
-/* The planned wait of device d for its link: the link time of the bytes of
- * the devices before it on the link that have chunks in `counts` (of the
- * mean chunk). */
+/* Device d's planned wait for the bytes before it on its link. */
 double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts)
 {
     int g = h->link_of[d];
@@ -175,8 +139,7 @@ double hf__hass_link_wait(const struct hass *h, int d, const size_t *counts)
     return bytes / h->link_bw[g];
 }
 
-/* Something finished, or a round begins: time has moved, and what the links
- * carried before may be done. */
+/* Something finished, or a round begins: time has moved. */
 void hf__hass_link_tick(struct hass *h)
 {
     for (int g = 0; g < h->nlinks; g++)
@@ -184,9 +147,7 @@ void hf__hass_link_tick(struct hass *h)
     h->link_epoch++;
 }
 
-/* The latest planned finish among d and the devices after it on its link
- * once d has one chunk more than in `counts`: a chunk more for d is a wait
- * more for every device its link serves after it. */
+/* The latest finish on d's link once d has one chunk more. */
 double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w)
 {
     counts[d]++;
@@ -206,8 +167,7 @@ double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, do
     return t;
 }
 
-/* Device d is handed a span moving `bytes`: its wait is the link time of the
- * bytes of its link's spans handed out since time last moved (see DESIGN). */
+/* Device d is handed `bytes`: its wait, and whether that is known. */
 void hf__hass_link_give(struct hass *h, int d, double bytes)
 {
     int g = h->link_of[d];
@@ -218,17 +178,12 @@ void hf__hass_link_give(struct hass *h, int d, double bytes)
         return;
     h->wait_s[d] = h->link_batch[g] / h->link_bw[g];
     h->link_batch[g] += bytes;
-    /* Known when nothing handed out earlier is still on the link. */
     for (int j = 0; j < h->ndev; j++)
         if (j != d && h->link_of[j] == g && h->inflight[j] && h->give_epoch[j] != h->link_epoch)
             h->wait_known[d] = 0;
 }
 
-/* Whether device d may steal now: off a link, or behind one whose bandwidth
- * is known, when no other span of its link is running (a steal then waits
- * for nothing and costs what d's model says; while the link is busy it would
- * wait for it, and a device the plan left out for its wait would steal the
- * very link time the plan kept from it). */
+/* Whether d may steal: off a link, or while its link is idle. */
 int hf__hass_link_may_steal(const struct hass *h, int d)
 {
     int g = h->link_of[d];
@@ -240,10 +195,7 @@ int hf__hass_link_may_steal(const struct hass *h, int d)
     return 1;
 }
 
-/* A device behind a link whose model has seen no span of known wait is
- * planned as the slowest device of its link that has (its own model holds
- * waits: it would be left out on them and never measured again); its next
- * span of known wait replaces the guess. */
+/* Plans a device with no span of known wait as its link's slowest. */
 void hf__hass_link_guess(struct hass *h)
 {
     for (int d = 0; d < h->ndev; d++) {
@@ -256,18 +208,13 @@ void hf__hass_link_guess(struct hass *h)
                 from = k;
         if (from < 0)
             continue;
-        h->model[d].lat = h->model[from].lat;
-        h->model[d].inv = h->model[from].inv;
-        h->model[d].inv_bw = h->model[from].inv_bw;
-        h->model[d].spread = h->model[from].spread; /* its own is the waits' */
-        h->model[d].fitted = 1;
+        const struct hf_cost_model *m = &h->model[from];
+        hass_model_set(&h->model[d], m->lat, m->inv, m->inv_bw);
+        h->model[d].spread = m->spread;
     }
 }
 
-/* Whether d's finished span goes into its model: always off a link; behind
- * one, a span whose wait was known always (the first such restarts the
- * model, which held the waits it could not tell apart), any other only until
- * the device has had one. */
+/* Whether d's finished span feeds its model (see DESIGN). */
 int hf__hass_link_fit(struct hass *h, int d)
 {
     int g = h->link_of[d];
@@ -276,15 +223,13 @@ int hf__hass_link_fit(struct hass *h, int d)
     if (!h->wait_known[d])
         return !h->link_clean[d];
     if (!h->link_clean[d]) {
-        hf_cost_init(&h->model[d]);
-        h->model[d].warm_fresh = 1;
+        hass_model_reset(h, d);
         h->link_clean[d] = 1;
     }
     return 1;
 }
 
-/* The seconds of d's finished span that were its own: less the wait
- * estimated when it was handed out, never less than its own transfer. */
+/* The seconds of d's finished span that were its own. */
 double hf__hass_link_own(const struct hass *h, int d, double bytes, double seconds)
 {
     int g = h->link_of[d];

@@ -16,6 +16,7 @@
 #include "sched_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int hf__split_counts(size_t n, const double *rate, const int *alive, int ndev, size_t *counts)
@@ -307,4 +308,58 @@ double hf__mean_chunk_bytes(const struct hf_round *r)
     for (size_t i = 0; i < r->nchunks; i++)
         b += r->chunks[i].bytes;
     return r->nchunks ? b / (double)r->nchunks : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double hf__median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int hf__whole_counts(const double *lat, const double *inv, const int *use, int ndev,
+                     const double *x, size_t n, double w, size_t *counts)
+{
+    size_t given = 0;
+    for (int d = 0; d < ndev; d++) {
+        counts[d] = (size_t)floor(x[d] / w);
+        given += counts[d];
+    }
+    while (given < n) {
+        int best = -1;
+        double best_t = INFINITY;
+        for (int d = 0; d < ndev; d++) {
+            double t = lat[d] + (double)(counts[d] + 1) * w * inv[d];
+            if (use[d] && t < best_t) {
+                best = d;
+                best_t = t;
+            }
+        }
+        if (best < 0)
+            return 0;
+        counts[best]++;
+        given++;
+    }
+    return 1;
+}
+
+size_t hf__pow2_floor(size_t k)
+{
+    size_t p = 1;
+    while (p * 2 <= k)
+        p *= 2;
+    return p;
+}
+
+double hf__buf_tail_work(const struct hf_round *r, const struct hf__buf *b, size_t k)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < k && b->lo + i < b->hi; i++)
+        s += r->chunks[b->hi - 1 - i].work;
+    return s;
 }

@@ -99,4 +99,20 @@ double hf__mean_chunk_work(const struct hf_round *r);
 /* Mean bytes of one chunk of the round (0 for an empty round); O(chunks). */
 double hf__mean_chunk_bytes(const struct hf_round *r);
 
+/* The median of v[0..n-1] (n > 0); sorts v. */
+double hf__median(double *v, int n);
+
+/* Whole chunk counts for n chunks of work w from a continuous split x (work
+ * per device) under the lines lat[d] + work * inv[d]: the floors, then each
+ * leftover chunk to the device in use[] that would finish it first. Returns
+ * 0 when no device in use can take one. */
+int hf__whole_counts(const double *lat, const double *inv, const int *use, int ndev,
+                     const double *x, size_t n, double w, size_t *counts);
+
+/* The largest power of two not above k (1 for k <= 1). */
+size_t hf__pow2_floor(size_t k);
+
+/* The work of the last k chunks (at most all) of a buffer in round r. */
+double hf__buf_tail_work(const struct hf_round *r, const struct hf__buf *b, size_t k);
+
 #endif

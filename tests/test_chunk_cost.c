@@ -193,7 +193,7 @@ static void test_iterative_irregular_load(void **unused)
 }
 
 /* HASS plans a learned load by the rates its devices showed on what they ran
- * (hass.c, "Adapt"): two equal GPUs that each run one region of the hump
+ * (hass_rates.c): two equal GPUs that each run one region of the hump
  * (a 40 ms first bundle and 3 ms for every new bundle size, as the stress
  * matrix's `gpu` cells) end every round from round 4 within 5% of each
  * other, and HASS's mean makespan from round 2 is within 3% of static's

@@ -365,7 +365,7 @@ static int new_shape(const struct hf_cost_model *m, double rho)
 /* Drops the window's repeats (HASS's models, on a new unit of work). A repeat
  * gives the intercept as its time less the slope's share, and a window that
  * holds repeats takes the intercept from them alone; but HASS's round-0 repeat
- * (hass.c: it tells a GPU's latency from its per-size warm-up before the
+ * (hass_profile.c: it tells a GPU's latency from its per-size warm-up before the
  * first plans) ran in the declared unit, and once the learned estimates
  * replace that unit the first repeat in the new one has the old one as its
  * only fellow: the median of two is their mean, half a 20 us latency and
