@@ -85,6 +85,7 @@
  * exactly once, to the devices that take part.
  */
 #include "device_set.h"
+#include "sched_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -130,18 +131,6 @@ static int popcount(uint64_t m)
     return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (n > 0; sorts v). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The line a + b w through n points (w[i], t[i]) (see DESIGN: Theil-Sen,
  * slope >= 0). Without a rising slope (no two works apart, or noise
@@ -157,17 +146,17 @@ static void fit_line(const double *w, const double *t, int n, int through_origin
         for (int j = 0; j < n; j++)
             if (w[j] > HF__DEVSET_APART * w[i])
                 slopes[ns++] = (t[j] - t[i]) / (w[j] - w[i]);
-    *b = ns ? fmax(0.0, median(slopes, ns)) : 0.0;
+    *b = ns ? fmax(0.0, hf__median(slopes, ns)) : 0.0;
     if (!(*b > 0.0) && through_origin) {
         for (int i = 0; i < n; i++)
             rest[i] = t[i] / w[i];
         *a = 0.0;
-        *b = median(rest, n);
+        *b = hf__median(rest, n);
         return;
     }
     for (int i = 0; i < n; i++)
         rest[i] = t[i] - *b * w[i];
-    *a = median(rest, n);
+    *a = hf__median(rest, n);
 }
 
 /* A set's series t (its part, or its makespans) fitted at work W. */
