@@ -135,8 +135,8 @@ static int popcount(uint64_t m)
 /* The line a + b w through n points (w[i], t[i]) (see DESIGN: Theil-Sen,
  * slope >= 0). Without a rising slope (no two works apart, or noise
  * larger than the rise between them), `through_origin` gives t
- * proportional to w (a device's time: its work's), else a constant (a
- * set's part). */
+ * proportional to w at the seconds per unit of the largest works (a
+ * device's time: its work's), else a constant (a set's part). */
 static void fit_line(const double *w, const double *t, int n, int through_origin, double *a,
                      double *b)
 {
@@ -148,10 +148,17 @@ static void fit_line(const double *w, const double *t, int n, int through_origin
                 slopes[ns++] = (t[j] - t[i]) / (w[j] - w[i]);
     *b = ns ? fmax(0.0, hf__median(slopes, ns)) : 0.0;
     if (!(*b > 0.0) && through_origin) {
+        /* Seconds per unit where the work was largest: fixed costs weigh
+         * least there (a one-vertex first load's time is all fixed cost). */
+        double most = 0.0;
+        int k = 0;
         for (int i = 0; i < n; i++)
-            rest[i] = t[i] / w[i];
+            most = fmax(most, w[i]);
+        for (int i = 0; i < n; i++)
+            if (HF__DEVSET_NEAR * w[i] >= most)
+                rest[k++] = t[i] / w[i];
         *a = 0.0;
-        *b = hf__median(rest, n);
+        *b = hf__median(rest, k);
         return;
     }
     for (int i = 0; i < n; i++)

@@ -175,18 +175,26 @@ static void test_devices_priced_by_what_they_ran(void **unused)
     assert_true(fabs(s.pred_s - 1e-3) < 1e-9);
     hf__devset_free(&s);
 
-    /* Round 0 was 1% of this one; the GPU ran it in 0.2 ms (latency), the
-     * pair merged for 0.1 ms. Through its seconds per unit of work the GPU
-     * alone would be priced at 40 ms, and the CPU alone (10 ms) chosen. */
+    /* Round 0 was 1% of this one; the GPU ran it in 1.5 ms (fixed costs, or
+     * an app that went on alone within the round: a fused search), the
+     * pair merged for 0.3 ms. Through its seconds per unit of work the GPU
+     * alone would be priced at 300 ms, and the CPU alone (10 ms) chosen. */
     make_set(&s, NULL);
     struct hf_round r0 = make_round(1e4, alive, c);
     assert_ptr_equal(hf__devset_begin(&s, &r0, lat2, inv2), &r0);
-    end_measured(&s, (double[2]){0.5e4, 0.5e4}, (double[2]){0.05e-3, 0.2e-3}, 0.1e-3);
+    end_measured(&s, (double[2]){0.5e4, 0.5e4}, (double[2]){0.05e-3, 1.5e-3}, 0.3e-3);
     r = make_round(1e6, alive, c);
     r.part_prior_s = 5e-3;
     v = hf__devset_begin(&s, &r, lat2, inv2);
     assert_int_equal(v->alive[0], 0);
     assert_int_equal(v->alive[1], 1);
+    /* Measured at size (1 ms), the GPU alone stays: its first round's time
+     * per unit (0.3 us against 0.001 us at size) is no rate, and a median
+     * over both would price it at 150 ms. */
+    end_measured(&s, (double[2]){0, 1e6}, (double[2]){0, 1e-3}, 0);
+    v = hf__devset_begin(&s, &r, lat2, inv2);
+    assert_int_equal(v->alive[0], 0);
+    assert_true(fabs(s.pred_s - 1e-3) < 1e-9);
     hf__devset_free(&s);
 }
 
