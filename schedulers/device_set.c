@@ -31,7 +31,12 @@
  * the part (without a rising slope, its seconds per unit of work), so that
  * every planner's choice rests on the same measurements, not on how good its
  * own models are (min-min's rates from a standalone pass, a planner's rate
- * read off a tiny first load). A device no round has measured takes the
+ * read off a tiny first load). A GPU measured only in rounds of less than
+ * half this round's work is priced by its least time: one bundle of a small
+ * round cannot tell its per-bundle cost from its rate, so the GPU alone is
+ * tried once at size rather than priced by a rate that is mostly launch and
+ * sync (a CPU's time, chunk by chunk, grows with its work at any size). A
+ * device no round has measured takes the
  * planner's model, else its standalone rate. A planner still measuring its
  * devices (round 0's profile, Qilin's training) is given a set by those only
  * where taking part is expected to cost (a prior, below), so that measuring
@@ -130,7 +135,6 @@ static int popcount(uint64_t m)
         n++;
     return n;
 }
-
 
 /* The line a + b w through n points (w[i], t[i]) (see DESIGN: Theil-Sen,
  * slope >= 0). Without a rising slope (no two works apart, or noise
