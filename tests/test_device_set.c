@@ -55,20 +55,26 @@ static struct hf_round make_round(double work, const int *alive, struct hf_chunk
                              .solo_rounds = 1.0};
 }
 
+/* Ends a round in which device d ran work[d] in busy[d] seconds, with that
+ * makespan and `outside` seconds outside its bundles. */
+static void end_report(struct hf__devset *s, const double *work, const double *busy,
+                       double makespan, double outside)
+{
+    size_t chunks[2] = {50, 50};
+    struct hf_round_report rep = {.makespan_s = makespan, .work = work, .busy_s = busy,
+                                  .chunks = chunks, .outside_s = outside};
+    hf__devset_end(s, &rep);
+}
+
 /* Ends a round of the chosen set that spent `outside` seconds outside its
  * bundles (its split as predicted, plus that). */
 static void end_round(struct hf__devset *s, const struct hf_round *r, double outside)
 {
     double work[2] = {0, 0}, busy[2] = {0, 0};
-    size_t chunks[2] = {0, 0};
     for (int d = 0; d < 2; d++)
-        if (r->alive[d]) {
+        if (r->alive[d])
             work[d] = r->total_work / 2;
-            chunks[d] = 50;
-        }
-    struct hf_round_report rep = {.makespan_s = s->split_s + outside, .work = work,
-                                  .busy_s = busy, .chunks = chunks, .outside_s = outside};
-    hf__devset_end(s, &rep);
+    end_report(s, work, busy, s->split_s + outside, outside);
 }
 
 static const double lat2[2] = {0.0, 0.0}, inv2[2] = {1e-8, 1e-9}; /* the GPU 10x the CPU */
@@ -145,10 +151,7 @@ static void test_prior_before_any_round(void **unused)
 static void end_measured(struct hf__devset *s, const double *work, const double *busy,
                          double outside)
 {
-    size_t chunks[2] = {50, 50};
-    struct hf_round_report rep = {.makespan_s = fmax(busy[0], busy[1]) + outside, .work = work,
-                                  .busy_s = busy, .chunks = chunks, .outside_s = outside};
-    hf__devset_end(s, &rep);
+    end_report(s, work, busy, fmax(busy[0], busy[1]) + outside, outside);
 }
 
 /* Devices are priced by what they measured, not by the planner's models: a
@@ -236,7 +239,6 @@ static void test_measured_round_outranks_models(void **unused)
     struct hf_chunk c[100];
     struct hf_round r = make_round(1e6, alive, c);
     double busy[2] = {0, 0};
-    size_t chunks[2] = {50, 50};
     int subset = 0, explored = 0;
     for (int k = 0; k < 40; k++) {
         const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
@@ -247,9 +249,7 @@ static void test_measured_round_outranks_models(void **unused)
          * part; the GPU alone 1.0 ms as predicted. */
         double mk = full ? 1.09e-3 : 1.0e-3;
         double work[2] = {full ? 0.5e6 : 0.0, full ? 0.5e6 : 1e6};
-        struct hf_round_report rep = {.makespan_s = mk, .work = work, .busy_s = busy,
-                                      .chunks = chunks, .outside_s = full ? 0.02e-3 : 0.0};
-        hf__devset_end(&s, &rep);
+        end_report(&s, work, busy, mk, full ? 0.02e-3 : 0.0);
     }
     assert_int_equal(explored, 1);
     assert_true(subset >= 30); /* after its trial, the GPU alone but for probes */
@@ -335,6 +335,37 @@ static void test_devices_fixed(void **unused)
 #define ROUNDS 24
 #define FROM 3
 
+/* Runs `app` under `sched` on the sim engine from config `text` (at most
+ * `rounds`; execute: every bundle's CPU kernel runs too), checked to succeed. */
+static struct hf_run *sim_run(const char *app, const char *sched, const char *text, int rounds,
+                              int execute)
+{
+    hf_config_t cfg;
+    assert_int_equal(hf_config_parse(&cfg, "devset.ini", text), 0);
+    struct hf_run_options o = {.app = hf_app_find(app), .sched = hf_sched_find(sched),
+                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = rounds, .seed = 1,
+                               .execute = execute, .verify = 1};
+    assert_non_null(o.app);
+    assert_non_null(o.sched);
+    struct hf_run *run = NULL;
+    hf_clear_error();
+    int rc = hf_run(&o, &run);
+    if (rc)
+        print_error("%s under %s: %s\n", app, sched, hf_last_error());
+    assert_int_equal(rc, 0);
+    hf_config_destroy(cfg);
+    return run;
+}
+
+/* The sum of a run's makespans from round `from` on. */
+static double makespan_sum(const struct hf_run *run, int from)
+{
+    double sum = 0.0;
+    for (int i = from; i < run->nrounds; i++)
+        sum += run->rounds[i].makespan_s;
+    return sum;
+}
+
 /* Sum of the makespans of rounds FROM.. of `sched` on the devices `list` of
  * machine `ini` (a format with one %s for [devices] sim); the run in *out. */
 static double run_sum(const char *sched, const char *ini, const char *list, const char *extra,
@@ -342,24 +373,9 @@ static double run_sum(const char *sched, const char *ini, const char *list, cons
 {
     char text[4096];
     snprintf(text, sizeof text, ini, list, extra);
-    hf_config_t cfg;
-    assert_int_equal(hf_config_parse(&cfg, "devset.ini", text), 0);
-    struct hf_run_options o = {.app = hf_app_find("noop"), .sched = hf_sched_find(sched),
-                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = ROUNDS, .seed = 1,
-                               .verify = 1};
-    assert_non_null(o.app);
-    assert_non_null(o.sched);
-    struct hf_run *run = NULL;
-    hf_clear_error();
-    int rc = hf_run(&o, &run);
-    if (rc)
-        print_error("%s on %s: %s\n", sched, list, hf_last_error());
-    assert_int_equal(rc, 0);
+    struct hf_run *run = sim_run("noop", sched, text, ROUNDS, 0);
     assert_int_equal(run->nrounds, ROUNDS);
-    double sum = 0.0;
-    for (int i = FROM; i < run->nrounds; i++)
-        sum += run->rounds[i].makespan_s;
-    hf_config_destroy(cfg);
+    double sum = makespan_sum(run, FROM);
     if (out)
         *out = run;
     else
@@ -482,39 +498,23 @@ static void test_bad_part_key(void **unused)
  * `devices` (host, gpu or gpu). */
 static double graph_sum(const char *app, const char *sched, const char *devices)
 {
+#define GRAPH_PART "part_us = 300\npart_per_unit_s = 2e-9\n"
     char text[2048];
     snprintf(text, sizeof text,
              "[run]\ngrain = 4096\n[load]\ngenerate = kron\nscale = 15\nedge_factor = 16\n"
-             "seed = 1\n%s%s[devices]\nsim = %s\n"
-             "[sim.host]\nkind = cpu\nrate = 1.5e9\nlatency_us = 5\njitter = 0.02\n"
-             "part_us = 300\npart_per_unit_s = 2e-9\n"
+             "seed = 1\n%s%s[devices]\nsim = %s\n%s"
              "[sim.gpu]\nkind = gpu\nrate = 3e10\nlatency_us = 20\nbandwidth_gbs = 50\n"
-             "jitter = 0.02\npart_us = 300\npart_per_unit_s = 2e-9\n",
+             "jitter = 0.02\n" GRAPH_PART,
              strcmp(app, "sssp") == 0 ? "weighted = yes\n" : "",
              strcmp(app, "bfs") == 0 || strcmp(app, "sssp") == 0 ? "source = maxdegree\n" : "",
-             devices);
-    if (!strchr(devices, ','))
-        *strstr(text, "[sim.host]") = '\0'; /* the GPU alone: no host section */
-    if (!strchr(devices, ','))
-        strcat(text, "[sim.gpu]\nkind = gpu\nrate = 3e10\nlatency_us = 20\nbandwidth_gbs = 50\n"
-                     "jitter = 0.02\npart_us = 300\npart_per_unit_s = 2e-9\n");
-    hf_config_t cfg;
-    assert_int_equal(hf_config_parse(&cfg, "graph.ini", text), 0);
-    struct hf_run_options o = {.app = hf_app_find(app), .sched = hf_sched_find(sched),
-                               .cfg = cfg, .engine = HF_ENGINE_SIM, .rounds = 1000, .seed = 1,
-                               .execute = 1, .verify = 1};
-    assert_non_null(o.app);
-    struct hf_run *run = NULL;
-    hf_clear_error();
-    int rc = hf_run(&o, &run);
-    if (rc)
-        print_error("%s %s on %s: %s\n", app, sched, devices, hf_last_error());
-    assert_int_equal(rc, 0);
-    double sum = 0.0;
-    for (int i = 0; i < run->nrounds; i++)
-        sum += run->rounds[i].makespan_s;
+             devices,
+             strstr(devices, "host") ? "[sim.host]\nkind = cpu\nrate = 1.5e9\nlatency_us = 5\n"
+                                       "jitter = 0.02\n" GRAPH_PART
+                                     : "");
+#undef GRAPH_PART
+    struct hf_run *run = sim_run(app, sched, text, 1000, 1);
+    double sum = makespan_sum(run, 0);
     hf_run_free(run);
-    hf_config_destroy(cfg);
     return sum;
 }
 

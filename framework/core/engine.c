@@ -247,10 +247,7 @@ int hf__engine_execute_round(struct hf__engine *e)
         double t0 = hf__now();
         rc = hf__shared_merge(e);
         e->host.merge_s = hf__now() - t0;
-        int ran = 0;
-        for (int d = 0; d < e->ndev; d++)
-            ran += e->stats[d].bundles > 0;
-        hf__part_prior_learn(e, e->round.total_work, ran, e->host.merge_s);
+        hf__part_prior_learn(e, e->host.merge_s);
         if (rc && !e->error)
             hf__engine_error(e, rc, "merging shared data after round %d: %s", e->round.round,
                              *hf_last_error() ? hf_last_error() : hf_strerror(rc));

@@ -29,9 +29,9 @@
  * An app without shared data is told 0: its devices merge nothing.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cost_bytes.h"
 #include "engine_internal.h"
 #include "part_prior.h"
 #include "shared.h"
@@ -46,20 +46,13 @@ void hf__part_prior_init(struct hf__part_prior *p)
     p->changes_per_work = -1.0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double per_elem_s(const struct hf__part_prior *p)
 {
     if (p->n == 0)
         return HF__PRIOR_ELEM_S;
     double v[HF__PRIOR_WINDOW];
     memcpy(v, p->per_elem, (size_t)p->n * sizeof *v);
-    qsort(v, (size_t)p->n, sizeof *v, cmp_double);
-    return p->n % 2 ? v[p->n / 2] : 0.5 * (v[p->n / 2 - 1] + v[p->n / 2]);
+    return hf__cost_median(v, p->n);
 }
 
 /* The sim's modelled part of every alive device at `work` (engine_sim.c
@@ -96,10 +89,14 @@ double hf__part_prior(const struct hf__engine *e, double work)
     return HF__PRIOR_TURN_S * (alive - 1) + per_elem_s(p) * n;
 }
 
-void hf__part_prior_learn(struct hf__engine *e, double work, int ran, double merge_s)
+void hf__part_prior_learn(struct hf__engine *e, double merge_s)
 {
     if (!e->shared || e->opts->engine != HF_ENGINE_REAL)
         return;
+    double work = e->round.total_work;
+    int ran = 0;
+    for (int d = 0; d < e->ndev; d++)
+        ran += e->stats[d].bundles > 0;
     size_t elements, changed;
     hf__shared_recorded(e->shared, &elements, &changed);
     struct hf__part_prior *p = &e->prior;

@@ -20,8 +20,8 @@ struct hf__engine;
 void hf__part_prior_init(struct hf__part_prior *p);
 /* The prior for a round of `work` on every alive device (hf_round.part_prior_s). */
 double hf__part_prior(const struct hf__engine *e, double work);
-/* Learns from the round just merged: its work, how many devices ran in it,
+/* Learns from the round just merged (its work, the devices that ran in it)
  * and the merge's seconds. */
-void hf__part_prior_learn(struct hf__engine *e, double work, int ran, double merge_s);
+void hf__part_prior_learn(struct hf__engine *e, double merge_s);
 
 #endif
