@@ -16,7 +16,7 @@ extern "C" {
 /* Shared arrays of the app, in the order cc_shared declares them. */
 enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
 
-/* Rounds of neighbour sampling (Afforest) before the full sweeps. */
+/* Rounds of neighbour sampling (Afforest) before the full sweeps (no GPU in the run). */
 #define HF_CC_SAMPLES 2
 
 struct hf_cc {
