@@ -354,6 +354,17 @@ void hf_shared_changed(const struct hf_load *load, int s, size_t i);
  * scanning the array. Empty in round 0. */
 const uint32_t *hf_shared_last_changes(const struct hf_load *load, int s, size_t *n);
 
+/* A bundle that did more work than its chunks declare says how much, in
+ * the load's unit of work: a GPU that went on with the next levels of a
+ * search within the round (bfs's fused search) ran work no chunk holds.
+ * Its device's rates are then taken over all it ran (its cost model, its
+ * standalone rate, the work the schedulers are told it did), so that a
+ * device that ran more is not read as slower, and no chunk cost is learned
+ * from that bundle (its time is not its chunks'). Call it from the
+ * bundle's run function, on the thread that called it, at most once a
+ * bundle; for apps with shared data (ignored without). */
+void hf_bundle_did_more(const struct hf_bundle *b, double work);
+
 /* Bytes of host memory that a bundle wrote: what a run across nodes sends
  * from the rank that ran the bundle to rank 0 (struct hf_app.results). */
 struct hf_region {

@@ -5,6 +5,7 @@
  * steps run on their threads and find nothing to pull); the GPU side of the
  * same app runs wherever the graph apps' GPU tests run. Runs under TSan too.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,11 @@ struct relax {
 };
 
 static struct relax *the_relax;
+
+/* hf_bundle_did_more: when on, every bundle says it did 1000 times its
+ * units more, and what each device said is summed per round. */
+static int say_more;
+static double said[8][4];
 
 static int relax_create(void **ctx, hf_config_t cfg)
 {
@@ -102,6 +108,12 @@ static int relax_run_cpu(void *ctx, const struct hf_bundle *b, int nthreads)
             hf_shared_changed(b->load, S_MIN, (size_t)i);
         r->owned[u] = round * 10000 + (int32_t)u + r->konst[u];
     }
+    if (say_more) {
+        double more = 1000.0 * (double)(b->end - b->begin);
+        hf_bundle_did_more(b, more);
+        if (round < 8 && b->device < 4)
+            said[round][b->device] += more;
+    }
     return 0;
 }
 
@@ -142,7 +154,7 @@ static const struct hf_app relax_app = {
     .shared = relax_shared, .teardown = relax_teardown, .default_grain = 50,
 };
 
-static void run_relax(const char *sched, const char *devices, int rounds)
+static struct hf_run *run_relax_kept(const char *sched, const char *devices, int rounds)
 {
     hf_config_t cfg;
     assert_int_equal(hf_config_parse(&cfg, "shared.ini", devices), 0);
@@ -156,8 +168,13 @@ static void run_relax(const char *sched, const char *devices, int rounds)
     if (rc)
         fprintf(stderr, "hf_run: %s\n", hf_last_error());
     assert_int_equal(rc, 0);
-    hf_run_free(run);
     hf_config_destroy(cfg);
+    return run;
+}
+
+static void run_relax(const char *sched, const char *devices, int rounds)
+{
+    hf_run_free(run_relax_kept(sched, devices, rounds));
 }
 
 /* The MIN merge, the change lists and the OWNED writes, round after round,
@@ -176,11 +193,43 @@ static void two_cpu_teams_record_into_one_union(void **state)
     run_relax("greedy", "[devices]\ncpu = 2\ncpu_teams = 2\n", 5);
 }
 
+/* A bundle that ran more than its chunks (hf_bundle_did_more): its device's
+ * round counts the more apart from its chunks' work (which still sums to the
+ * load's, each chunk once), and its standalone rate counts it: 1001 times
+ * the units' work ran in about the same time (timing noise cannot make up
+ * the factor of 10 asked) as in the same run that said nothing. */
+static void bundles_that_did_more(void **state)
+{
+    (void)state;
+    const char *devices = "[devices]\ncpu = 2\ncpu_teams = 2\n";
+    struct hf_run *plain = run_relax_kept("greedy", devices, 5);
+    memset(said, 0, sizeof said);
+    say_more = 1;
+    struct hf_run *run = run_relax_kept("greedy", devices, 5);
+    say_more = 0;
+    assert_int_equal(run->nrounds, 5);
+    for (int i = 1; i < run->nrounds; i++) { /* round 0's load also ran the standalone passes */
+        const struct hf_round_stats *rs = &run->rounds[i];
+        double work = 0.0;
+        for (int d = 0; d < run->ndevices; d++) {
+            work += rs->dev[d].work;
+            assert_true(fabs(rs->dev[d].more_work - said[rs->round][d]) < 1e-6);
+            assert_true(fabs(rs->dev[d].more_work - 1000.0 * rs->dev[d].work) < 1e-6);
+        }
+        assert_true(fabs(work - N) < 1e-9);
+    }
+    for (int d = 0; d < run->ndevices; d++)
+        assert_true(run->standalone_rate[d] > 10.0 * plain->standalone_rate[d]);
+    hf_run_free(plain);
+    hf_run_free(run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(min_and_owned_merge_round_by_round),
         cmocka_unit_test(two_cpu_teams_record_into_one_union),
+        cmocka_unit_test(bundles_that_did_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

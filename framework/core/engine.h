@@ -66,6 +66,7 @@ struct hf_round_device {
     size_t chunks, bundles, stolen;
     size_t outliers;            /* bundles flagged by the cost model (struct hf_event.outlier) */
     double work, share, busy_s;
+    double more_work;           /* work its bundles did past their chunks' (hf_bundle_did_more) */
     double bytes;               /* host<->GPU bytes of its bundles (a GPU's; 0 for a CPU) */
 };
 

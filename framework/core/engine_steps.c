@@ -198,7 +198,11 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     s->chunks += span->count;
     s->bundles++;
     s->stolen += span->stolen ? span->count : 0;
+    /* Work the bundle did past its chunks (hf_bundle_did_more) counts in
+     * the device's rates, not in its share of the load or its chunks' costs. */
+    double more = e->shared ? hf__shared_take_more(e->shared, dev) : 0.0;
     s->work += work;
+    s->more_work += more;
     s->bytes += bytes;
     s->busy_s += end - start;
     if (end > e->round_end)
@@ -213,7 +217,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
      * (a chunk dear every time it runs is an outlier every time). Every
      * bundle feeds the device's cost model, the standalone passes' too (a
      * GPU's whole-load bundle is the best view of its latency). */
-    int outlier = hf_cost_add(&e->cost[dev], work, bytes, end - start);
+    int outlier = hf_cost_add(&e->cost[dev], work + more, bytes, end - start);
     /* Nor is a GPU's first bundle of the scheduled rounds: it holds the first
      * launch (40 ms on an H200; the sim's warmup_ms), which the chunk costs
      * put on the one chunk it held - 1,800x its cost in the stress matrix's
@@ -221,7 +225,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     int gpu = hf_devlist_get(e->devs, dev)->info.is_gpu;
     int launch = gpu && e->recording && !e->launched[dev];
     e->launched[dev] |= gpu && e->recording;
-    if (!launch)
+    if (!launch && !(more > 0.0))
         hf__chunk_cost_observe(&e->chunk_cost, span->first, span->count, dev,
                                !e->recording || !gpu, outlier && e->recording, end - start);
     s->outliers += (size_t)outlier;

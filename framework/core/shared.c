@@ -64,6 +64,7 @@ struct hf__shared_set {
     long *pulled;                /* per device: elements pulled of the array being merged */
     int *want;                   /* per device: takes part in the current merge step */
     int *skip_push;              /* per device: has every change already (see merge) */
+    double *more;                /* per device: work its running bundle did past its chunks' */
     struct ran { int dev; size_t begin, end; } *ran; /* this round's bundles' unit ranges */
     size_t nran, ran_cap;
 };
@@ -140,8 +141,9 @@ int hf__shared_init(struct hf__shared_set **out, const struct hf_app *app, void 
     S->pulled = calloc((size_t)ndev, sizeof *S->pulled);
     S->skip_push = calloc((size_t)ndev, sizeof *S->skip_push);
     S->want = calloc((size_t)ndev, sizeof *S->want);
+    S->more = calloc((size_t)ndev, sizeof *S->more);
     if (!S->arr || !S->rec || !S->pull_idx || !S->pull_val || !S->pulled ||
-        !S->skip_push || !S->want)
+        !S->skip_push || !S->want || !S->more)
         return hf_fail(HF_ENOMEM, "shared data: out of memory");
     memcpy(S->arr, decl, (size_t)n * sizeof *decl);
     for (int s = 0; s < n; s++) {
@@ -166,6 +168,7 @@ void hf__shared_destroy(struct hf__shared_set *S, int ndev)
     free(S->pulled);
     free(S->skip_push);
     free(S->want);
+    free(S->more);
     free(S->push_val);
     free(S->ran);
     free(S->rec);
@@ -189,6 +192,22 @@ void hf_shared_changed(const struct hf_load *load, int s, size_t i)
                   "hf_shared_changed: not a MIN/MAX/OR shared array");
     HF_ASSERT_MSG(i < S->arr[s].count, "hf_shared_changed: element out of range");
     hf__recorder_add(&S->rec[s], i);
+}
+
+void hf_bundle_did_more(const struct hf_bundle *b, double work)
+{
+    HF_ASSERT_MSG(b && b->load, "hf_bundle_did_more: no bundle");
+    struct hf__shared_set *S = b->load->shared;
+    if (S && work > 0.0) /* each device's slot: written by its bundle, read by its done */
+        S->more[b->device] += work;
+}
+
+double hf__shared_take_more(struct hf__shared_set *S, int dev)
+{
+    double w = S ? S->more[dev] : 0.0;
+    if (S)
+        S->more[dev] = 0.0;
+    return w;
 }
 
 /* Combining a pulled value into a host element, one function per element

@@ -20,6 +20,9 @@ const struct hf_shared *hf__shared_list(const struct hf__shared_set *S, int *n);
 /* Sends every state array whole to every device and forgets the host's
  * records: the start of round 0. */
 int hf__shared_sync_all(struct hf__engine *e);
+/* The work device dev's bundle said it did past its chunks' (hf_bundle_did_more),
+ * then 0 again; 0 without shared data. */
+double hf__shared_take_more(struct hf__shared_set *S, int dev);
 /* Notes that device dev ran units [begin, end) this round (engine lock held):
  * an OWNED array's push sends each GPU the ranges the others computed. */
 int hf__shared_bundle_ran(struct hf__shared_set *S, int dev, size_t begin, size_t end);

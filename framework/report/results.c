@@ -149,6 +149,8 @@ static cJSON *round_json(const struct hf_run *r, const struct hf_round_stats *rs
         cJSON_AddNumberToObject(x, "bundles", (double)rd->bundles);
         cJSON_AddNumberToObject(x, "stolen", (double)rd->stolen);
         cJSON_AddNumberToObject(x, "work", rd->work);
+        if (rd->more_work > 0) /* past its chunks' (hf_bundle_did_more) */
+            cJSON_AddNumberToObject(x, "more_work", rd->more_work);
         cJSON_AddNumberToObject(x, "share", rd->share);
         cJSON_AddNumberToObject(x, "busy_s", rd->busy_s);
         cJSON_AddNumberToObject(x, "outliers", (double)rd->outliers);

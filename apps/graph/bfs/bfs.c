@@ -38,8 +38,11 @@
  * (the scheduler may split it). Every depth the GPU sets is recorded, so the
  * merge and the other devices see all of them; next_load takes the next
  * frontier as the deepest level among the changes. One round is then several
- * levels; the scheduler's models see a GPU slower than its declared work says
- * on such rounds (the levels after the first are work it was not told of).
+ * levels, and the GPU says how much work they were (hf_bundle_did_more: the
+ * edges it expanded, and each level's work as next_load declares it), so its
+ * rates count them: without that, a GPU that ran the whole search in its
+ * standalone pass read as slower than a CPU that expanded one vertex, and a
+ * planner pricing by those rates gave the CPU the first level.
  * fuse_edges = 0 keeps one level per round.
  *
  * Symmetric graphs only for pull rounds (a vertex's parents are among its

@@ -217,6 +217,7 @@ struct search {
     int32_t level;           /* depth of the frontier [h.lo, h.hi) */
     uint64_t unexplored;     /* Beamer's m_u */
     int pulling;
+    double more;             /* work of the levels after the round's first (bfs.c's unit) */
     uint64_t *deg, *pre;     /* a push level's degrees and prefix sums (nv + 1 each) */
     void *scan_tmp;
     size_t scan_bytes;
@@ -299,6 +300,7 @@ static int search_on(struct search *q)
                                    "bfs fused reset");
             if (!rc && !(rc = read_back(q))) {
                 q->level += (int32_t)q->h.levels;
+                q->more += (double)q->h.expanded;
                 q->unexplored -= q->h.expanded < q->unexplored ? q->h.expanded : q->unexplored;
             }
             fused_last = 1; /* it stopped at a big level, or at the end */
@@ -321,6 +323,8 @@ static int search_on(struct search *q)
         }
         if (rc)
             break;
+        /* The level's work as next_load would declare it. */
+        q->more += pull ? (double)b->ga.g.ne + (double)b->ga.g.nv : (double)m_f + (double)n_f;
         search_next<<<1, 1, 0, q->s>>>(q->rec, q->st);
         rc = hf_cuda_check(q->gpu, cudaGetLastError(), "bfs search next");
         q->level++;
@@ -375,5 +379,9 @@ extern "C" int hf__bfs_cuda(struct hf_bfs *b, const struct hf_bundle *p, struct 
     q.level = b->level + 1;
     q.unexplored = b->unexplored_edges;
     rc = search_on(&q);
-    return rc ? rc : hf_cuda_check(gpu, cudaStreamSynchronize(s), "bfs search");
+    if (!rc)
+        rc = hf_cuda_check(gpu, cudaStreamSynchronize(s), "bfs search");
+    if (!rc) /* the levels it ran past the round's: its rates count them (hetfarm.h) */
+        hf_bundle_did_more(p, q.more);
+    return rc;
 }
