@@ -85,6 +85,12 @@
  * HASS's `reprobe`. A probe refreshes the full set's part (and the left-out
  * devices' bundle models), so when the full set got better it is chosen again.
  *
+ * A round of one chunk runs on one device whatever the set: it goes to the
+ * device that alone is predicted quickest (by the models above, any planner,
+ * measuring or not), rather than to whichever device asks first. A device
+ * that ran more than its chunks (hf_bundle_did_more: a GPU that went on with
+ * a search's next levels in its standalone pass) is priced by all it ran.
+ *
  * A left-out device is simply not alive in the round the planner plans
  * (struct hf_round.alive of the view), so every chunk is still handed out
  * exactly once, to the devices that take part.
@@ -289,6 +295,40 @@ static double predict(const struct hf__devset *s, const struct hf_round *r, cons
     return T;
 }
 
+/* Makes `mask` the round's set: the view the planner plans (see DESIGN). */
+static const struct hf_round *use_set(struct hf__devset *s, const struct hf_round *r,
+                                      uint64_t mask)
+{
+    s->chosen = mask;
+    s->view = *r;
+    for (int d = 0; d < s->ndev; d++)
+        s->alive[d] = r->alive[d] && ((mask >> d) & 1u);
+    s->view.alive = s->alive;
+    return &s->view;
+}
+
+/* A round of one chunk: the single device predicted quickest (see DESIGN). */
+static const struct hf_round *one_chunk(struct hf__devset *s, const struct hf_round *r,
+                                        const double *lat, const double *inv)
+{
+    uint64_t best = 0;
+    double best_T = INFINITY, best_split = 0, best_part = 0, split, part;
+    for (int d = 0; d < s->ndev; d++) {
+        uint64_t one = (uint64_t)1 << d;
+        double T = (s->full >> d) & 1u ? predict(s, r, lat, inv, one, &split, &part) : NAN;
+        if (T < best_T)
+            best = one, best_T = T, best_split = split, best_part = part;
+    }
+    if (!best)
+        return r;
+    s->chose = 1;
+    s->full_s = predict(s, r, lat, inv, s->full, &split, &part);
+    s->split_s = best_split;
+    s->pred_s = best_T;
+    s->part_s = best_part;
+    return use_set(s, r, best);
+}
+
 const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_round *r,
                                         const double *lat, const double *inv)
 {
@@ -308,13 +348,15 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
                           r->total_work);
     }
     s->seen_standalone = 1;
+    double mlat[s->ndev], minv[s->ndev];
+    if (s->on && popcount(s->full) >= 2 && r->nchunks == 1 && r->total_work > 0.0)
+        return device_models(s, r, lat, inv, mlat, minv) ? one_chunk(s, r, mlat, minv) : r;
     /* A planner still measuring its devices (lat, inv NULL) is given a set
      * only where taking part is expected to cost (see DESIGN). */
     int measuring = !lat || !inv;
     if ((measuring && !(s->prior_s > 0.0)) || !s->on || popcount(s->full) < 2 || r->nchunks < 2 ||
         !(r->total_work > 0.0))
         return r;
-    double mlat[s->ndev], minv[s->ndev];
     if (!device_models(s, r, lat, inv, mlat, minv))
         return r; /* a device without a model yet: the planner is still measuring */
     lat = mlat, inv = minv;
@@ -380,15 +422,10 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
         s->part_s = fpart;
         return r;
     }
-    s->chosen = best;
     s->split_s = best_split;
     s->pred_s = best_T;
     s->part_s = best_part;
-    s->view = *r;
-    for (int d = 0; d < s->ndev; d++)
-        s->alive[d] = r->alive[d] && ((best >> d) & 1u);
-    s->view.alive = s->alive;
-    return &s->view;
+    return use_set(s, r, best);
 }
 
 void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)

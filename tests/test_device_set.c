@@ -273,6 +273,37 @@ static void test_solo_rounds(void **unused)
     hf__devset_free(&s);
 }
 
+/* A round of one chunk runs on one device: the one predicted quickest, for a
+ * planner still measuring too and without shared data (no prior), whoever
+ * asks first. The standalone pass priced each device: a CPU that ran the
+ * chunk in 10 us against a GPU whose pass took 2 ms; the GPU wins only once
+ * it says that its pass ran 1000x the chunk's work (hf_bundle_did_more, as
+ * a GPU that fuses a search's levels does: its rate then counts them). */
+static void test_one_chunk_to_the_quickest(void **unused)
+{
+    (void)unused;
+    int alive[2] = {1, 1};
+    struct hf_chunk c = {.index = 0, .work = 1e3};
+    struct hf_round r = {.nchunks = 1, .chunks = &c, .total_work = 1e3, .alive = alive,
+                         .solo_rounds = 1.0};
+    const double said_nothing[2] = {1e8, 1e3 / 2e-3}, said_more[2] = {1e8, 1e6 / 2e-3};
+    const double *rates[2] = {said_nothing, said_more};
+    for (int k = 0; k < 2; k++) {
+        struct hf__devset s;
+        make_set(&s, NULL);
+        r.standalone_rate = rates[k];
+        const struct hf_round *v = hf__devset_begin(&s, &r, NULL, NULL);
+        assert_ptr_not_equal(v, &r);
+        assert_int_equal(v->alive[0], k == 0);
+        assert_int_equal(v->alive[1], k == 1);
+        assert_true(fabs(s.pred_s - (k == 0 ? 1e-5 : 2e-6)) < 1e-12);
+        struct hf_set_choice ch = {.use = (int[2]){0, 0}};
+        assert_int_equal(hf__devset_report(&s, &ch), 1);
+        assert_int_equal(ch.use[1], k == 1);
+        hf__devset_free(&s);
+    }
+}
+
 /* While a subset wins, the full set runs again now and then, at most a few
  * percent of the rounds, and comes back when it got cheaper. */
 static void test_probe(void **unused)
@@ -547,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_cheap_part_keeps_full_set),
         cmocka_unit_test(test_measured_round_outranks_models),
         cmocka_unit_test(test_solo_rounds),
+        cmocka_unit_test(test_one_chunk_to_the_quickest),
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_devices_fixed),
         cmocka_unit_test(test_bad_part_key),
