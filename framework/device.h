@@ -87,6 +87,10 @@ struct hf_driver_ops {
                const struct hf_bundle *b, struct hf_bundle_times *t);
     /* Frees what open allocated; called on the host thread. */
     void (*close)(struct hf_device *dev);
+    /* Optional: the device's start-up that needs no app data (a GPU's
+     * context), called on a thread of its own while the app reads its input
+     * (core/run.c), so that open() finds it done. Errors are left to open(). */
+    void (*prewarm)(const struct hf_device *dev);
 
     /* Shared data (hetfarm.h, "Shared data"), for drivers whose device keeps
      * its own copies (NULL for the CPU, which works on the host copies). Both

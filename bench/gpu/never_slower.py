@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import machine  # noqa: E402
 
 APPS = ["bfs", "pagerank", "sssp", "cc"]
-RUNS = ["gpu-hass", "cpugpu-hass", "cpugpu-minmin", "cpugpu-qilin", "fixed-hass", "fixed-minmin"]
+RUNS = ["gpu-hass", "cpu-hass", "cpugpu-hass", "cpugpu-minmin", "cpugpu-qilin", "fixed-hass", "fixed-minmin"]
 
 
 def load(path):
@@ -51,13 +51,21 @@ def graph(work):
                 "subset_rounds": sum(1 for x in rs if any(v.get("left_out") for v in x["devices"])),
                 "stopped": r.get("stopped", "-"),
                 "wall_ms": wall.get(f"{app}-{run}", (None, None))[1],
+                "startup_s": r.get("startup", {}),
             }
         gpu = rows.get("gpu-hass")
+        singles = [rows[k] for k in ("gpu-hass", "cpu-hass") if k in rows]
+        best_ms = min((x["makespan_ms"] for x in singles), default=None)
+        best_wall = min((x["wall_ms"] for x in singles if x["wall_ms"]), default=None)
         for run, row in rows.items():
-            if gpu and run != "gpu-hass":
+            if gpu and run not in ("gpu-hass", "cpu-hass"):
                 row["makespan_over_gpu"] = row["makespan_ms"] / gpu["makespan_ms"]
                 if row["wall_ms"] and gpu["wall_ms"]:
                     row["wall_over_gpu"] = row["wall_ms"] / gpu["wall_ms"]
+            if run not in ("gpu-hass", "cpu-hass") and best_ms:
+                row["makespan_over_best_single"] = row["makespan_ms"] / best_ms
+                if row["wall_ms"] and best_wall:
+                    row["wall_over_best_single"] = row["wall_ms"] / best_wall
         out[app] = rows
     return out
 

@@ -2,10 +2,10 @@
 # bench/gpu/never_slower.sh - issue 40's rule and issue 41's yardstick on one GPU host, in one go.
 #
 # 1. Graph apps (bfs, pagerank, sssp, cc) on a Kronecker graph (scale $SCALE, seed 3), one
-#    `hetfarm run` per (app, devices, scheduler): the GPU alone (HASS), CPU + GPU under HASS,
+#    `hetfarm run` per (app, devices, scheduler): the GPU alone and the CPU alone (HASS), CPU + GPU under HASS,
 #    min-min and Qilin with the device-set choice, and CPU + GPU with `devices_fixed = yes`
 #    (every device every round: the behaviour before the choice). Sum of round makespans,
-#    host merge time, rounds run on a subset, and the whole run's wall clock.
+#    host merge time, rounds run on a subset, the whole run's wall clock and its start-up.
 # 2. The fractal app (rows ~1000x apart in cost): one CPU device (every scheduler must read
 #    efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations on CPU + GPU
 #    with two passes (bound_s must be one number per round across the rows).
@@ -23,16 +23,16 @@ H=${HF_BUILD:-build}/hetfarm
 [ -d .gpulibs ] && export LD_LIBRARY_PATH="$PWD/.gpulibs:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HF_BENCH=1
 R=$WORK; C=$WORK/cache; mkdir -p $R/g $R/f $R/m $C; : > $R/g/wall.txt
-gcfg() { # app cpu fixed
+gcfg() { # app cpu fixed [cuda]
     printf '[run]\napp = %s\nprogress = no\n' "$1"; [ "$3" = 1 ] && printf 'devices_fixed = yes\n'
     printf '[load]\ngenerate = kron\nscale = %s\nedge_factor = 16\nseed = 3\nweighted = yes\ncache_dir = %s\n' "$SCALE" "$C"
     case $1 in bfs|sssp) printf 'source = maxdegree\n' ;; esac
-    printf '[devices]\ncpu = %s\ncuda = 0\n' "$2"; }
+    printf '[devices]\ncpu = %s\ncuda = %s\n' "$2" "${4:-0}"; }
 gcfg bfs 0 0 > $R/g/gen.ini; $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
 for app in bfs pagerank sssp cc; do
-    for v in "gpu 0 0 hass" "cpugpu all 0 hass" "cpugpu all 0 minmin" "cpugpu all 0 qilin" \
-             "fixed all 1 hass" "fixed all 1 minmin"; do
-        set -- $v; n=$app-$1-$4; gcfg $app $2 $3 > $R/g/$n.ini
+    for v in "gpu 0 0 hass" "cpu all 0 hass none" "cpugpu all 0 hass" "cpugpu all 0 minmin" \
+             "cpugpu all 0 qilin" "fixed all 1 hass" "fixed all 1 minmin"; do
+        set -- $v; n=$app-$1-$4; gcfg $app $2 $3 ${5:-0} > $R/g/$n.ini
         s=$(date +%s%N); $H run $R/g/$n.ini --scheduler $4 -o $R/g/$n.json > $R/g/$n.log 2>&1; rc=$?
         echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/g/wall.txt
     done

@@ -141,6 +141,12 @@ struct hf_run {
                                    run's clock (mapped from each node's: mpi/node.c) */
     struct hf_event *inner_events;
     double wall_s;              /* host seconds the run took */
+    struct hf_run_startup {     /* host seconds before round 0, in order (wall clock): */
+        double input_s;         /* the app's create and setup: its input read, its data made */
+        double devices_s;       /* the devices started (drivers' open: a GPU's buffers, the
+                                   shared data's upload; its context was made during input_s) */
+        double standalone_s;    /* the standalone passes (0 when the profile store had them) */
+    } startup;
     char fault[256];            /* what went wrong on a device, "" if nothing */
     int pass;                   /* `compare` with [compare] passes > 1: which (1..), else 0 */
     char bound[16];             /* which bound its rounds' bound_s is: HF_BOUND_MEASURED, or ""

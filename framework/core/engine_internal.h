@@ -60,6 +60,7 @@ struct hf__engine {
     int recording;
     int keep_events;               /* record events outside `recording` too (a node's spans) */
     double run_t0;                 /* real engine: hf__now() at round 0, the events' origin */
+    struct hf_run_startup startup; /* seconds of the run's set-up (struct hf_run.startup) */
     int rounds_done;               /* rounds finished and verified: a failed run keeps them */
     struct hf_event *events;
     size_t nevents, events_cap;

@@ -17,7 +17,15 @@
  * by one more draw that never runs (probe_end). Asking next_load itself,
  * rather than a predicate each app would write again, keeps one definition
  * of "finished": the one that ends a run anyway.
+ *
+ * A run's wall clock starts long before round 0: the app reads its input,
+ * the devices start, the standalone passes run (struct hf_run.startup times
+ * each). A GPU's start-up is mostly its context, which needs no app data, so
+ * each driver's prewarm (device.h) runs on a thread of its own while the app
+ * reads its input, and open() then finds the context made: on a run of a
+ * graph read in a second, the GPU's start-up is no longer added to it.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +50,44 @@ void hf_run_interrupt(int sig)
 int hf_run_interrupted(void)
 {
     return __atomic_load_n(&interrupted, __ATOMIC_SEQ_CST);
+}
+
+/* ---- devices warmed while the app reads its input --------------------------- */
+
+/* One prewarm thread per device whose driver has one (device.h). */
+struct warm {
+    pthread_t *thread;
+    int *started, n;
+};
+
+static void *prewarm_thread(void *arg)
+{
+    const struct hf_device *dev = arg;
+    dev->ops->prewarm(dev);
+    return NULL;
+}
+
+/* Starts every driver's prewarm; a thread that cannot start leaves it to open(). */
+static void warm_start(struct warm *w, struct hf__engine *e)
+{
+    w->n = e->ndev;
+    w->thread = calloc((size_t)w->n, sizeof *w->thread);
+    w->started = calloc((size_t)w->n, sizeof *w->started);
+    for (int d = 0; d < w->n && w->thread && w->started; d++) {
+        struct hf_device *dev = hf_devlist_get(e->devs, d);
+        if (e->alive[d] && dev->ops && dev->ops->prewarm)
+            w->started[d] = pthread_create(&w->thread[d], NULL, prewarm_thread, dev) == 0;
+    }
+}
+
+static void warm_join(struct warm *w)
+{
+    for (int d = 0; d < w->n && w->thread && w->started; d++)
+        if (w->started[d])
+            pthread_join(w->thread[d], NULL);
+    free(w->thread);
+    free(w->started);
+    *w = (struct warm){0};
 }
 
 /* Creates the run record with the device list filled in. */
@@ -70,6 +116,8 @@ static struct hf_run *new_run(struct hf__engine *e)
     }
     return run;
 }
+
+static int app_setup(struct hf__engine *e, const struct hf_run_options *o);
 
 int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
 {
@@ -110,6 +158,27 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
                        e->app->name);
     if ((rc = hf_pool_init(&e->pool)))
         return rc;
+    double t0 = hf__now();
+    struct warm warm = {0};
+    if (o->engine == HF_ENGINE_REAL)
+        warm_start(&warm, e);
+    rc = app_setup(e, o);
+    warm_join(&warm);
+    e->startup.input_s = hf__now() - t0;
+    if (rc)
+        return rc;
+    t0 = hf__now();
+    if (o->engine == HF_ENGINE_REAL && (rc = hf__real_start(e)))
+        return rc;
+    e->startup.devices_s = hf__now() - t0;
+    return 0;
+}
+
+/* The app's side of the set-up: its context (its input read), its profile
+ * key, its data (setup) and its shared arrays. */
+static int app_setup(struct hf__engine *e, const struct hf_run_options *o)
+{
+    int simulated = o->engine == HF_ENGINE_SIM, rc;
     hf_clear_error();
     if ((rc = e->app->create(&e->app_ctx, o->cfg)))
         return *hf_last_error() ? rc : hf_fail(rc, "app %s: create failed", e->app->name);
@@ -141,8 +210,6 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
         struct hf_device *dev = hf_devlist_get(e->devs, d);
         dev->shared = hf__shared_list(e->shared, &dev->nshared);
     }
-    if (o->engine == HF_ENGINE_REAL && (rc = hf__real_start(e)))
-        return rc;
     return 0;
 }
 
@@ -433,10 +500,14 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
     int rc = hf__run_setup(&e, o);
     if (rc == 0 && !(run = new_run(&e)))
         rc = hf_fail(HF_ENOMEM, "engine: out of memory");
+    double t0 = hf__now();
     if (rc == 0)
         rc = hf__measure_standalone(&e);
-    if (rc == 0)
+    e.startup.standalone_s = hf__now() - t0;
+    if (rc == 0) {
+        run->startup = e.startup;
         rc = run_rounds(&e, run);
+    }
     if (rc == 0 && e.error)
         rc = e.error;
     if (rc == 0) {

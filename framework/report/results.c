@@ -241,6 +241,10 @@ static cJSON *run_json(const struct hf_run *r)
     }
     cJSON_AddStringToObject(o, "bound", *r->bound ? r->bound : "model");
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+    cJSON *su = cJSON_AddObjectToObject(o, "startup");
+    cJSON_AddNumberToObject(su, "input_s", r->startup.input_s);
+    cJSON_AddNumberToObject(su, "devices_s", r->startup.devices_s);
+    cJSON_AddNumberToObject(su, "standalone_s", r->startup.standalone_s);
     cJSON_AddStringToObject(o, "fault", r->fault);
     /* An app with an end of its own: whether it reached it, or [run] rounds
      * stopped it (what was left, and whether its output was written). */
