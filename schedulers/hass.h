@@ -257,9 +257,7 @@ void hf__hass_split_rest(struct hass *h, size_t base);
 
 /* hass_rates.c: the plan of a learned load, by the rates measured. */
 void hf__hass_chunks_begin(struct hass *h, const struct hf_round *r);
-void hf__hass_plan_in_new_unit(struct hass *h, const struct hf_round *r);
 int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *busy, size_t n);
-void hf__hass_keep_known_sizes(struct hass *h, size_t base, size_t *counts);
 
 /* hass_adapt.c: what finished bundles and rounds teach. */
 void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double seconds);

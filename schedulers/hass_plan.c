@@ -378,7 +378,6 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
     }
     if (h->by_rates) {
         hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
-        hf__hass_keep_known_sizes(h, base, counts);
     } else {
         hf__cost_cut_models(h->r, base, h->dev, h->ndev, counts, coef);
     }

@@ -15,8 +15,7 @@
  * the split made again until that settles. The plan in force stays unless the
  * new one gains more than `stable_tol`, twice the rates' noise and a moving
  * GPU's spread, and pays its new sizes back within HASS_AMORTISE rounds.
- * Buffers are cut by learned cost, a GPU keeping a count it has run where that
- * ends it at most `stable_tol` of its share past the cut. GPUs alone on
+ * Buffers are cut by learned cost. GPUs alone on
  * inexact work run one region each, speed and region at once: their next round
  * is planned at its start in the estimates just folded, for a gain beyond what
  * the plans missed by.
@@ -188,59 +187,4 @@ int hf__hass_plan_by_rates(struct hass *h, const double *work, const double *bus
     }
     h->by_rates = 1;
     return 1;
-}
-
-/* GPU d's run count nearest `want` that ends within its slack. */
-static size_t nearest_known_count(const struct hass *h, int d, size_t at, size_t want, double acc,
-                                  double target, double share)
-{
-    const struct hf_chunk *c = h->r->chunks;
-    size_t end = h->r->nchunks, p = at;
-    for (; p < end && p < at + want; p++)
-        acc += c[p].work;
-    if (hass_size_known(h, d, p - at))
-        return p - at;
-    size_t down = p, up = p;
-    double a_down = acc, a_up = acc;
-    for (;;) {
-        int moved = 0;
-        if (down > at + 1 && a_down - c[down - 1].work >= target) {
-            a_down -= c[--down].work;
-            if (hass_size_known(h, d, down - at))
-                return down - at;
-            moved = 1;
-        }
-        if (up < end && a_up + c[up].work <= target + h->stable_tol * share) {
-            a_up += c[up++].work;
-            if (hass_size_known(h, d, up - at))
-                return up - at;
-            moved = 1;
-        }
-        if (!moved)
-            return want;
-    }
-}
-
-/* Keeps each GPU at a count it has run where the cut allows it. */
-void hf__hass_keep_known_sizes(struct hass *h, size_t base, size_t *counts)
-{
-    int order[h->ndev], n = hf__layout_order(h->dev, h->ndev, counts, order);
-    struct hf__buf cut[h->ndev];
-    hf__layout(cut, counts, h->dev, h->ndev, base);
-    size_t end = h->r->nchunks, at = base;
-    double acc = 0.0, target = 0.0;
-    for (int i = 0; i + 1 < n; i++) {
-        int d = order[i];
-        double share = hf__buf_work(h->r, &cut[d]);
-        target += share;
-        if (h->dev[d].is_gpu)
-            counts[d] = nearest_known_count(h, d, at, counts[d], acc, target, share);
-        if (counts[d] > end - at)
-            counts[d] = end - at;
-        for (size_t k = at; k < at + counts[d]; k++)
-            acc += h->r->chunks[k].work;
-        at += counts[d];
-    }
-    if (n > 0)
-        counts[order[n - 1]] = end - at;
 }
