@@ -762,7 +762,7 @@ static int cuda_shared_fetch(struct hf_device *dev, int s)
 }
 
 /* The GPU's primary context (the runtime's, shared by every thread of the
- * process): its creation is most of a GPU's start-up, 0.1-0.5 s. */
+ * process): the part of a GPU's start-up that needs no app data. */
 static void cuda_prewarm(const struct hf_device *dev)
 {
     if (cudaSetDevice(dev->info.cuda_ordinal) == cudaSuccess)
