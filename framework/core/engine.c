@@ -538,7 +538,7 @@ int hf__engine_finish_round(struct hf__engine *e, struct hf_run *run)
         for (int d = 0; d < e->ndev; d++) {
             e->stats[d].share = e->round.total_work > 0 ? e->stats[d].work / e->round.total_work : 0;
             rs->dev[d] = e->stats[d];
-            work[d] = e->stats[d].work + e->stats[d].more_work; /* what it ran, for rates */
+            work[d] = hf__engine_ran_work(e, d);
             busy[d] = e->stats[d].busy_s;
             chunks[d] = e->stats[d].chunks;
         }

@@ -176,6 +176,12 @@ int hf__real_round(struct hf__engine *e);
  * nothing when no device is wanted. */
 int hf__real_each_device(struct hf__engine *e, int (*fn)(struct hf__engine *e, int dev, void *arg),
                          void *arg, const int *want);
+/* The work device d ran this round, for its rates: its chunks' and what its
+ * bundles did past them (hf_bundle_did_more). */
+static inline double hf__engine_ran_work(const struct hf__engine *e, int d)
+{
+    return e->stats[d].work + e->stats[d].more_work;
+}
 /* Whether device d keeps the run's state (shared data, its context): alive,
  * or a GPU sitting one cpu_only round out, which must still receive the
  * round's merged changes. */

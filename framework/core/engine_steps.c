@@ -200,7 +200,7 @@ int hf__engine_done(struct hf__engine *e, int dev, const struct hf_span *span, d
     s->stolen += span->stolen ? span->count : 0;
     /* Work the bundle did past its chunks (hf_bundle_did_more) counts in
      * the device's rates, not in its share of the load or its chunks' costs. */
-    double more = e->shared ? hf__shared_take_more(e->shared, dev) : 0.0;
+    double more = hf__shared_take_more(e->shared, dev);
     s->work += work;
     s->more_work += more;
     s->bytes += bytes;

@@ -152,7 +152,7 @@ int hf__measure_standalone(struct hf__engine *e)
             rc = hf__engine_execute_round(e);
             double work = 0;
             for (int k = 0; k < e->ndev; k++)
-                work += e->stats[k].work + e->stats[k].more_work;
+                work += hf__engine_ran_work(e, k);
             double s = e->round_end - t0, rate = s > 0 ? work / s : 0;
             spent += s;
             /* A later pass replaces the sizing probe's rate outright. */
