@@ -70,9 +70,14 @@ struct hf_sim_node {
     struct hf_sim_net net;
 };
 
+/* Monotonic seconds: the engine's clock, which drivers time their steps by. */
+double hf__now(void);
+
 /* Where the time of one bundle went (seconds, from the driver's clock). */
 struct hf_bundle_times {
     double copy_in_s, kernel_s, copy_out_s; /* 0 where not applicable (CPU) */
+    double shared_s; /* after the kernels: bringing shared-data changes home (a GPU's) */
+    int pieces;      /* pieces the driver cut the bundle into (0: not cut, a CPU) */
 };
 
 struct hf_driver_ops {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/gpu/never_slower.sh - issue 40's rule and issue 41's yardstick on one GPU host, in one go.
 #
-# 1. Graph apps (bfs, pagerank, sssp, cc) on a Kronecker graph (scale $SCALE, seed 3), one
+# 1. Graph apps (bfs, pagerank, sssp, cc, mst) on a Kronecker graph (scale $SCALE, seed 3), one
 #    `hetfarm run` per (app, devices, scheduler): the GPU alone and the CPU alone (HASS), CPU + GPU under HASS,
 #    min-min and Qilin with the device-set choice, and CPU + GPU with `devices_fixed = yes`
 #    (every device every round: the behaviour before the choice). Sum of round makespans,
@@ -10,6 +10,8 @@
 #    efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations on CPU + GPU
 #    with two passes (bound_s must be one number per round across the rows).
 # 3. `make run`'s config on the real devices ([compare] passes = 4) and matmul n = 16384.
+# 4. Every shipped configs/graph-*.ini as it comes but for its devices: CPU + GPU, the CPU
+#    alone and the GPU alone (the sizes a user first runs; wall clock and makespans).
 # Full results stay in $WORK; the condensed file goes to bench/results/<machine>/never_slower.json.
 #
 #   SCALE=22 bench/gpu/never_slower.sh
@@ -22,14 +24,14 @@ WORK=${WORK:-${TMPDIR:-/tmp}/hetfarm-never-slower}
 H=${HF_BUILD:-build}/hetfarm
 [ -d .gpulibs ] && export LD_LIBRARY_PATH="$PWD/.gpulibs:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HF_BENCH=1
-R=$WORK; C=$WORK/cache; mkdir -p $R/g $R/f $R/m $C; : > $R/g/wall.txt
+R=$WORK; C=$WORK/cache; mkdir -p $R/g $R/f $R/m $R/c $C; : > $R/g/wall.txt; : > $R/c/wall.txt
 gcfg() { # app cpu fixed [cuda]
     printf '[run]\napp = %s\nprogress = no\n' "$1"; [ "$3" = 1 ] && printf 'devices_fixed = yes\n'
     printf '[load]\ngenerate = kron\nscale = %s\nedge_factor = 16\nseed = 3\nweighted = yes\ncache_dir = %s\n' "$SCALE" "$C"
     case $1 in bfs|sssp) printf 'source = maxdegree\n' ;; esac
     printf '[devices]\ncpu = %s\ncuda = %s\n' "$2" "${4:-0}"; }
 gcfg bfs 0 0 > $R/g/gen.ini; $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
-for app in bfs pagerank sssp cc; do
+for app in bfs pagerank sssp cc mst; do
     # A first run stores the devices' standalone rates (the profile store), so that every
     # measured run starts alike: without it the first one alone ran the standalone passes.
     gcfg $app all 0 > $R/g/$app-warm.ini; $H run $R/g/$app-warm.ini -o $R/g/$app-warm.json > $R/g/$app-warm.log 2>&1
@@ -50,4 +52,13 @@ sed -e 's/^engines = .*/engines = real/' configs/default.ini > $R/m/default.ini;
 $H compare $R/m/default.ini -o $R/m/default.json > $R/m/default.log 2>&1; echo "default rc=$?"
 printf '[run]\napp = matmul\nrounds = 6\ngrain = 64\n[load]\nn = 16384\nverify = 4\n[devices]\ncpu = all\ncuda = 0\n[compare]\nschedulers = hass, minmin, qilin\n' > $R/m/mm.ini
 $H compare $R/m/mm.ini -o $R/m/mm.json > $R/m/mm.log 2>&1; echo "matmul rc=$?"
+for ini in configs/graph-*.ini; do
+    app=$(basename $ini .ini)
+    for v in "cpugpu all all" "cpu all none" "gpu 0 0"; do
+        set -- $v; n=$app-$1
+        sed -e '/^cpu *=/d' -e '/^cuda *=/d' -e "/^\[devices\]/a cpu = $2\ncuda = $3" $ini > $R/c/$n.ini
+        s=$(date +%s%N); $H run $R/c/$n.ini -o $R/c/$n.json > $R/c/$n.log 2>&1; rc=$?
+        echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/c/wall.txt
+    done
+done
 python3 bench/gpu/never_slower.py "$R" "$(bench_out never_slower)"

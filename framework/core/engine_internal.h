@@ -205,7 +205,4 @@ void hf__sim_bounds(const struct hf__engine *e, double bytes, double rho_min, do
  * the chunks that have work (0 when none has): engine.c. */
 void hf__round_bytes(const struct hf_round *r, double *bytes, double *rho_min);
 
-/* Monotonic seconds. */
-double hf__now(void);
-
 #endif

@@ -731,8 +731,11 @@ static int cuda_run(struct hf_device *dev, const struct hf_app *app, void *app_c
     }
     if ((rc = slot_wait(gpu, i & 1, t)) || (rc = slot_wait(gpu, (i + 1) & 1, t)))
         goto fail;
+    double shared_t0 = hf__now();
     if ((rc = hf__cuda_shared_bundle_done(gpu, gpu->shared, b)))
         goto fail;
+    t->shared_s = hf__now() - shared_t0;
+    t->pieces = gpu->last_pieces;
     gpu->piece = gpu->bundle = NULL;
     return 0;
 fail:

@@ -191,6 +191,10 @@ static cJSON *event_json(const struct hf_event *e)
     cJSON_AddNumberToObject(o, "copy_in_s", e->t.copy_in_s);
     cJSON_AddNumberToObject(o, "kernel_s", e->t.kernel_s);
     cJSON_AddNumberToObject(o, "copy_out_s", e->t.copy_out_s);
+    if (e->t.shared_s > 0)
+        cJSON_AddNumberToObject(o, "shared_s", e->t.shared_s);
+    if (e->t.pieces > 0)
+        cJSON_AddNumberToObject(o, "pieces", e->t.pieces);
     cJSON_AddBoolToObject(o, "stolen", e->stolen != 0);
     if (e->outlier)
         cJSON_AddBoolToObject(o, "outlier", 1);

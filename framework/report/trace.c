@@ -71,15 +71,16 @@ static cJSON *sort_index(int pid, int tid, int index)
     return o;
 }
 
-/* Adds the copy-in / kernel / copy-out slices of a GPU bundle on thread tid. */
+/* Adds the copy-in / kernel / copy-out / shared-data slices of a GPU bundle
+ * on thread tid. */
 static void gpu_parts(cJSON *ev, const struct hf_event *e, int pid, int tid)
 {
-    const char *names[3] = {"copy-in", "kernel", "copy-out"};
-    double t[3] = {e->t.copy_in_s, e->t.kernel_s, e->t.copy_out_s};
-    double sum = t[0] + t[1] + t[2], dur = e->end_s - e->start_s;
+    const char *names[4] = {"copy-in", "kernel", "copy-out", "shared data home"};
+    double t[4] = {e->t.copy_in_s, e->t.kernel_s, e->t.copy_out_s, e->t.shared_s};
+    double sum = t[0] + t[1] + t[2] + t[3], dur = e->end_s - e->start_s;
     double scale = sum > dur && sum > 0 ? dur / sum : 1;
     double at = e->start_s;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         if (t[k] <= 0)
             continue;
         cJSON_AddItemToArray(ev, slice(names[k], "gpu", pid, tid, at, t[k] * scale));
@@ -100,7 +101,7 @@ static void bundle(cJSON *ev, const struct hf_event *e, int pid, int tid, int gp
     cJSON_AddNumberToObject(args, "chunks", (double)e->count);
     cJSON_AddBoolToObject(args, "stolen", e->stolen != 0);
     cJSON_AddItemToArray(ev, o);
-    if (gpu && e->t.copy_in_s + e->t.kernel_s + e->t.copy_out_s > 0)
+    if (gpu && e->t.copy_in_s + e->t.kernel_s + e->t.copy_out_s + e->t.shared_s > 0)
         gpu_parts(ev, e, pid, tid);
 }
 
