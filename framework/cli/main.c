@@ -5,19 +5,23 @@
  * main() only dispatches: each command lives in its own cmd_*.c, the options
  * they share in options.c, the config-to-runs plan in plan.c, the help text
  * in help.c. The environment the libraries read when they load (OpenBLAS's
- * core, OpenMP's wait policy: drivers/runtime_env.c) is fixed first of all,
- * since that may re-execute the program.
+ * core, OpenMP's wait policy: drivers/runtime_env.c) is fixed before main(),
+ * from the executable's .preinit_array, since that re-executes the program
+ * and should do so before the libraries' constructors ran.
  */
 #include <string.h>
 
 #include "cli.h"
 #include "drivers/runtime_env.h"
 
+/* Before any library's constructor: may re-execute the program. */
+__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **,
+                                                                             char **) =
+    hf_runtime_env;
+
 /* Dispatches `hetfarm COMMAND ...` and `hetfarm help COMMAND`. */
 int main(int argc, char **argv)
 {
-    /* First of all: this may re-execute the program with its environment set. */
-    hf_runtime_env(argv);
     if (argc < 2) {
         hf__cli_usage(stderr);
         return EXIT_USAGE;

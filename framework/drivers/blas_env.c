@@ -19,10 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-/* The core OpenBLAS should use on this CPU, or NULL to leave its choice. */
-static const char *best_core(void)
+const char *hf__blas_core_best(void)
 {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512bf16"))
@@ -32,16 +30,6 @@ static const char *best_core(void)
     if (__builtin_cpu_supports("avx2"))
         return "Haswell";
     return NULL;
-}
-
-const char *hf__blas_core_wanted(void)
-{
-    const char *want = best_core();
-    if (!want)
-        return NULL;
-    /* Nothing to do when OpenBLAS already picked it (bare metal). */
-    const char *have = openblas_get_corename();
-    return have && strcasecmp(have, want) == 0 ? NULL : want;
 }
 
 const char *hf_blas_describe(void)

@@ -14,9 +14,10 @@
 extern "C" {
 #endif
 
-/* The OpenBLAS core this CPU supports when OpenBLAS chose a weaker one (the
- * value OPENBLAS_CORETYPE should have), or NULL when its choice stands. */
-const char *hf__blas_core_wanted(void);
+/* The OpenBLAS core this CPU supports (the value OPENBLAS_CORETYPE should
+ * have), or NULL to leave OpenBLAS's choice. From CPUID alone: callable
+ * before any library's constructor ran. */
+const char *hf__blas_core_best(void);
 
 /* hf_blas_describe() is declared in device.h, with the rest of the machine. */
 

@@ -6,9 +6,21 @@
  * before main() runs: OpenBLAS its core (OPENBLAS_CORETYPE, see blas_env.c)
  * and libgomp how an idle OpenMP thread waits (OMP_WAIT_POLICY,
  * GOMP_SPINCOUNT). Setting them from main() is too late for this process,
- * so hf_runtime_env sets what the user left unset and re-executes the
+ * so hf_runtime_env adds what the user left unset and re-executes the
  * program once; HF_REEXEC=1 marks the second process, so a failing override
  * can never loop, and a user who set a variable keeps it.
+ *
+ * It runs from the hetfarm executable's .preinit_array (cli/main.c): after
+ * the libraries were mapped and relocated, before any of their constructors.
+ * So the first process never runs cuBLAS's, which register its kernels with
+ * the CUDA runtime: 0.4-0.6 s a process on the dev VM, paid twice while the
+ * re-exec came from main() (`hetfarm --help` took 0.79-0.99 s, 0.41-0.59 s
+ * with the re-exec skipped). This early, libc's environment functions are not
+ * set up yet (a setenv() there is lost), so the new environment is the old
+ * one plus the additions, in static storage, handed to execve(). And
+ * OpenBLAS cannot yet say which core it would pick, so the core this CPU
+ * supports is always named; that is the one it ends up with either way (a
+ * different pick was always overridden).
  *
  * OpenMP waits passively: an idle team thread sleeps at once instead of
  * spinning. The CPU team runs one parallel region per bundle, a sub-range
@@ -29,27 +41,51 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "blas_env.h"
 #include "device.h"
 
-void hf_runtime_env(char **argv)
+#define MAX_ENV 4096
+
+/* Whether envp sets `name`. */
+static int env_has(char *const *envp, const char *name)
 {
-    if (getenv("HF_REEXEC") || !argv)
+    size_t n = strlen(name);
+    for (; *envp; envp++)
+        if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+            return 1;
+    return 0;
+}
+
+void hf_runtime_env(int argc, char **argv, char **envp)
+{
+    static char *next[MAX_ENV];
+    static char core_var[64] = "OPENBLAS_CORETYPE=";
+    (void)argc;
+    if (!argv || !envp || env_has(envp, "HF_REEXEC"))
         return;
-    int changed = 0;
-    const char *core = getenv("OPENBLAS_CORETYPE") ? NULL : hf__blas_core_wanted();
-    if (core)
-        changed |= setenv("OPENBLAS_CORETYPE", core, 1) == 0;
-    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
-        changed |= setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
-    if (!changed || setenv("HF_REEXEC", "1", 1) != 0)
+    int n = 0, added = 0;
+    while (envp[n])
+        n++;
+    if (n + 4 > MAX_ENV)
         return;
-    fflush(NULL);
-    execv("/proc/self/exe", argv);
-    /* The exec failed (no /proc, seccomp): carry on as loaded, and leave the
-     * variables so that children inherit the choice. */
+    memcpy(next, envp, (size_t)n * sizeof *envp);
+    const char *core = env_has(envp, "OPENBLAS_CORETYPE") ? NULL : hf__blas_core_best();
+    size_t at = strlen(core_var);
+    if (core && at + strlen(core) < sizeof core_var) {
+        memcpy(core_var + at, core, strlen(core) + 1);
+        next[n + added++] = core_var;
+    }
+    if (!env_has(envp, "OMP_WAIT_POLICY") && !env_has(envp, "GOMP_SPINCOUNT"))
+        next[n + added++] = "OMP_WAIT_POLICY=passive";
+    if (!added)
+        return;
+    next[n + added++] = "HF_REEXEC=1";
+    next[n + added] = NULL;
+    execve("/proc/self/exe", argv, next);
+    /* The exec failed (no /proc, seccomp): carry on as loaded. */
 }
 
 const char *hf_openmp_describe(void)
