@@ -42,6 +42,15 @@ for app in bfs pagerank sssp cc mst; do
         echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/g/wall.txt
     done
 done
+for ini in configs/graph-*.ini; do
+    app=$(basename $ini .ini)
+    for v in "cpugpu all all" "cpu all none" "gpu 0 0"; do
+        set -- $v; n=$app-$1
+        sed -e '/^cpu *=/d' -e '/^cuda *=/d' -e "/^\[devices\]/a cpu = $2\ncuda = $3" $ini > $R/c/$n.ini
+        s=$(date +%s%N); $H run $R/c/$n.ini -o $R/c/$n.json > $R/c/$n.log 2>&1; rc=$?
+        echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/c/wall.txt
+    done
+done
 sed -e 's/^cuda = all/cuda = none/' -e 's/^rounds = .*/rounds = 4/' configs/fractal.ini > $R/f/cpu.ini
 $H compare $R/f/cpu.ini -o $R/f/cpu.json > $R/f/cpu.log 2>&1; echo "fractal cpu rc=$?"
 sed -e 's/^width = .*/width = 8192/' -e 's/^height = .*/height = 8192/' -e 's/^max_iter = .*/max_iter = 4096/' \
@@ -52,13 +61,4 @@ sed -e 's/^engines = .*/engines = real/' configs/default.ini > $R/m/default.ini;
 $H compare $R/m/default.ini -o $R/m/default.json > $R/m/default.log 2>&1; echo "default rc=$?"
 printf '[run]\napp = matmul\nrounds = 6\ngrain = 64\n[load]\nn = 16384\nverify = 4\n[devices]\ncpu = all\ncuda = 0\n[compare]\nschedulers = hass, minmin, qilin\n' > $R/m/mm.ini
 $H compare $R/m/mm.ini -o $R/m/mm.json > $R/m/mm.log 2>&1; echo "matmul rc=$?"
-for ini in configs/graph-*.ini; do
-    app=$(basename $ini .ini)
-    for v in "cpugpu all all" "cpu all none" "gpu 0 0"; do
-        set -- $v; n=$app-$1
-        sed -e '/^cpu *=/d' -e '/^cuda *=/d' -e "/^\[devices\]/a cpu = $2\ncuda = $3" $ini > $R/c/$n.ini
-        s=$(date +%s%N); $H run $R/c/$n.ini -o $R/c/$n.json > $R/c/$n.log 2>&1; rc=$?
-        echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/c/wall.txt
-    done
-done
 python3 bench/gpu/never_slower.py "$R" "$(bench_out never_slower)"
