@@ -3,7 +3,8 @@
 
 DESIGN
 ------
-Per graph run: the sum of round makespans, the host's merge time, the rounds run and those
+Per graph run: the sum of round makespans, the host's merge time, the GPU bundles' time
+bringing shared data home after their kernels, the rounds run and those
 run on a subset of the devices (a device `left_out`), whether the app finished, and the
 wall clock; per app, each CPU + GPU run over the GPU alone (the issue's rule: within 1.03).
 Per compare (fractal on one CPU, fractal and `make run`'s config and matmul on CPU + GPU):
@@ -54,6 +55,8 @@ def run_row(path, wall):
         "stopped": r.get("stopped", "-"),
         "wall_ms": wall,
         "startup_s": r.get("startup", {}),
+        # GPU bundles' time after their kernels bringing shared data home (results' shared_s)
+        "shared_home_ms": 1e3 * sum(e.get("shared_s", 0) for e in r.get("events", [])),
     }
 
 
