@@ -164,13 +164,16 @@ static int hass_next(void *state, int d, struct hf_span *out)
     struct hass *h = state;
     int got = hass_pick(h, d, out);
     if (got > 0) {
-        double bytes = 0.0;
+        double bytes = 0.0, work = 0.0;
         for (size_t i = out->first; i < out->first + out->count; i++) {
-            h->committed[d] += h->r->chunks[i].work;
+            work += h->r->chunks[i].work;
             bytes += h->r->chunks[i].bytes;
         }
+        h->committed[d] += work;
         hf__hass_link_give(h, d, bytes);
         h->inflight[d] = 1;
+        h->run_w[d] = work;
+        h->run_at[d] = hass_clock(h);
     }
     return got;
 }

@@ -44,12 +44,13 @@ enum hass_repeat {
     X(bundles_last, 1) X(plan_ran, 1) X(was_alive, 1) X(link_of, 1) X(link_bw, 1)                \
     X(wait_s, 1) X(link_batch, 1) X(give_epoch, 1) X(wait_known, 1) X(link_clean, 1)             \
     X(buf, 1) X(committed, 1) X(inflight, 1) X(pspan, 1) X(prate, 1) X(pslow, 1)                 \
-    X(profiled, 1) X(pdone, 1) X(prep, 1) X(psize, 1) X(pwork, 1) X(ptime, 1)
+    X(profiled, 1) X(pdone, 1) X(prep, 1) X(psize, 1) X(pwork, 1) X(ptime, 1)                 \
+    X(run_w, 1) X(run_at, 1)
 /* clang-format on */
 
 /* The per-device arrays that start every round at zero. */
 #define HASS_ROUND_ARRAYS(X)                                                                       \
-    X(bundles) X(buf) X(committed) X(inflight) X(piece) X(released) X(spent)
+    X(bundles) X(buf) X(committed) X(inflight) X(piece) X(released) X(spent) X(run_w) X(run_at)
 
 struct hass {
     int ndev;
@@ -121,6 +122,8 @@ struct hass {
     size_t pool_next;  /* front of round 0's shared pool */
     double *committed; /* work handed to each device this round */
     int *inflight;     /* a span of the device is running */
+    double *run_w;     /* per device: the work of its span in flight, ... */
+    double *run_at;    /* ... and the round's clock (hass_clock) when it was handed out */
 
     /* Round 0 profiling, per device (hass_profile.c). */
     int profiling;          /* this round began with no plan: it profiles from the shared pool */
@@ -146,6 +149,18 @@ static inline int hass_slow_surprise(const struct hf_cost_model *m)
 static inline double hass_stall_risk(const struct hass *h, int d)
 {
     return hf_cost_stall_risk(&h->model[d]);
+}
+
+/* The round's clock as the scheduler sees it, never reading one: the most
+ * seconds of bundles any alive device has finished this round. Every device's
+ * finished seconds lie behind the true time, the busiest's least. */
+static inline double hass_clock(const struct hass *h)
+{
+    double now = 0.0;
+    for (int d = 0; d < h->ndev; d++)
+        if (h->r->alive[d])
+            now = fmax(now, h->spent[d]);
+    return now;
 }
 
 /* Whether the other alive devices together run at half device d's rate or

@@ -16,11 +16,13 @@
  * the standalone pass take their peers' median model while their own agrees
  * with it within its error. Buffers are laid out GPUs first and cut so that
  * each costs its device its planned time by its own model; noisy GPUs leave a
- * reserve at the fastest CPU's tail where the noise outweighs a bundle's
- * latency. A GPU whose share is long against its fixed costs (more latencies,
- * two new sizes, their stall risk: HASS_PIECE_COST), beside devices that could
- * take over, runs it as HASS_PIECES pieces, so that a slowdown met in one can
- * hand the rest to others.
+ * reserve at the fastest CPU's tail where the noise outweighs what a steal of
+ * it costs: a latency, and the stall risk of the GPU most prone to stalls (any
+ * free GPU steals from the reserve, and each steal is one more bundle). A GPU
+ * whose share is long against its fixed costs (more latencies, two new sizes,
+ * their stall risk: HASS_PIECE_COST), beside devices that could take over,
+ * runs it as HASS_PIECES pieces, so that a slowdown met in one can hand the
+ * rest to others.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -337,10 +339,11 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
     }
 }
 
-/* The share of each GPU's count laid at the fastest CPU's tail (see DESIGN). */
+/* The share of each GPU's count laid at the fastest CPU's tail (see DESIGN);
+ * fixed with the plan, as a change of it moves every GPU to new sizes. */
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
 {
-    double spread = 0.0, lat = INFINITY, ms = 0.0, w = hf__mean_chunk_work(h->r);
+    double spread = 0.0, lat = INFINITY, risk = 0.0, ms = 0.0, w = hf__mean_chunk_work(h->r);
     int planned = 0;
     for (int d = 0; d < h->ndev; d++) {
         ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
@@ -348,9 +351,10 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
         if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
             lat = fmin(lat, hf__hass_latency(h, d));
+            risk = fmax(risk, hass_stall_risk(h, d));
         }
     }
-    int pays = planned > 1 && spread > 0.01 && lat < 0.5 * spread * ms;
+    int pays = planned > 1 && spread > 0.01 && lat + risk < 0.5 * spread * ms;
     return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
 

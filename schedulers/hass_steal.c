@@ -14,9 +14,15 @@
  * thief's warm-up and the stall risk of the bundles it adds and spares; a
  * stall-prone GPU leaves it to a safer thief that would end it sooner. An idle
  * CPU team steals one chunk, from a GPU only where it ends before the GPUs
- * would drain that buffer. A CPU stops before a chunk that would end the round
- * later than leaving the rest to the GPUs; a released GPU runs on only while
- * that ends the round sooner.
+ * would drain that buffer. A victim is busy for what is left of the bundle it
+ * runs: that bundle's work at its rate, less the round's clock since it was
+ * handed out (hass_clock; a released GPU runs fractions of its pieces, so its
+ * planned piece, taken as just started, made the CPU steal a chunk it ran
+ * long after the GPUs could have). A CPU stops before a chunk that would end
+ * the round later than leaving the rest to the GPUs; a released GPU runs on in
+ * pieces halved until one ends the round sooner than leaving it, on a clock
+ * that is the most seconds of bundles any GPU has finished (it may have sat
+ * idle).
  */
 #include <math.h>
 
@@ -70,12 +76,15 @@ static double gpu_rate_on(const struct hass *h, int g, double rho)
     return 1.0 / (inv + h->inv_bw[g] * rho);
 }
 
-/* The seconds victim c is still busy, its bundle taken as just started. */
+/* The seconds victim c is still busy: the bundle it runs, at its rate, less
+ * the round's clock since it was handed out (a piece of a released GPU may be
+ * a fraction of its planned pieces, and may have run for most of its time). */
 static double victim_busy(const struct hass *h, int c)
 {
-    double mean = hf__mean_chunk_work(h->r);
-    double running = h->dev[c].is_gpu ? (double)h->piece[c] * mean : mean;
-    return h->inflight[c] ? running / victim_rate(h, c) : 0.0;
+    double cr = victim_rate(h, c);
+    if (!h->inflight[c] || !(cr > 0.0))
+        return 0.0;
+    return fmax(0.0, h->run_w[c] / cr - (hass_clock(h) - h->run_at[c]));
 }
 
 /* CPU c's time for a chunk of `work`, twice its spread added. */
@@ -225,26 +234,35 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
     return take > leave;
 }
 
-/* GPU d's next piece of its released buffer, while that pays. */
+/* GPU d's next piece of its released buffer, halved until it ends the round
+ * sooner than leaving it to thieves. The round's clock is at least the
+ * seconds of bundles any GPU has finished: a released GPU that left its
+ * buffer to thieves has sat idle since, so its own seconds are behind. */
 int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out)
 {
     const struct hf_round *r = h->r;
     struct hf__buf *b = &h->buf[d];
     size_t k = b->hi - b->lo < h->piece[d] ? b->hi - b->lo : h->piece[d];
-    double G = 0.0, W = 0.0, rest = hf__buf_work(r, b), mine = 0.0;
+    double G = 0.0, W = 0.0, rest = hf__buf_work(r, b), now = h->spent[d];
     for (int g = 0; g < h->ndev; g++) {
         if (g == d || !h->dev[g].is_gpu || !r->alive[g] || !(h->rate[g] > 0.0))
             continue;
         G += h->rate[g];
         W += h->committed[g] + hf__buf_work(r, &h->buf[g]);
+        now = fmax(now, h->spent[g]);
     }
-    for (size_t i = b->lo; i < b->lo + k; i++)
-        mine += r->chunks[i].work;
-    if (G > 0.0) {
-        double take = fmax(h->spent[d] + mine / h->released[d], (W + rest - mine) / G);
-        double leave = fmax(h->spent[d], (W + rest) / G);
-        if (take >= leave)
-            return 0;
+    double leave = G > 0.0 ? fmax(now, (W + rest) / G) : 0.0;
+    for (; G > 0.0 && k > 0; k /= 2) {
+        double mine = 0.0;
+        for (size_t i = b->lo; i < b->lo + k; i++)
+            mine += r->chunks[i].work;
+        double more =
+            hass_stall_risk(h, d) + (hass_size_known(h, d, k) ? 0.0 : hass_new_size_cost(h, d));
+        if (fmax(now + mine / h->released[d] + more, (W + rest - mine) / G) < leave)
+            break;
     }
-    return hf__take_front(h->buf, d, k, out);
+    int others = 0; /* a device in flight: its end asks the idle again */
+    for (int g = 0; g < h->ndev; g++)
+        others |= g != d && h->inflight[g];
+    return (k > 0 || !others) && hf__take_front(h->buf, d, k, out);
 }

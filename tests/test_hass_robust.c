@@ -1103,26 +1103,32 @@ static double straggler_ratio(const char *ini, double *gb_bundles)
 }
 
 /* Every bundle of a GPU that stalls 5% of its bundles is another chance of a
- * 40 ms stall: HASS prices its pieces, hedges and steals by the stall risk
- * its model measured, so the GPU runs few bundles a round (pieces, the
- * reserve's steals and hedges gave it 4.6 on average, up to 10) and HASS
- * comes nearer the one-bundle schedulers (1.14x before). */
+ * 40 ms stall: HASS prices its pieces, hedges, steals and the reserve it
+ * leaves at the CPU's tail by the stall risk its model measured, so the GPU
+ * runs few bundles a round (pieces, the reserve's steals and hedges gave it
+ * 4.6 on average, up to 10; 2.62 before the reserve was priced) and HASS
+ * comes nearer the one-bundle schedulers (1.14x before stall risk, 1.09x
+ * before the reserve). What is left is a GPU's stalls before its model has
+ * counted one: a stall in a bundle of a new size reads as its warm-up. */
 static void test_stall_prone_gpu_gets_few_bundles(void **unused)
 {
     (void)unused;
     double nb;
     double ratio = straggler_ratio(STRAGGLER("stall_prob = 0.05\n"), &nb);
-    assert_true(nb <= 3.0);
-    assert_true(ratio <= 1.10);
+    assert_true(nb <= 2.15);
+    assert_true(ratio <= 1.077);
 }
 
 /* The same GPU stalling once a second of its time on average (sim
- * `stall_rate`): stalls come with time, so more bundles cost no more of them. */
+ * `stall_rate`): stalls come with time, so more bundles cost no more of them.
+ * A piece that stalled releases the rest of its GPU's buffer; the GPU takes
+ * back only pieces that end the round sooner than its thieves would (1.022x
+ * when it took its whole piece on its own clock, behind the round's). */
 static void test_stalls_per_second(void **unused)
 {
     (void)unused;
     double nb;
-    assert_true(straggler_ratio(STRAGGLER("stall_rate = 1\n"), &nb) <= 1.03);
+    assert_true(straggler_ratio(STRAGGLER("stall_rate = 1\n"), &nb) <= 1.027);
 }
 
 /* The sim trouble keys are checked like any other: a malformed value names the key. */
