@@ -40,9 +40,10 @@ def walls(path):
     return wall
 
 
-def run_row(path, wall):
-    """One `hetfarm run`'s figures, or None when it left no results."""
-    d = load(path)
+def run_row(folder, name, wall):
+    """One `hetfarm run`'s figures (folder/name.json, its wall clock in `wall`), or None when it
+    left no results."""
+    d = load(f"{folder}/{name}.json")
     if not d:
         return None
     r = d["runs"][0]
@@ -53,11 +54,25 @@ def run_row(path, wall):
         "rounds": len(rs),
         "subset_rounds": sum(1 for x in rs if any(v.get("left_out") for v in x["devices"])),
         "stopped": r.get("stopped", "-"),
-        "wall_ms": wall,
+        "wall_ms": wall.get(name, (None, None))[1],
         "startup_s": r.get("startup", {}),
         # GPU bundles' time after their kernels bringing shared data home (results' shared_s)
         "shared_home_ms": 1e3 * sum(e.get("shared_s", 0) for e in r.get("events", [])),
     }
+
+
+def over_best_single(rows, singles):
+    """Every row but the single-device ones (keys `singles`) over the best of those, as sums of
+    makespans and as wall clock."""
+    ones = [rows[k] for k in singles if k in rows]
+    best_ms = min((x["makespan_ms"] for x in ones), default=None)
+    best_wall = min((x["wall_ms"] for x in ones if x["wall_ms"]), default=None)
+    for run, row in rows.items():
+        if run in singles or not best_ms:
+            continue
+        row["makespan_over_best_single"] = row["makespan_ms"] / best_ms
+        if row["wall_ms"] and best_wall:
+            row["wall_over_best_single"] = row["wall_ms"] / best_wall
 
 
 def shipped_configs(work):
@@ -66,16 +81,10 @@ def shipped_configs(work):
     for name in sorted({k.rsplit("-", 1)[0] for k in wall}):
         rows = {}
         for dev in ("cpugpu", "cpu", "gpu"):
-            row = run_row(f"{work}/c/{name}-{dev}.json", wall.get(f"{name}-{dev}", (None, None))[1])
+            row = run_row(f"{work}/c", f"{name}-{dev}", wall)
             if row:
                 rows[dev] = row
-        singles = [rows[k] for k in ("cpu", "gpu") if k in rows]
-        if "cpugpu" in rows and singles:
-            both = rows["cpugpu"]
-            both["makespan_over_best_single"] = both["makespan_ms"] / min(x["makespan_ms"] for x in singles)
-            ws = [x["wall_ms"] for x in singles if x["wall_ms"]]
-            if ws and both["wall_ms"]:
-                both["wall_over_best_single"] = both["wall_ms"] / min(ws)
+        over_best_single(rows, ("cpu", "gpu"))
         out[name] = rows
     return out
 
@@ -86,22 +95,16 @@ def graph(work):
     for app in APPS:
         rows = {}
         for run in RUNS:
-            row = run_row(f"{work}/g/{app}-{run}.json", wall.get(f"{app}-{run}", (None, None))[1])
+            row = run_row(f"{work}/g", f"{app}-{run}", wall)
             if row:
                 rows[run] = row
         gpu = rows.get("gpu-hass")
-        singles = [rows[k] for k in ("gpu-hass", "cpu-hass") if k in rows]
-        best_ms = min((x["makespan_ms"] for x in singles), default=None)
-        best_wall = min((x["wall_ms"] for x in singles if x["wall_ms"]), default=None)
         for run, row in rows.items():
             if gpu and run not in ("gpu-hass", "cpu-hass"):
                 row["makespan_over_gpu"] = row["makespan_ms"] / gpu["makespan_ms"]
                 if row["wall_ms"] and gpu["wall_ms"]:
                     row["wall_over_gpu"] = row["wall_ms"] / gpu["wall_ms"]
-            if run not in ("gpu-hass", "cpu-hass") and best_ms:
-                row["makespan_over_best_single"] = row["makespan_ms"] / best_ms
-                if row["wall_ms"] and best_wall:
-                    row["wall_over_best_single"] = row["wall_ms"] / best_wall
+        over_best_single(rows, ("gpu-hass", "cpu-hass"))
         out[app] = rows
     return out
 
