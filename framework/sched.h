@@ -135,6 +135,9 @@ double hf_cost_warmup(const struct hf_cost_model *m);
  * their mean excess; 0 before any. A surprise still pending is not counted:
  * it may yet be a drift. */
 double hf_cost_stall_risk(const struct hf_cost_model *m);
+/* Counts one bundle that stalled `excess` seconds, seen by the model's owner
+ * apart from the fit (a profile span slower per unit than a smaller one). */
+void hf_cost_stall(struct hf_cost_model *m, double excess);
 /* Refits from the accepted bundles when any arrived since the last fit. */
 void hf_cost_refit(struct hf_cost_model *m);
 /* The fitted time of a bundle of `work` moving `bytes`; 0 while the model has no fit. */

@@ -343,7 +343,8 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
  * fixed with the plan, as a change of it moves every GPU to new sizes. */
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
 {
-    double spread = 0.0, lat = INFINITY, risk = 0.0, ms = 0.0, w = hf__mean_chunk_work(h->r);
+    double spread = 0.0, lat = INFINITY, chunk = INFINITY, risk = 0.0, ms = 0.0;
+    double w = hf__mean_chunk_work(h->r);
     int planned = 0;
     for (int d = 0; d < h->ndev; d++) {
         ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
@@ -351,10 +352,13 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
         if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
             lat = fmin(lat, hf__hass_latency(h, d));
+            chunk = fmin(chunk, h->rate[d] > 0.0 ? w / h->rate[d] : INFINITY);
             risk = fmax(risk, hass_stall_risk(h, d));
         }
     }
-    int pays = planned > 1 && spread > 0.01 && lat + risk < 0.5 * spread * ms;
+    /* The reserve comes back in about two steals a GPU, and evens the ends to
+     * within a chunk (half of one on average). */
+    int pays = planned > 1 && spread > 0.01 && 2.0 * lat + 0.5 * chunk + risk < 0.5 * spread * ms;
     return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
 

@@ -104,7 +104,7 @@ int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out)
 int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, double work,
                            double seconds, int fit)
 {
-    int slow = fit && h->dev[d].is_gpu && !h->profiled[d] && !h->split && !h->pslow[d] &&
+    int slow = fit && h->dev[d].is_gpu && !h->profiled[d] && !h->pslow[d] &&
                span->count >= h->pspan[d] && h->prate[d] > 0.0 &&
                work / seconds < (1.0 - h->growth_stop) * h->prate[d];
     if (slow)
@@ -229,12 +229,17 @@ static void restart_cut_profile(struct hass *h, const struct hf_round *r, int d)
             like = k;
         }
     }
+    struct hf_cost_model mine = h->model[d];
     if (like >= 0) {
         h->model[d] = h->model[like];
         h->warm[d] = h->warm[like];
-        return;
+    } else {
+        hass_model_reset(h, d);
     }
-    hass_model_reset(h, d);
+    /* Its stalls are its own: they price its bundles from round 1. */
+    h->model[d].judged = mine.judged;
+    h->model[d].stalls = mine.stalls;
+    h->model[d].stall_excess = mine.stall_excess;
 }
 
 /* Round 0's end: profiles the round cut off, then the standalone passes. */

@@ -103,17 +103,14 @@ static double thieves_rate(const struct hass *h, int c, double rho)
     return sum;
 }
 
-/* When GPU k would end a steal of `work`, by the models. */
+/* When GPU k would end a steal of `work`, by the models: after what is left
+ * of the bundle it runs (as a victim's, victim_busy) and of its buffer. */
 static double thief_end(const struct hass *h, int k, double work, double rho)
 {
-    double g = gpu_rate_on(h, k, rho), rest = 0.0;
-    if (h->inflight[k] || h->buf[k].hi > h->buf[k].lo) {
-        double bundles = (double)h->bundles[k] + h->inflight[k];
-        rest = bundles * hf__hass_latency(h, k) +
-               (h->committed[k] + hf__buf_work(h->r, &h->buf[k])) / h->rate[k];
-        rest = fmax(0.0, rest - h->spent[k]);
-    }
-    return rest + hf__hass_latency(h, k) + work / g + hass_stall_risk(h, k);
+    double lat = hf__hass_latency(h, k);
+    double rest = victim_busy(h, k) + victim_bundles(h, k, h->buf[k].hi - h->buf[k].lo) * lat +
+                  hf__buf_work(h->r, &h->buf[k]) / h->rate[k];
+    return rest + lat + work / gpu_rate_on(h, k, rho) + hass_stall_risk(h, k);
 }
 
 /* Whether a less stall-prone thief would end the steal before `end`. */

@@ -347,6 +347,41 @@ static void test_slow_new_size_and_its_like_repeat_are_a_drift(void **unused)
     }
 }
 
+/* A new size's first bundle is a warm-up where it took about what the window's
+ * new sizes took beyond the fit; far more than that, the rest was a stall, and
+ * it counts toward the stall risk once the next bundle shows no drift. A
+ * stall its owner saw apart (hf_cost_stall) counts as one judged bundle. */
+static void test_new_size_far_past_its_warm_up_is_a_stall(void **unused)
+{
+    (void)unused;
+    struct hf_cost_model m;
+    hf_cost_init(&m);
+    const double lat = 0.1, inv = 0.01, warm = 0.05;
+    static const double sizes[] = {100, 200, 100, 400, 200, 800, 400, 1600, 800};
+    int seen[2000] = {0};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        int w = (int)sizes[i];
+        hf_cost_add(&m, w, 0.0, lat + inv * w + (seen[w]++ ? 0.0 : warm));
+    }
+    hf_cost_refit(&m);
+    assert_true(m.fitted && m.lat_known);
+    assert_true(fabs(hf_cost_warmup(&m) - warm) < 1e-6);
+    long judged = m.judged;
+    hf_cost_add(&m, 300, 0.0, lat + inv * 300 + warm + 5.0); /* a new size, stalled */
+    assert_true(hf_cost_stall_risk(&m) == 0.0);                /* pending */
+    hf_cost_add(&m, 800, 0.0, lat + inv * 800);                /* no drift */
+    assert_int_equal(m.stalls, 1);
+    assert_true(fabs(m.stall_excess - 5.0) < 1e-6);
+    assert_true(m.judged == judged + 2);
+    hf_cost_add(&m, 600, 0.0, lat + inv * 600 + warm); /* a new size's plain warm-up */
+    hf_cost_add(&m, 800, 0.0, lat + inv * 800);
+    assert_int_equal(m.stalls, 1);
+    hf_cost_stall(&m, 2.0);
+    hf_cost_stall(&m, -1.0); /* no stall */
+    assert_int_equal(m.stalls, 2);
+    assert_true(fabs(hf_cost_stall_risk(&m) - 7.0 / (double)m.judged) < 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_stall_and_slow_bundle_are_no_drift),
         cmocka_unit_test(test_doubling_spans_make_a_line),
         cmocka_unit_test(test_slow_new_size_and_its_like_repeat_are_a_drift),
+        cmocka_unit_test(test_new_size_far_past_its_warm_up_is_a_stall),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

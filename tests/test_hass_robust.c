@@ -1108,15 +1108,20 @@ static double straggler_ratio(const char *ini, double *gb_bundles)
  * runs few bundles a round (pieces, the reserve's steals and hedges gave it
  * 4.6 on average, up to 10; 2.62 before the reserve was priced) and HASS
  * comes nearer the one-bundle schedulers (1.14x before stall risk, 1.09x
- * before the reserve). What is left is a GPU's stalls before its model has
- * counted one: a stall in a bundle of a new size reads as its warm-up. */
+ * before the reserve). A new size's first bundle that took far more than the
+ * warm-ups measured is a stall too, a profile span's stall counts from round
+ * 1, a stall-prone thief leaves a steal to a GPU about to finish, and the
+ * reserve is laid only where the noise outweighs its steals and a chunk's
+ * grain (2.09 bundles and 1.067x before). What is left is the stalls before
+ * the model has seen one: every seed's first costs more bundles than
+ * min-min's. */
 static void test_stall_prone_gpu_gets_few_bundles(void **unused)
 {
     (void)unused;
     double nb;
     double ratio = straggler_ratio(STRAGGLER("stall_prob = 0.05\n"), &nb);
-    assert_true(nb <= 2.15);
-    assert_true(ratio <= 1.077);
+    assert_true(nb <= 2.0);
+    assert_true(ratio <= 1.035);
 }
 
 /* The same GPU stalling once a second of its time on average (sim

@@ -94,7 +94,9 @@
  * Stall risk: a slow outlier that the next bundle does not confirm as a
  * drift was a one-off (a stall), and the model keeps their count and excess
  * seconds against the bundles it judged, over the whole run (a restart on a
- * drift keeps them: a changed speed says nothing about hiccups). Their
+ * drift keeps them: a changed speed says nothing about hiccups). A new size's
+ * first bundle stalled too where it took far more than the window's measured
+ * warm-ups. Their
  * product per bundle, hf_cost_stall_risk, is what one more bundle of the
  * device costs on average beyond its fit: every bundle is another chance of
  * a stall, so an owner that weighs splitting work into more bundles (HASS's
@@ -451,22 +453,61 @@ static void try_candidate(struct hf_cost_model *m, double work, double bytes, do
     }
 }
 
+/* The median one-off cost of a new size over the window's first bundles of
+ * their sizes; *measured says whether there were two to tell it. */
+static double window_warmup(const struct hf_cost_model *m, int *measured)
+{
+    double v[HF_COST_WINDOW];
+    int k = 0;
+    *measured = 0;
+    if (!m->fitted || !m->lat_known || !has_repeat(m))
+        return 0.0;
+    for (int i = 0; i < m->n; i++)
+        if (m->fresh[i])
+            v[k++] = m->t[i] - hf_cost_time(m, m->w[i], m->b[i]);
+    *measured = k >= 2;
+    return k >= 2 ? fmax(0.0, hf__cost_median(v, k)) : 0.0;
+}
+
+/* The stall in the pending slow surprise, if any: the seconds it took beyond
+ * the fit, or for a new size's first bundle, beyond the warm-up the window
+ * measured on new sizes (none where it measured none: then it is all taken
+ * for the warm-up, which is priced apart). A surprise within 1.5x is the tail
+ * of the device's noise, which the spread already prices. */
+static double pending_stall(const struct hf_cost_model *m)
+{
+    if (m->run != 1 || m->run_sign <= 0 || !(m->pdev > COST_OUTLIER))
+        return 0.0;
+    if (!m->pwarm)
+        return m->pex;
+    int measured;
+    double ex = m->pex - window_warmup(m, &measured), pred = m->pt[0] - m->pex;
+    return measured && ex > COST_OUTLIER * pred ? ex : 0.0;
+}
+
 /* The pending slow surprise, if any, turned out a one-off: the bundle after it
- * did not confirm a drift. Counted toward the stall risk where it was an
- * outlier (a surprise within 1.5x is the tail of the device's noise, which
- * the spread already prices; warm-ups are not stalls: a new size's cost is
- * priced apart). */
+ * did not confirm a drift. Its stall counts toward the stall risk. */
 static void settle_surprise(struct hf_cost_model *m)
 {
-    if (m->run == 1 && m->run_sign > 0 && !m->pwarm && m->pdev > COST_OUTLIER) {
+    double stall = pending_stall(m);
+    if (stall > 0.0) {
         m->stalls++;
-        m->stall_excess += m->pex;
+        m->stall_excess += stall;
     }
 }
 
 double hf_cost_stall_risk(const struct hf_cost_model *m)
 {
     return m->judged > 0 ? m->stall_excess / (double)m->judged : 0.0;
+}
+
+void hf_cost_stall(struct hf_cost_model *m, double excess)
+{
+    if (!(excess > 0.0) || !isfinite(excess))
+        return;
+    m->judged++;
+    m->stalls++;
+    m->stall_excess += excess;
 }
 
 /* Starts a run of surprises (the drift candidates) with this one. */
@@ -660,14 +701,8 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
 
 double hf_cost_warmup(const struct hf_cost_model *m)
 {
-    double v[HF_COST_WINDOW];
-    int k = 0;
-    if (!m->fitted || !m->lat_known || !has_repeat(m))
-        return 0.0;
-    for (int i = 0; i < m->n; i++)
-        if (m->fresh[i])
-            v[k++] = m->t[i] - hf_cost_time(m, m->w[i], m->b[i]);
-    return k >= 2 ? fmax(0.0, hf__cost_median(v, k)) : 0.0;
+    int measured;
+    return window_warmup(m, &measured);
 }
 
 double hf_cost_time(const struct hf_cost_model *m, double work, double bytes)
