@@ -76,8 +76,8 @@ double hf__now(void);
 /* Where the time of one bundle went (seconds, from the driver's clock). */
 struct hf_bundle_times {
     double copy_in_s, kernel_s, copy_out_s; /* 0 where not applicable (CPU) */
-    double shared_s; /* after the kernels: bringing shared data home (a GPU's: recorded
-                        changes, OWNED ranges) */
+    double shared_s; /* after the kernels: bringing the recorded shared-data changes home
+                        (a GPU's; OWNED ranges go home within the copy-out phase) */
     int pieces;      /* pieces the driver cut the bundle into (0: not cut, a CPU) */
 };
 

@@ -659,6 +659,8 @@ static int piece_enqueue(struct hf_cuda *gpu, const struct hf_app *app, void *ct
         cuda_advance(gpu);
     gpu->phase = -1;
     if (!rc)
+        rc = hf__cuda_shared_piece_out(gpu, gpu->shared, &sl->piece, gpu->stream[2]);
+    if (!rc)
         rc = hf_cuda_check(gpu, cudaEventRecord(sl->ev[EV_OUT_END], gpu->stream[2]),
                            "cudaEventRecord");
     for (int k = 0; k < NSTREAMS && !rc; k++)
@@ -732,7 +734,7 @@ static int cuda_run(struct hf_device *dev, const struct hf_app *app, void *app_c
     if ((rc = slot_wait(gpu, i & 1, t)) || (rc = slot_wait(gpu, (i + 1) & 1, t)))
         goto fail;
     double shared_t0 = hf__now();
-    if ((rc = hf__cuda_shared_bundle_done(gpu, gpu->shared, b)))
+    if ((rc = hf__cuda_shared_bundle_done(gpu, gpu->shared)))
         goto fail;
     t->shared_s = hf__now() - shared_t0;
     t->pieces = gpu->last_pieces;

@@ -24,10 +24,14 @@ int hf__cuda_shared_open(struct hf_cuda *gpu, const struct hf_shared *arr, int n
 void hf__cuda_shared_close(struct hf__cuda_shared *sh);
 /* Before a bundle runs: clears the recorders whose changes the host took. */
 int hf__cuda_shared_bundle_start(struct hf_cuda *gpu, struct hf__cuda_shared *sh);
-/* After a bundle ran: copies its unit range of every OWNED array back to the
- * host, and the changes it recorded to the pinned host buffers. */
-int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
-                                const struct hf_bundle *b);
+/* After a piece's kernels, on the copy-out stream `st`: enqueues the copy of
+ * its unit range of every OWNED array back to the host (pinned), so that it
+ * overlaps the next pieces' kernels. */
+int hf__cuda_shared_piece_out(struct hf_cuda *gpu, struct hf__cuda_shared *sh,
+                              const struct hf_bundle *piece, cudaStream_t st);
+/* After a bundle ran (its pieces all done): brings the changes it recorded
+ * to the pinned host buffers. */
+int hf__cuda_shared_bundle_done(struct hf_cuda *gpu, struct hf__cuda_shared *sh);
 /* The driver ops of device.h (shared_pull, shared_push). */
 long hf__cuda_shared_pull(struct hf_cuda *gpu, struct hf__cuda_shared *sh, int s,
                           const uint32_t **idx, const void **vals);

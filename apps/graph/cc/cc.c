@@ -1,64 +1,53 @@
-/* cc.c - connected components: the hetfarm template filled in, one round per
- * hooking + shortcutting sweep (Shiloach-Vishkin as Soman et al. run it on
- * GPUs; on the CPU Afforest's links, neighbour sampling and big-component
- * skip), with labels that only ever decrease.
+/* cc.c - connected components: the hetfarm template filled in, Afforest's
+ * rounds (Sutton et al. 2018, GAP's cc) on every device: neighbour sampling,
+ * then full sweeps that skip the big component, with labels that only ever
+ * decrease.
  *
  * DESIGN
  * ------
  * label[v] is a pointer into v's own component that never points up:
  * label[v] <= v, and it starts at v. The labels form a forest whose roots
  * label themselves, and every change LOWERS a label, so they are a shared MIN
- * array (hetfarm.h, "Shared data"): each device works on its own copy, records
- * what it lowered, and the framework merges the copies with min at the
- * round's end, moving only what changed. The min of two valid pointers is a
- * valid pointer, so the merge never breaks the invariant.
+ * array (hetfarm.h, "Shared data"): each device works on its own copy (the
+ * CPU on the host's, a GPU on its replica), records what it lowered, and the
+ * framework merges the copies with min at the round's end, moving only what
+ * changed. The min of two valid pointers is a valid pointer, so the merge
+ * never breaks the invariant.
  *
- * A round sweeps every vertex u (units = vertex ids, chunk work = edges). For
- * each neighbour v with lu = label[u] < lv = label[v] it HOOKS v's tree under
- * lu (label[lv] = min(label[lv], lu): the root, or whatever lv points at now,
- * moves below lu) and lowers label[v] to lu as plain label propagation would;
- * then it SHORTCUTS u (pointer jumping: label[u] = label[label[u]] until
- * label[u] is a root). Hooking merges trees across edges like SV's
- * conditional hooking, shortcutting flattens them, so the sweeps needed grow
- * with log n rather than with the diameter: a road graph converges in a
- * handful of sweeps where label propagation needs thousands of rounds.
- * Every write is an atomic min, so concurrent threads and devices only ever
- * agree to go lower.
+ * A vertex's edges are joined by Afforest's LINK: walk the trees of both ends
+ * until one root hangs under the other's smaller vertex (a compare-and-swap
+ * on a root, the only kind of label a link re-points), so that the edge is
+ * inside one tree, whichever end is the smaller. SHORTCUT points a vertex at
+ * its tree's root (pointer jumping). Rounds (units = vertex ids):
+ *   - HF_CC_SAMPLES sampling rounds: round r links each vertex to its
+ *     neighbour number r, then shortcuts it: most of a scale-free graph's
+ *     giant component is joined in two rounds of one edge a vertex;
+ *   - full sweeps: each vertex is shortcut, skipped when its root is `big`
+ *     (the largest component's label, sampled by next_load from the merged
+ *     host copy), else linked to each of its neighbours. A skipped vertex's
+ *     edge to another tree is linked from the other end, which is not
+ *     skipped; an edge between two skipped vertices is inside big's tree.
+ * Every device runs the same rounds (cc_cuda.cu is this file's loops spread
+ * over GPU threads), so the device set changes neither the rounds nor the
+ * work a round declares.
  *
- * The run ends after a sweep that changed nothing anywhere (next_load sees an
- * empty hf_shared_last_changes). Then, for every edge, hooking did nothing, so
- * label[u] = label[v]; and shortcutting did nothing, so every label is a root.
- * One label per component, a vertex of it, <= every member, hence its
- * smallest vertex. That final sweep is the price of knowing.
- *
- * On the CPU a round does more per vertex, in the manner of Afforest (Sutton
- * et al. 2018, GAP's cc): it LINKS rather than hooks (the union-find link
- * that walks both trees until one root hangs under the smaller one, either
- * direction, so an edge is joined for good, not just one level of it), and
- * the first HF_CC_SAMPLES rounds are neighbour sampling: vertex u links only
- * to its neighbour number r in round r, then the bundle's vertices are
- * shortcut. That joins most of a scale-free graph's giant component in two
- * cheap rounds. That is the CPU-only path: with a real GPU in the run every
- * device sweeps every edge from round 0 (the CPU linking, the GPU hooking),
- * because a CPU that only samples while the GPU sweeps leaves its vertices'
- * edges for later rounds: the run then takes rounds that the GPU alone does
- * not (kron-22 on an H100 + 16 cores: 5 against 3), each a merge, and the
- * rounds of the devices' sets differ, which no per-round price can compare.
- *
- * With no real GPU in the run (setup says: cpu_only) every link is made in
- * the one host copy, where a joined edge stays joined (a min-merge of
- * replicas could undo one; there are none). Then the run is Afforest's: ONE
- * full sweep links every edge but the sampled ones, and skips the edges of a
- * vertex whose root is `big`, the largest component's label as next_load
- * sampled it from the merged host copy (an edge between big's tree and
- * another is linked from the other end, which is not skipped, or was sampled
- * from it). Afterwards every edge's ends share a tree whose root is its least
- * vertex, and a last round, the compress round, points every vertex at its
- * root: label = the component's smallest vertex, no confirming sweep needed.
- * With a GPU the sweeps are full and the skip is off (it needs every device
- * to look at both ends of an edge, which the GPU's hooking does not: it acts
- * when its own label is the smaller), and the run ends after a full sweep
- * that changed nothing, as above.
+ * How the run ends depends on whether every link lands in one copy:
+ *   - one copy (the CPU devices alone, which share the host's, or a single
+ *     device of any kind): a link, once made, stays. Then ONE full sweep
+ *     links every edge but the sampled ones (already in the copy), and a last
+ *     round, the compress round, points every vertex at its root: label =
+ *     the component's smallest vertex, no confirming sweep needed;
+ *   - several copies (CPU and GPUs, or ranks): two devices may re-point one
+ *     root to different vertices in one round, and the merge keeps the
+ *     smaller, so the other link is undone. Full sweeps therefore link every
+ *     edge (sampled ones too) and go on until one changed nothing: then every
+ *     unskipped vertex's edges joined nothing new and its shortcut moved
+ *     nothing, so each edge lies in one tree and each label is its root, the
+ *     tree's least vertex. That final sweep (cheap: nearly everything is in
+ *     big's tree by then) is the price of knowing.
+ * Before Afforest ran on the GPU, a run with one had to sweep every edge from
+ * round 0 (the GPU hooked one way only, so nothing could be skipped), and on
+ * an H200 with 16 cores (kron-22) CPU + GPU took 2x the CPU alone.
  *
  * Components need an undirected graph: symmetrise = no is refused (as is a
  * .hfg file holding a directed graph). verify checks the finished labels
@@ -103,26 +92,25 @@ static int cc_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
-/* Full sweeps may skip the big component, and one of them (+ a compress
- * round) may end the run, only when every device runs the CPU's two-ended
- * links on the host copy (see above): no real GPU in the run. Across nodes
- * another rank may have one, and the choice shapes the loads, which must be
- * the same on every rank: there it is off everywhere. */
+/* One copy (see DESIGN): CPU devices only, or a single device. Across nodes
+ * another rank has copies of its own, and the choice shapes the loads, which
+ * must be the same on every rank: there it is off everywhere. */
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
-    c->cpu_only = devs->ranks <= 1;
+    int copies = 0; /* devices that keep a copy of their own */
     for (int d = 0; d < devs->count; d++)
-        if (devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE)
-            c->cpu_only = 0;
-    /* The changed labels are recorded for the merge into GPU replicas and
-     * for hf_shared_last_changes: the end test of a run with a GPU and the
-     * cross-device traffic figures (two devices or more). A CPU-only run of
-     * one device has neither replica nor reader (it ends on its count of
-     * rounds), and recording cost more than the links themselves there
-     * (kron-20, 2 threads: 16 of round 0's 38 ms of CPU), so it records
-     * nothing. Nothing else reads the host's change list (shared.c). */
-    c->record = !c->cpu_only || devs->count > 1;
+        copies += devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE;
+    c->one_copy = devs->ranks <= 1 && (copies == 0 || devs->count == 1);
+    /* The CPU's changed labels are recorded for the merge into GPU replicas
+     * and for hf_shared_last_changes: the end test of a run of several copies
+     * and the cross-device traffic figures (two devices or more). A one-copy
+     * run on one device has no other copy and no reader (it ends on its
+     * count of rounds), and recording cost more than the links themselves
+     * on a CPU (kron-20, 2 threads: 16 of round 0's 38 ms of CPU), so it
+     * records nothing there (a GPU's driver records its own). Nothing else
+     * reads the host's change list (shared.c). */
+    c->record = !c->one_copy || devs->count > 1;
     return hf__gapp_setup(&c->ga, devs, 1);
 }
 
@@ -211,45 +199,39 @@ static int cc_next_load(void *ctx, struct hf_load *load)
             c->label[v] = (uint32_t)v;
         c->finished = 0;
         c->skipped = 0;
-        c->sample = HF_CC_SAMPLES > 0 && c->cpu_only ? 0 : -1; /* see DESIGN */
+        c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
         c->compress = 0;
         hf__gapp_traffic_reset(&c->ga);
     } else {
         size_t n;
         hf_shared_last_changes(load, CC_LABEL, &n);
-        /* CPU only: the compress round after the one full sweep ends it;
-         * with a GPU, only a full sweep that changed nothing does. */
-        if (c->compress || (c->sample < 0 && !c->cpu_only && n == 0)) {
+        /* One copy: the compress round after the one full sweep ends it;
+         * several: a full sweep that changed nothing does (see DESIGN). */
+        if (c->compress || (c->sample < 0 && !c->one_copy && n == 0)) {
             c->finished = 1;
             return 0;
         }
-        /* CPU only: the one full sweep is followed by the compress round. With a
-         * GPU (or across nodes) there is none: sweeps go on until one changes
-         * nothing (a compress round there ended runs unconverged: the GPU's
-         * one-way hooking leaves links for later sweeps). */
-        c->compress = c->cpu_only && c->sample < 0;
+        c->compress = c->one_copy && c->sample < 0;
         c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
     double rest = 1.0; /* the share of edges a full sweep links (estimate) */
-    c->big = c->sample < 0 && !c->compress && c->cpu_only ? sample_big(c, &rest) : UINT32_MAX;
+    c->big = c->sample < 0 && !c->compress ? sample_big(c, &rest) : UINT32_MAX;
     c->rounds = load->round + 1;
     load->units = g->nv;
-    /* What the round costs: a sampling round on the CPU links each vertex
-     * along one edge and shortcuts it, one edge and one vertex a vertex
-     * whatever its degree; declaring its edges instead made its chunks (the
-     * automatic grain) 15x too small for their work on a Kronecker graph.
-     * The compress round is one vertex a vertex. A CPU-only full sweep
-     * whose big component holds all but `rest` of the edges (estimated)
-     * visits every vertex but links only rest * ne edges: when those are
-     * fewer than the vertices, it costs about the same a vertex too, and is
-     * cut evenly (kron-20: 16 chunks, not 62 cut for edges it skips). With a
-     * real GPU in the run (cpu_only off) the GPU sweeps every edge in every
-     * round, and the full cost stays. */
+    /* What the round costs: a sampling round links each vertex along one
+     * edge and shortcuts it, one edge and one vertex a vertex whatever its
+     * degree; declaring its edges instead made its chunks (the automatic
+     * grain) 15x too small for their work on a Kronecker graph. The compress
+     * round is one vertex a vertex. A full sweep whose big component holds
+     * all but `rest` of the edges (estimated) visits every vertex but links
+     * only rest * ne edges: when those are fewer than the vertices, it costs
+     * about the same a vertex too, and is cut evenly (kron-20: 16 chunks, not
+     * 62 cut for edges it skips). */
     double linked = rest * (double)g->ne;
-    c->flat = (c->sample >= 0 || c->compress || linked <= (double)g->nv) && c->cpu_only;
+    c->flat = c->sample >= 0 || c->compress || linked <= (double)g->nv;
     if (c->compress)
         load->work = (double)g->nv;
-    else if (c->flat && c->sample >= 0)
+    else if (c->sample >= 0)
         load->work = 2.0 * (double)g->nv;
     else if (c->flat)
         load->work = (double)g->nv + linked;
@@ -321,16 +303,16 @@ static void link(uint32_t *label, const struct hf_load *rec, uint32_t u, uint32_
 /* One parallel region per bundle: a sampling round links every vertex to one
  * neighbour, then shortcuts them all; the compress round only shortcuts; a
  * full sweep shortcuts each vertex, skips it when its root is `big`, else
- * links it to every neighbour (CPU only: but the sampled ones, whose links
- * are already in the host copy; the compress round shortcuts afterwards). */
+ * links it to every neighbour (one copy: but the sampled ones, whose links
+ * are in the copy already; the compress round shortcuts afterwards). */
 static int cc_run_cpu(void *ctx, const struct hf_bundle *bu, int nthreads)
 {
     struct hf_cc *c = ctx;
     const struct hf_graph *g = &c->ga.g;
     const struct hf_load *load = c->record ? bu->load : NULL; /* where changes are recorded */
     uint32_t *label = c->label, big = c->big;
-    int r = c->sample, last = c->cpu_only;
-    uint64_t from = c->cpu_only ? HF_CC_SAMPLES : 0, skipped = 0;
+    int r = c->sample, last = c->one_copy;
+    uint64_t from = c->one_copy ? HF_CC_SAMPLES : 0, skipped = 0;
     if (c->compress) {
 #pragma omp parallel for num_threads(nthreads) schedule(static)
         for (size_t u = bu->begin; u < bu->end; u++)
@@ -377,8 +359,8 @@ static int cc_verify(void *ctx, const struct hf_load *load)
     struct hf_cc *c = ctx;
     size_t n;
     hf_shared_last_changes(load, CC_LABEL, &n);
-    if (!c->compress && (n != 0 || c->sample >= 0 || c->cpu_only))
-        return 0; /* not final yet: checked after the compress round (CPU only) or
+    if (!c->compress && (n != 0 || c->sample >= 0 || c->one_copy))
+        return 0; /* not final yet: checked after the compress round (one copy) or
                      after the full sweep that changes nothing */
     const struct hf_graph *g = &c->ga.g;
     for (uint64_t u = 0; u < g->nv; u++)
@@ -462,7 +444,7 @@ static int cc_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
     struct hf_figure f[] = {
         {"rounds", c->rounds, ""},
         {"components", (double)comps, ""},
-        {"skipped", (double)c->skipped, "vertex visits of full sweeps (big component)"},
+        {"skipped", (double)c->skipped, "vertex visits the CPU's full sweeps skipped (big component)"},
         {"seconds", seconds, "s"},
     };
     int n = (int)(sizeof f / sizeof f[0]);
@@ -510,7 +492,7 @@ static const struct hf_config_key cc_keys[] = {
 const struct hf_app hf_app_cc = {
     .keys = cc_keys,
     .name = "cc",
-    .summary = "connected components: hooking + shortcutting sweeps on min labels",
+    .summary = "connected components: Afforest's sampled links and skipping sweeps on min labels",
     .create = cc_create,
     .setup = cc_setup,
     .next_load = cc_next_load,

@@ -16,7 +16,7 @@ extern "C" {
 /* Shared arrays of the app, in the order cc_shared declares them. */
 enum { CC_OFFSETS = HF_GAPP_OFFSETS, CC_ADJ = HF_GAPP_ADJ, CC_LABEL = 2 };
 
-/* Rounds of neighbour sampling (Afforest) before the full sweeps (no GPU in the run). */
+/* Rounds of neighbour sampling (Afforest) before the full sweeps. */
 #define HF_CC_SAMPLES 2
 
 struct hf_cc {
@@ -25,22 +25,22 @@ struct hf_cc {
     uint32_t *out_label; /* placement = partition: root -> smallest input id (teardown) */
     int finished;    /* the run ended: every label is final */
     int rounds;      /* sweeps run */
-    int sample;      /* this round links the CPU's vertices to neighbour number `sample` only
+    int sample;      /* this round links each vertex to its neighbour number `sample` only
                         (0..HF_CC_SAMPLES-1), or -1: a full sweep or the compress round */
-    int compress;    /* this round only shortcuts every vertex: the CPU-only run's last */
-    int cpu_only;    /* no real GPU in the run: every link lands in the host copy, so full
-                        sweeps may skip the big component and one sweep + compress ends it */
-    int record;      /* bundles record the labels they change (not: CPU only, one device) */
-    int flat;        /* this round costs the same a vertex (sampling or compress, no GPU) */
+    int compress;    /* this round only shortcuts every vertex: a one-copy run's last */
+    int one_copy;    /* every link lands in one copy (CPU devices only, or one device): one
+                        full sweep + compress ends the run, and it skips the sampled edges */
+    int record;      /* bundles record the labels they change (not: one CPU device) */
+    int flat;        /* this round costs the same a vertex (sampling, compress, or most skipped) */
     uint32_t big;    /* the label of the largest component as sampled before this round,
-                        whose vertices the CPU skips in a full sweep; UINT32_MAX: none */
-    uint64_t skipped; /* vertices skipped by full sweeps (a figure) */
+                        whose vertices a full sweep skips; UINT32_MAX: none */
+    uint64_t skipped; /* vertices skipped by the CPU's full sweeps (a figure) */
 };
 
 #ifdef HF_HAVE_CUDA
 struct hf_cuda;
 struct hf_bundle;
-/* cc_cuda.cu: runs one piece of a hooking + shortcutting sweep on the GPU. */
+/* cc_cuda.cu: runs one piece of a round (cc.c's loops) on the GPU. */
 int hf__cc_cuda(struct hf_cc *c, const struct hf_bundle *piece, struct hf_cuda *gpu);
 #endif
 
