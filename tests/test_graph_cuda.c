@@ -146,6 +146,31 @@ static void tiny_arena_splits_pieces(void **state)
     unsetenv("HF_CUDA_ARENA_MB");
 }
 
+/* cc on the CPU and GPU 0 with every chunk on the GPU (static, ratios 0, 1)
+ * links in one copy, the GPU's: it ends in the rounds of GPU 0 alone, right
+ * (cc.c: the copies the rounds ran in decide, not the device list; several
+ * copies need sweeps until one changes nothing, a round more at least on a
+ * long grid, whose first sweep leaves trees to shortcut). */
+static void cc_in_one_copy_of_two_ends_as_one(void **state)
+{
+    (void)state;
+    const char *loads[] = {"generate = kron\nscale = 14\nedge_factor = 16\nseed = 3",
+                           "generate = grid\nrows = 128\ncols = 128\nseed = 4"};
+    for (size_t l = 0; l < 2; l++) {
+        struct hf_run *alone = NULL, *both = NULL;
+        assert_int_equal(
+            gt_run_keep("cc", loads[l], NULL, NULL, "cpu = 0\ncuda = 0", "hass", &alone), 0);
+        assert_int_equal(gt_run_keep("cc", loads[l], NULL, NULL,
+                                     "cpu = 1\ncuda = 0\n[static]\nratios = 0, 1", "static", &both),
+                         0);
+        assert_int_equal(both->nrounds, alone->nrounds);
+        for (int r = 0; r < both->nrounds; r++)
+            assert_int_equal(both->rounds[r].dev[0].bundles, 0);
+        hf_run_free(alone);
+        hf_run_free(both);
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -178,6 +203,7 @@ int main(void)
         cmocka_unit_test(variants),
         cmocka_unit_test(every_scheduler_runs_every_app),
         cmocka_unit_test(tiny_arena_splits_pieces),
+        cmocka_unit_test(cc_in_one_copy_of_two_ends_as_one),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

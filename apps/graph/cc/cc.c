@@ -31,20 +31,26 @@
  * over GPU threads), so the device set changes neither the rounds nor the
  * work a round declares.
  *
- * How the run ends depends on whether every link lands in one copy:
- *   - one copy (the CPU devices alone, which share the host's, or a single
- *     device of any kind): a link, once made, stays. Then ONE full sweep
- *     links every edge but the sampled ones (already in the copy), and a last
- *     round, the compress round, points every vertex at its root: label =
- *     the component's smallest vertex, no confirming sweep needed;
- *   - several copies (CPU and GPUs, or ranks): two devices may re-point one
- *     root to different vertices in one round, and the merge keeps the
- *     smaller, so the other link is undone. Full sweeps therefore link every
- *     edge (sampled ones too) and go on until one changed nothing: then every
- *     unskipped vertex's edges joined nothing new and its shortcut moved
- *     nothing, so each edge lies in one tree and each label is its root, the
- *     tree's least vertex. That final sweep (cheap: nearly everything is in
- *     big's tree by then) is the price of knowing.
+ * How the run ends depends on whether every link so far landed in one copy.
+ * collect notes the copy each bundle linked in (the CPU teams share the
+ * host's; each GPU has its own), so this is what the rounds ran on, not what
+ * the device list holds: a scheduler that leaves the CPU out of every round
+ * of a CPU + GPU run gets the GPU alone's rounds.
+ *   - one copy (every round so far ran on the CPU teams alone, or on one
+ *     GPU): a link, once made, stays. Then ONE full sweep links every edge
+ *     but the sampled ones (already in the copy), and a last round, the
+ *     compress round, points every vertex at its root: label = the
+ *     component's smallest vertex, no confirming sweep needed;
+ *   - several copies (from the first round that ran in two, or across
+ *     ranks): two devices may re-point one root to different vertices in one
+ *     round, and the merge keeps the smaller, so the other link is undone.
+ *     Full sweeps therefore link every edge (sampled ones too) and go on
+ *     until one changed nothing: then every unskipped vertex's edges joined
+ *     nothing new and its shortcut moved nothing, so each edge lies in one
+ *     tree and each label is its root, the tree's least vertex. That final
+ *     sweep (cheap: nearly everything is in big's tree by then) is the price
+ *     of knowing. A one-copy sweep that ran in two copies proves nothing (it
+ *     skipped the sampled edges): the sweeps of every edge follow it.
  * Before Afforest ran on the GPU, a run with one had to sweep every edge from
  * round 0 (the GPU hooked one way only, so nothing could be skipped), and on
  * an H200 with 16 cores (kron-22) CPU + GPU took 2x the CPU alone.
@@ -54,6 +60,7 @@
  * against union-find (cc_ref.c) exactly, at any size (it is O(m)), and that
  * the counts agree.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,16 +99,21 @@ static int cc_create(void **ctx, hf_config_t cfg)
     return 0;
 }
 
-/* One copy (see DESIGN): CPU devices only, or a single device. Across nodes
- * another rank has copies of its own, and the choice shapes the loads, which
- * must be the same on every rank: there it is off everywhere. */
+/* Which copy each device links in: CPU teams share the host's, a GPU (or a
+ * node) keeps its own. Across nodes another rank has copies of its own, and
+ * the end rule shapes the loads, which must be the same on every rank: there
+ * the rounds are several copies' from the start. */
 static int cc_setup(void *ctx, const struct hf_devices *devs)
 {
     struct hf_cc *c = ctx;
-    int copies = 0; /* devices that keep a copy of their own */
+    c->copy_of = malloc((size_t)(devs->count > 0 ? devs->count : 1) * sizeof *c->copy_of);
+    if (!c->copy_of)
+        return hf_fail(HF_ENOMEM, "cc: out of memory for %d devices", devs->count);
+    c->ndev = devs->count;
     for (int d = 0; d < devs->count; d++)
-        copies += devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE;
-    c->one_copy = devs->ranks <= 1 && (copies == 0 || devs->count == 1);
+        c->copy_of[d] =
+            devs->dev[d].kind == HF_DEV_CUDA || devs->dev[d].kind == HF_DEV_NODE ? d : -1;
+    c->single_rank = devs->ranks <= 1;
     /* The CPU's changed labels are recorded for the merge into GPU replicas
      * and for hf_shared_last_changes: the end test of a run of several copies
      * and the cross-device traffic figures (two devices or more). A one-copy
@@ -110,14 +122,24 @@ static int cc_setup(void *ctx, const struct hf_devices *devs)
      * on a CPU (kron-20, 2 threads: 16 of round 0's 38 ms of CPU), so it
      * records nothing there (a GPU's driver records its own). Nothing else
      * reads the host's change list (shared.c). */
-    c->record = !c->one_copy || devs->count > 1;
+    c->record = devs->ranks > 1 || devs->count > 1;
     return hf__gapp_setup(&c->ga, devs, 1);
 }
 
-/* Cross-device traffic (app/graph_traffic.c): each bundle's work counts for its device ... */
+/* Cross-device traffic (app/graph_traffic.c): each bundle's work counts for
+ * its device; and the copy it linked in is noted, so that the round's end
+ * knows whether every link of the round landed in one copy (see DESIGN).
+ * Device threads call this concurrently. */
 static int cc_collect(void *ctx, const struct hf_bundle *b)
 {
-    hf__gapp_traffic_add(&((struct hf_cc *)ctx)->ga, b);
+    struct hf_cc *c = ctx;
+    hf__gapp_traffic_add(&c->ga, b);
+    int copy = b->device >= 0 && b->device < c->ndev ? c->copy_of[b->device] : b->device;
+    int seen = INT_MIN;
+    if (!__atomic_compare_exchange_n(&c->round_copy, &seen, copy, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED) &&
+        seen != copy)
+        __atomic_store_n(&c->round_several, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -165,7 +187,7 @@ static uint32_t sample_big(const struct hf_cc *c, double *rest)
     uint32_t roots[SAMPLES];
     const struct hf_graph *g = &c->ga.g;
     uint64_t nv = g->nv;
-#define CC_SAMPLE_V(i) ((uint32_t)(((uint64_t)(i) * 2654435761u) % nv))
+#define CC_SAMPLE_V(i) ((uint32_t)(((uint64_t)(i)*2654435761u) % nv))
     for (uint64_t i = 0; i < SAMPLES; i++)
         roots[i] = root_of(c->label, CC_SAMPLE_V(i));
     qsort(roots, SAMPLES, sizeof *roots, by_value);
@@ -201,19 +223,27 @@ static int cc_next_load(void *ctx, struct hf_load *load)
         c->skipped = 0;
         c->sample = HF_CC_SAMPLES > 0 ? 0 : -1;
         c->compress = 0;
+        c->one_copy = c->single_rank;
         hf__gapp_traffic_reset(&c->ga);
     } else {
         size_t n;
         hf_shared_last_changes(load, CC_LABEL, &n);
         /* One copy: the compress round after the one full sweep ends it;
-         * several: a full sweep that changed nothing does (see DESIGN). */
-        if (c->compress || (c->sample < 0 && !c->one_copy && n == 0)) {
+         * several: a full sweep of every edge that changed nothing does. A
+         * round that ran in two copies ends the one-copy rounds for good, and
+         * a one-copy sweep that did proves nothing (see DESIGN). */
+        int every_edge = !c->one_copy;
+        if (c->round_several)
+            c->one_copy = 0;
+        if (c->compress || (c->sample < 0 && every_edge && n == 0)) {
             c->finished = 1;
             return 0;
         }
         c->compress = c->one_copy && c->sample < 0;
         c->sample = c->sample >= 0 && c->sample + 1 < HF_CC_SAMPLES ? c->sample + 1 : -1;
     }
+    c->round_copy = INT_MIN;
+    c->round_several = 0;
     double rest = 1.0; /* the share of edges a full sweep links (estimate) */
     c->big = c->sample < 0 && !c->compress ? sample_big(c, &rest) : UINT32_MAX;
     c->rounds = load->round + 1;
@@ -371,8 +401,7 @@ static int cc_verify(void *ctx, const struct hf_load *load)
                                    (uint64_t)g->base,
                                hf__gapp_input_id(&c->ga, g->adj[j]) + (unsigned)g->base,
                                hf__gapp_input_id(&c->ga, c->label[u]) + (unsigned)g->base,
-                               hf__gapp_input_id(&c->ga, c->label[g->adj[j]]) +
-                                   (unsigned)g->base);
+                               hf__gapp_input_id(&c->ga, c->label[g->adj[j]]) + (unsigned)g->base);
     uint32_t *ref = malloc(g->nv * sizeof *ref);
     if (!ref)
         return hf_fail(HF_ENOMEM, "cc: out of memory for the reference");
@@ -444,7 +473,8 @@ static int cc_figures(void *ctx, double seconds, struct hf_figure *out, int cap)
     struct hf_figure f[] = {
         {"rounds", c->rounds, ""},
         {"components", (double)comps, ""},
-        {"skipped", (double)c->skipped, "vertex visits the CPU's full sweeps skipped (big component)"},
+        {"skipped", (double)c->skipped,
+         "vertex visits the CPU's full sweeps skipped (big component)"},
         {"seconds", seconds, "s"},
     };
     int n = (int)(sizeof f / sizeof f[0]);
@@ -463,8 +493,9 @@ static int cc_stopped(void *ctx, const struct hf_load *next, char *left, size_t 
     size_t n = 0;
     hf_shared_last_changes(next, CC_LABEL, &n);
     snprintf(left, len, "%s; the last sweep changed %zu labels",
-             c->compress ? "the compress round" : c->sample >= 0 ? "sampling rounds and sweeps"
-                                                                 : "more sweeps",
+             c->compress      ? "the compress round"
+             : c->sample >= 0 ? "sampling rounds and sweeps"
+                              : "more sweeps",
              n);
     return HF_STOP_NO_RESULT;
 }
@@ -477,6 +508,7 @@ static void cc_teardown(void *ctx)
     if (c->finished && (input_labels(c) || hf__gapp_write_values(&c->ga, c, label_value)))
         fprintf(stderr, "hetfarm: cc: %s\n", hf_last_error());
     free(c->out_label);
+    free(c->copy_of);
     free(c->label);
     hf__gapp_destroy(&c->ga);
     free(c);

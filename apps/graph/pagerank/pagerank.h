@@ -33,6 +33,8 @@ struct hf_pagerank {
     int finished;      /* converged or max_iters reached */
     int approximate;   /* [run] rounds stopped it before: the last sweep's ranks are written */
     double last_delta; /* L1 change of the last finished iteration */
+    int stats_round;   /* the round whose sweep_stats are below (-1: none) ... */
+    double stats_delta, stats_dangling; /* ... its L1 change and dangling mass */
     /* The CPU's split of heavy vertices (in-degree > HF_PR_PIECE): their
      * in-edges are summed in pieces of HF_PR_PIECE edges by any thread, so
      * that one hub does not hold a whole team at a bundle's end. */
