@@ -16,9 +16,11 @@
  * the standalone pass take their peers' median model while their own agrees
  * with it within its error. Buffers are laid out GPUs first and cut so that
  * each costs its device its planned time by its own model; noisy GPUs leave a
- * reserve at the fastest CPU's tail where the noise outweighs what a steal of
- * it costs: a latency, and the stall risk of the GPU most prone to stalls (any
- * free GPU steals from the reserve, and each steal is one more bundle). A GPU
+ * reserve at the fastest CPU's tail where half the round's noise outweighs
+ * what taking it back costs: two steals' latency a GPU, half a chunk (the
+ * grain the ends are evened to), and the stall risk of the GPU most prone to
+ * stalls (any free GPU steals from the reserve, and each steal is one more
+ * bundle). A GPU
  * whose share is long against its fixed costs (more latencies, two new sizes,
  * their stall risk: HASS_PIECE_COST), beside devices that could take over,
  * runs it as HASS_PIECES pieces, so that a slowdown met in one can hand the

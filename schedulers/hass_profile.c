@@ -11,15 +11,17 @@
  * more, up to an eighth of the load. Fixed costs that are not the latency stay
  * out of the fit: a GPU's first bundle (its first launch) only marks its size
  * warmed; a span slower per unit of work than the one half its size cannot be
- * an affine device's and runs again; and since each span is the first of its
+ * an affine device's: it stalled (its excess counts toward the GPU's stall
+ * risk, also when the split came before it ended) and runs again while the
+ * pool lasts; and since each span is the first of its
  * size, where doubling the first fitted span barely moved its time that size
  * runs once more, so that the repeat tells the latency from a per-size warm-up
  * (the pool keeps back the chunks a GPU needs for it). Then the rest of the
  * pool is split. At the round's end the engine's standalone pass, one warm
  * bundle each device ran on the whole load, completes a model with too few
  * sizes or one that misses it by twice its tolerance, and a GPU cut off before
- * a rerun takes the model of the GPU most like it. With `warm_start` the saved
- * models skip all this.
+ * a rerun takes the model of the GPU most like it (keeping its own stalls).
+ * With `warm_start` the saved models skip all this.
  */
 #include <math.h>
 

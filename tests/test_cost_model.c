@@ -368,8 +368,8 @@ static void test_new_size_far_past_its_warm_up_is_a_stall(void **unused)
     assert_true(fabs(hf_cost_warmup(&m) - warm) < 1e-6);
     long judged = m.judged;
     hf_cost_add(&m, 300, 0.0, lat + inv * 300 + warm + 5.0); /* a new size, stalled */
-    assert_true(hf_cost_stall_risk(&m) == 0.0);                /* pending */
-    hf_cost_add(&m, 800, 0.0, lat + inv * 800);                /* no drift */
+    assert_true(hf_cost_stall_risk(&m) == 0.0);              /* pending */
+    hf_cost_add(&m, 800, 0.0, lat + inv * 800);              /* no drift */
     assert_int_equal(m.stalls, 1);
     assert_true(fabs(m.stall_excess - 5.0) < 1e-6);
     assert_true(m.judged == judged + 2);

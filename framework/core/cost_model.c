@@ -95,9 +95,9 @@
  * drift was a one-off (a stall), and the model keeps their count and excess
  * seconds against the bundles it judged, over the whole run (a restart on a
  * drift keeps them: a changed speed says nothing about hiccups). A new size's
- * first bundle stalled too where it took far more than the window's measured
- * warm-ups. Their
- * product per bundle, hf_cost_stall_risk, is what one more bundle of the
+ * slow first bundle stalled for what it took beyond the window's measured
+ * warm-ups, where that was far more than its fit. The stalls' excess per
+ * judged bundle, hf_cost_stall_risk, is what one more bundle of the
  * device costs on average beyond its fit: every bundle is another chance of
  * a stall, so an owner that weighs splitting work into more bundles (HASS's
  * pieces, steals, hedges) prices each by it.
