@@ -245,7 +245,7 @@ static inline void hass_model_set(struct hf_cost_model *m, double lat, double in
 void hf__hass_profile_begin(struct hass *h);
 int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out);
 int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, double work,
-                           double seconds, int fit);
+                           double seconds, double own, int fit);
 void hf__hass_profile_first(struct hass *h, int d, const struct hf_span *span, double work);
 void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, double work,
                            double seconds, double own, int fit);

@@ -86,8 +86,7 @@ void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double se
     double own = hf__hass_link_own(h, d, bytes, seconds);
     int first = h->dev[d].is_gpu && h->fed[d]++ == 0;
     int fit = !first && hf__hass_link_fit(h, d);
-    if (hf__hass_profile_stall(h, d, span, work, seconds, fit)) {
-        hf_cost_stall(&h->model[d], own - work / h->prate[d]);
+    if (hf__hass_profile_stall(h, d, span, work, seconds, own, fit)) {
         learn_warm_cost(h, d, span->count, work, bytes, own, 1);
         hf_cost_seen(&h->model[d], work);
         return;

@@ -102,15 +102,19 @@ int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out)
     return 1;
 }
 
-/* Whether GPU d's span is slower per unit than its best: rerun it. */
+/* Whether GPU d's span is slower per unit than its best: it stalled for what
+ * its own seconds (`own`, the shared link's wait taken out) exceed its best
+ * rate's, which counts toward its stall risk, and runs again. */
 int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, double work,
-                           double seconds, int fit)
+                           double seconds, double own, int fit)
 {
     int slow = fit && h->dev[d].is_gpu && !h->profiled[d] && !h->pslow[d] &&
                span->count >= h->pspan[d] && h->prate[d] > 0.0 &&
                work / seconds < (1.0 - h->growth_stop) * h->prate[d];
-    if (slow)
+    if (slow) {
         h->pslow[d] = 1;
+        hf_cost_stall(&h->model[d], own - work / h->prate[d]);
+    }
     return slow;
 }
 

@@ -61,18 +61,18 @@ def run_row(folder, name, wall):
     }
 
 
-def over_best_single(rows, singles):
-    """Every row but the single-device ones (keys `singles`) over the best of those, as sums of
-    makespans and as wall clock."""
-    ones = [rows[k] for k in singles if k in rows]
+def over_best(rows, refs, name, singles):
+    """Every row but the single-device ones (keys `singles`) over the best of the rows `refs`, as
+    sums of makespans (makespan_over_NAME) and as wall clock (wall_over_NAME)."""
+    ones = [rows[k] for k in refs if k in rows]
     best_ms = min((x["makespan_ms"] for x in ones), default=None)
     best_wall = min((x["wall_ms"] for x in ones if x["wall_ms"]), default=None)
     for run, row in rows.items():
         if run in singles or not best_ms:
             continue
-        row["makespan_over_best_single"] = row["makespan_ms"] / best_ms
+        row[f"makespan_over_{name}"] = row["makespan_ms"] / best_ms
         if row["wall_ms"] and best_wall:
-            row["wall_over_best_single"] = row["wall_ms"] / best_wall
+            row[f"wall_over_{name}"] = row["wall_ms"] / best_wall
 
 
 def shipped_configs(work):
@@ -84,7 +84,7 @@ def shipped_configs(work):
             row = run_row(f"{work}/c", f"{name}-{dev}", wall)
             if row:
                 rows[dev] = row
-        over_best_single(rows, ("cpu", "gpu"))
+        over_best(rows, ("cpu", "gpu"), "best_single", ("cpu", "gpu"))
         out[name] = rows
     return out
 
@@ -98,13 +98,9 @@ def graph(work):
             row = run_row(f"{work}/g", f"{app}-{run}", wall)
             if row:
                 rows[run] = row
-        gpu = rows.get("gpu-hass")
-        for run, row in rows.items():
-            if gpu and run not in ("gpu-hass", "cpu-hass"):
-                row["makespan_over_gpu"] = row["makespan_ms"] / gpu["makespan_ms"]
-                if row["wall_ms"] and gpu["wall_ms"]:
-                    row["wall_over_gpu"] = row["wall_ms"] / gpu["wall_ms"]
-        over_best_single(rows, ("gpu-hass", "cpu-hass"))
+        singles = ("gpu-hass", "cpu-hass")
+        over_best(rows, ("gpu-hass",), "gpu", singles)
+        over_best(rows, singles, "best_single", singles)
         out[app] = rows
     return out
 

@@ -30,6 +30,10 @@ gcfg() { # app cpu fixed [cuda]
     printf '[load]\ngenerate = kron\nscale = %s\nedge_factor = 16\nseed = 3\nweighted = yes\ncache_dir = %s\n' "$SCALE" "$C"
     case $1 in bfs|sssp) printf 'source = maxdegree\n' ;; esac
     printf '[devices]\ncpu = %s\ncuda = %s\n' "$2" "${4:-0}"; }
+timed_run() { # folder name [options]: one `hetfarm run` of folder/name.ini, its wall clock in folder/wall.txt
+    local dir=$1 n=$2 s rc; shift 2
+    s=$(date +%s%N); $H run $dir/$n.ini "$@" -o $dir/$n.json > $dir/$n.log 2>&1; rc=$?
+    echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $dir/wall.txt; }
 gcfg bfs 0 0 > $R/g/gen.ini; $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
 for app in bfs pagerank sssp cc mst; do
     # A first run stores the devices' standalone rates (the profile store), so that every
@@ -38,8 +42,7 @@ for app in bfs pagerank sssp cc mst; do
     for v in "gpu 0 0 hass" "cpu all 0 hass none" "cpugpu all 0 hass" "cpugpu all 0 minmin" \
              "cpugpu all 0 qilin" "fixed all 1 hass" "fixed all 1 minmin"; do
         set -- $v; n=$app-$1-$4; gcfg $app $2 $3 ${5:-0} > $R/g/$n.ini
-        s=$(date +%s%N); $H run $R/g/$n.ini --scheduler $4 -o $R/g/$n.json > $R/g/$n.log 2>&1; rc=$?
-        echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/g/wall.txt
+        timed_run $R/g $n --scheduler $4
     done
 done
 for ini in configs/graph-*.ini; do
@@ -47,8 +50,7 @@ for ini in configs/graph-*.ini; do
     for v in "cpugpu all all" "cpu all none" "gpu 0 0"; do
         set -- $v; n=$app-$1
         sed -e '/^cpu *=/d' -e '/^cuda *=/d' -e "/^\[devices\]/a cpu = $2\ncuda = $3" $ini > $R/c/$n.ini
-        s=$(date +%s%N); $H run $R/c/$n.ini -o $R/c/$n.json > $R/c/$n.log 2>&1; rc=$?
-        echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $R/c/wall.txt
+        timed_run $R/c $n
     done
 done
 sed -e 's/^cuda = all/cuda = none/' -e 's/^rounds = .*/rounds = 4/' configs/fractal.ini > $R/f/cpu.ini

@@ -135,7 +135,6 @@ static int pr_create(void **ctx, hf_config_t cfg)
     struct hf_pagerank *p = calloc(1, sizeof *p);
     if (!p)
         return hf_fail(HF_ENOMEM, "pagerank: out of memory");
-    p->stats_round = -1;
     *ctx = p;
     int rc = hf_config_double(cfg, "load", "damping", 0.85, 0.0, 1.0, &p->damping);
     if (!rc)
