@@ -55,7 +55,8 @@ CLI_SRC := $(wildcard framework/cli/*.c)
 ifneq ($(NVCC),)
 CU_SRC  := $(foreach d,$(FW_DIRS),$(wildcard framework/$(d)/*.cu)) $(APP_CU)
 CFLAGS  += -DHF_HAVE_CUDA -I$(CUDA_HOME)/include
-LDLIBS  += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ -Wl,-rpath,/usr/local/cuda/lib64
+# cuBLAS is not linked: drivers/cublas_cuda.c opens it when a GPU first needs it.
+LDLIBS  += -L$(CUDA_HOME)/lib64 -lcudart -ldl -lstdc++ -Wl,-rpath,/usr/local/cuda/lib64
 NVFLAGS := -O2 -std=c++17 -DHF_HAVE_CUDA -Xcompiler -iquote,framework,-iquote,apps -Xcompiler -Wall,-Wextra,-Werror,-fPIC \
            -Werror all-warnings \
            -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \

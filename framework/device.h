@@ -137,6 +137,7 @@ struct hf_device {
     /* The app's shared data, set by the engine before open (NULL, 0: none). */
     const struct hf_shared *shared;
     int nshared;
+    int cublas; /* the app's GPU kernel calls cuBLAS (struct hf_app.cublas); set before open */
 };
 
 extern const struct hf_driver_ops hf_driver_cpu;
@@ -163,6 +164,12 @@ int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated);
  * 0 .. present-1), for tests of the list where no GPU is lent; its devices
  * must not be opened beyond the GPUs that exist. */
 int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present);
+/* The real list without the GPUs whose positions in [devices] cuda's list
+ * are set in `unstarted` (bit g: the g-th GPU named): a run that does not
+ * start them (core/startup_repay.c). `cpu = all` then counts their host
+ * threads' cores back to the CPU. `present` as above, < 0: the machine's. */
+int hf__devlist_init_without(hf_devlist_t *list, hf_config_t cfg, int present,
+                             uint64_t unstarted);
 void hf_devlist_destroy(hf_devlist_t list);
 /* Appends a node of a run across nodes (framework/mpi): one device to this
  * rank's schedulers (kind HF_DEV_NODE, whole bundles like a GPU), driven by

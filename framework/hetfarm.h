@@ -110,6 +110,11 @@ const char *hf_config_where(hf_config_t cfg, const char *section, const char *ke
 int hf_config_check_unused(hf_config_t cfg, const char *const *sections);
 /* The path the configuration was read from. */
 const char *hf_config_path(hf_config_t cfg);
+/* A 64-bit digest of every entry (section, key, value, in file order) but
+ * those `skip` names (NULL-terminated: "section" for a whole section,
+ * "section.key" for one key). A value naming an existing file mixes in the
+ * file's size and modification time, so that a rewritten input changes it. */
+uint64_t hf_config_digest(hf_config_t cfg, const char *const *skip);
 
 /* Config keys: one table-driven rule for every section and key. Each owner
  * declares its keys in one table (the framework's [run], [compare],
@@ -424,6 +429,11 @@ struct hf_app {
     /* Runs a bundle on one GPU: stage in, launch, stage out on gpu's streams.
      * Optional (NULL: the app is CPU-only and GPUs get no chunks). */
     int (*run_cuda)(void *ctx, const struct hf_bundle *b, struct hf_cuda *gpu);
+    /* 1 when run_cuda calls cuBLAS (hf_cuda_cublas): each GPU then makes its
+     * handle when it opens, so that opening the library (hetfarm opens it
+     * on first use: drivers/cublas_cuda.c) is part of the start-up, never of
+     * a timed bundle. 0 (the default): runs never open cuBLAS. */
+    int cublas;
     /* Result collector, called after a bundle ran, from the device's host
      * thread (concurrently for disjoint bundles). Optional. */
     int (*collect)(void *ctx, const struct hf_bundle *b);

@@ -82,10 +82,14 @@ cudaStream_t hf_cuda_copy_in_stream(struct hf_cuda *gpu);
 cudaStream_t hf_cuda_compute_stream(struct hf_cuda *gpu);
 cudaStream_t hf_cuda_copy_out_stream(struct hf_cuda *gpu);
 
-/* The GPU's cuBLAS handle, bound to the compute stream. The driver creates it
- * when the GPU is opened (so its start-up cost stays out of timed bundles) and
- * again on first use if that failed; NULL (with hf_fail details) when cuBLAS
- * cannot be initialised. */
+/* The GPU's cuBLAS handle, bound to the compute stream. For an app that sets
+ * struct hf_app.cublas the driver creates it when the GPU is opened (so its
+ * start-up cost, the library's opening included, stays out of timed
+ * bundles), and on first use otherwise or if that failed; NULL (with
+ * hf_fail details) when cuBLAS cannot be opened or initialised. hetfarm
+ * forwards the cuBLAS functions it calls to the library it opens on first
+ * use (drivers/cublas_cuda.c, where an app's further cuBLAS calls are
+ * added). */
 cublasHandle_t hf_cuda_cublas(struct hf_cuda *gpu);
 
 /* The CUDA ordinal of this GPU and its index in the run's device list

@@ -299,6 +299,7 @@ const struct hf_app hf_app_matmul = {
     .run_cpu = matmul_run_cpu,
 #ifdef HF_HAVE_CUDA
     .run_cuda = hf__matmul_run_cuda,
+    .cublas = 1,
 #endif
     .results = matmul_results,
     .verify = matmul_verify,

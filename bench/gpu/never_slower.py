@@ -10,7 +10,9 @@ wall clock; per app, each CPU + GPU run over the GPU alone (the issue's rule: wi
 Per compare (fractal on one CPU, fractal and `make run`'s config and matmul on CPU + GPU):
 each run's mean makespan from round 2, its efficiency per round, and whether bound_s is one
 number per round across the rows (the measured split's promise). Per shipped graph config:
-CPU + GPU over the best of the CPU alone and the GPU alone, as makespans and wall clock. Prints a table; writes the
+CPU + GPU over the best of the CPU alone and the GPU alone, as makespans and wall clock, for
+the first run of the load and for the second (cpugpu2: the load's record decides whether the
+GPU starts; gpus_unstarted says what it decided). Prints a table; writes the
 JSON through bench/machine.py (machine and command recorded)."""
 import json
 import os
@@ -58,6 +60,7 @@ def run_row(folder, name, wall):
         "startup_s": r.get("startup", {}),
         # GPU bundles' time after their kernels bringing shared data home (results' shared_s)
         "shared_home_ms": 1e3 * sum(e.get("shared_s", 0) for e in r.get("events", [])),
+        "gpus_unstarted": bool(r.get("unstarted")),
     }
 
 
@@ -80,7 +83,7 @@ def shipped_configs(work):
     out = {}
     for name in sorted({k.rsplit("-", 1)[0] for k in wall}):
         rows = {}
-        for dev in ("cpugpu", "cpu", "gpu"):
+        for dev in ("cpugpu", "cpu", "gpu", "cpugpu2"):
             row = run_row(f"{work}/c", f"{name}-{dev}", wall)
             if row:
                 rows[dev] = row

@@ -129,6 +129,7 @@ int hf__cli_run_plan(const struct hf__plan *p, hf_config_t cfg, struct hf_run **
             o.sched = p->sched[s];
             o.seed = p->base.seed + (uint64_t)pass;
             o.cost_read_only = warm;
+            o.repay = passes * p->nsched == 1;
             hf_clear_error();
             /* A node of a run across nodes serves rank 0's real-engine runs
              * and records none (cluster.c). */

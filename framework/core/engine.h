@@ -43,6 +43,9 @@ struct hf_run_options {
                                node devices (real engine); NULL: this process alone */
     int cost_read_only;     /* read the chunk costs saved beside the profile, write none back
                                (compare's timed runs: each starts from what its warm-up left) */
+    int repay;              /* start the GPUs only where this load's record says they repay
+                               their start-up, and record the run for the next (a plan's only
+                               run: the runs of a comparison all start the same devices) */
 };
 
 /* One bundle as it ran: the trace and the Gantt chart are drawn from these. */
@@ -143,10 +146,14 @@ struct hf_run {
     double wall_s;              /* host seconds the run took */
     struct hf_run_startup {     /* host seconds before round 0, in order (wall clock): */
         double input_s;         /* the app's create and setup: its input read, its data made */
+        double app_s;           /* ... of which the app's own (the rest: the wait for GPU
+                                   contexts that outlasted the read) */
         double devices_s;       /* the devices started (drivers' open: a GPU's buffers, the
                                    shared data's upload; its context was made during input_s) */
         double standalone_s;    /* the standalone passes (0 when the profile store had them) */
     } startup;
+    char unstarted[384];        /* why configured GPUs were not started ("": all were;
+                                   core/startup_repay.c) */
     char fault[256];            /* what went wrong on a device, "" if nothing */
     int pass;                   /* `compare` with [compare] passes > 1: which (1..), else 0 */
     char bound[16];             /* which bound its rounds' bound_s is: HF_BOUND_MEASURED, or ""

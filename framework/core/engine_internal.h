@@ -76,6 +76,13 @@ struct hf__engine {
 
     struct hf__shared_set *shared; /* the app's shared data (shared.c), NULL if none */
     struct hf__part_prior prior;   /* what taking part is expected to cost (part_prior.c) */
+    struct hf__repay {             /* whether the GPUs start (startup_repay.c) */
+        hf_profile_t record;       /* this load's record, or NULL: every device starts */
+        uint64_t unstarted;        /* bit g: the g-th GPU of [devices] cuda is not started */
+        char why[384];             /* the decision in words, "" when every device starts */
+        int noted, with_gpus;      /* what this run measured, for the record: */
+        double rounds_s, app_s, ratio;
+    } repay;
     struct hf__real *real;         /* real engine: device threads */
     struct hf__nodes *nodes;       /* rank 0 of a run across nodes: its node devices (nodes.c) */
     double sim_now;                /* sim engine: virtual clock */
@@ -139,6 +146,13 @@ int hf__engine_verify_round(struct hf__engine *e);
  * data, shared data, the device threads) and undoes it in reverse (the
  * device threads stop first: they may still hold app data). */
 int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o);
+/* startup_repay.c: opens this load's record and decides which GPUs the run
+ * leaves unstarted (e->repay.unstarted), after the device list was built;
+ * notes what the run measured once its rounds ran; saves the record after
+ * the teardown (its seconds are part of what the GPUs cost) and closes it. */
+int hf__repay_open(struct hf__engine *e, const struct hf_run_options *o);
+void hf__repay_note(struct hf__engine *e, const struct hf_run *run, double rounds_s);
+int hf__repay_save(struct hf__repay *r, const struct hf_run_startup *s, double teardown_s);
 void hf__run_teardown(struct hf__engine *e);
 /* run.c: creates the run's scheduler (opts->sched) for the engine's devices. */
 int hf__run_create_sched(struct hf__engine *e);

@@ -130,6 +130,15 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     if (rc)
         return rc;
     e->ndev = hf_devlist_count(e->devs);
+    if ((rc = hf__repay_open(e, o)))
+        return rc;
+    if (e->repay.unstarted) { /* the list again, without the GPUs: their cores go to the CPU */
+        hf_devlist_destroy(e->devs);
+        e->devs = NULL;
+        if ((rc = hf__devlist_init_without(&e->devs, o->cfg, -1, e->repay.unstarted)))
+            return rc;
+        e->ndev = hf_devlist_count(e->devs);
+    }
     e->executes = !simulated || o->execute;
     e->sim_now = 0;
     e->rng = hf__sim_rng_state(o->seed);
@@ -163,6 +172,7 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     if (o->engine == HF_ENGINE_REAL)
         warm_start(&warm, e);
     rc = app_setup(e, o);
+    e->startup.app_s = hf__now() - t0;
     warm_join(&warm);
     e->startup.input_s = hf__now() - t0;
     if (rc)
@@ -209,6 +219,7 @@ static int app_setup(struct hf__engine *e, const struct hf_run_options *o)
     for (int d = 0; d < e->ndev; d++) {
         struct hf_device *dev = hf_devlist_get(e->devs, d);
         dev->shared = hf__shared_list(e->shared, &dev->nshared);
+        dev->cublas = e->app->cublas;
     }
     return 0;
 }
@@ -504,9 +515,12 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
     if (rc == 0)
         rc = hf__measure_standalone(&e);
     e.startup.standalone_s = hf__now() - t0;
+    double rounds_s = 0.0;
     if (rc == 0) {
         run->startup = e.startup;
+        t0 = hf__now();
         rc = run_rounds(&e, run);
+        rounds_s = hf__now() - t0;
     }
     if (rc == 0 && e.error)
         rc = e.error;
@@ -524,6 +538,10 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
             rc = keep_chunk_cost(&e, run);
         if (rc == 0)
             rc = measured_bound(o, run);
+        if (rc == 0) {
+            hf__repay_note(&e, run, rounds_s);
+            snprintf(run->unstarted, sizeof run->unstarted, "%s", e.repay.why);
+        }
     }
     if (e.error) {
         hf_clear_error();
@@ -533,7 +551,13 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
     struct hf_run *kept = rc && partial ? partial_run(&e, run, wall0) : NULL;
     char why[768];
     snprintf(why, sizeof why, "%s", hf_last_error());
+    t0 = hf__now();
     hf__run_teardown(&e);
+    int saved = hf__repay_save(&e.repay, &e.startup, hf__now() - t0);
+    if (rc == 0 && saved) {
+        hf_run_free(run);
+        return saved;
+    }
     if (rc) {
         if (kept)
             *partial = kept;

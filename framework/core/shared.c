@@ -23,11 +23,14 @@
  *      union, except a GPU that made every change of the round itself.
  * The union stays readable until the next load was drawn: next_load reads it
  * (hf_shared_last_changes) to build the next frontier without a scan.
- * When one device made every change of the round in one bundle (a round one
- * GPU ran alone), step 2 does not combine (take_sole): its values are the
- * merged ones already, so many of them are one copy of its whole array over
- * the host's (the driver's shared_fetch) and few are plain stores, and its
- * pulled list is the union, read in place.
+ * When one device made every change of the round (a round one GPU ran
+ * alone), step 2 does not combine (take_sole): its values are the merged
+ * ones already, so many of them are one copy of its whole array over the
+ * host's (the driver's shared_fetch) and few are plain stores. Its pulled
+ * list of one bundle is the union, read in place; a list of several bundles
+ * may name an element once per bundle, so the union is built from it without
+ * repeats, and its values come from the copy only (a store per entry could
+ * leave an earlier bundle's value).
  * Why this is right for MIN (MAX and OR alike): a GPU starts the round equal
  * to the host, and lowers an element only below that start; so after the
  * merge, an element whose host value differs from some replica is one that
@@ -348,25 +351,31 @@ static int fetch_step(struct hf__engine *e, int d, void *arg)
     return dev->ops->shared_fetch(dev, m->s);
 }
 
-/* Step 2 for a sole bundle: its values are not combined, and its list
- * becomes the union as it is; 0, 1 (nothing done: the list names an element
- * out of range, which the combining merge skips) or an HF_E* code. A
- * Kronecker BFS round on one GPU brings 2-3M changed depths, a road graph's
- * search on one GPU 24M: a compare-and-swap and a recorder add per element
- * cost 3-20 ms and ~160 ms of those rounds on 15 host threads (their cache
- * lines bounce between the cores). So when the changes are more than an
- * eighth of the array and the driver can, the device's whole copy is copied
- * over the host's (one DMA, 16 MB or 96 MB; a driver with shared_fetch
- * checks its indices' range itself, device.h); else each thread stores the
- * values of a contiguous part of the list, plain stores, once the list was
- * checked. */
+/* Step 2 for a sole changer: its values are not combined; 0, 1 (nothing
+ * done: the combining merge runs, which skips an element out of range) or an
+ * HF_E* code. A Kronecker BFS round on one GPU brings 2-3M changed depths, a
+ * road graph's search on one GPU 24M: a compare-and-swap and a recorder add
+ * per element cost 3-20 ms and ~160 ms of those rounds on 15 host threads
+ * (their cache lines bounce between the cores). So when the changes are more
+ * than an eighth of the array and the driver can, the device's whole copy is
+ * copied over the host's (one DMA, 16 MB or 96 MB; a driver with
+ * shared_fetch checks its indices' range itself, device.h). Then a list of
+ * one bundle (each element once: a driver records an element once per
+ * bundle) is the union as it is, and a list of several bundles enters the
+ * recorder entry by entry, which drops the repeats at the cost of the bit
+ * (half the combining merge's atomics: the round-0 profile bundles of a GPU
+ * alone bring a list like that). A short list of one bundle is stored entry
+ * by entry (plain stores, once its range was checked); a short list of
+ * several bundles is combined, which orders its repeats by the op. */
 static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
 {
     const struct hf_shared *a = &m->S->arr[m->s];
     const struct hf_device *dev = hf_devlist_get(e->devs, d);
     const uint32_t *idx = m->S->pull_idx[d];
     const unsigned char *val = m->S->pull_val[d];
+    struct hf__recorder *r = &m->S->rec[m->s];
     size_t es = hf_elem_size(a->elem), n = (size_t)m->pulled[d];
+    int once = e->stats[d].bundles == 1;
     if (n > a->count / 8 && dev->ops->shared_fetch) {
         int *want = m->S->want;
         for (int k = 0; k < e->ndev; k++)
@@ -374,7 +383,16 @@ static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
         int rc = hf__real_each_device(e, fetch_step, m, want);
         if (rc)
             return rc;
+        if (!once) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+            for (size_t k = 0; k < n; k++)
+                hf__recorder_add(r, idx[k]);
+            hf__recorder_seal(r);
+            return 0;
+        }
     } else {
+        if (!once)
+            return 1;
         uint32_t top = 0;
 #pragma omp parallel for schedule(static) reduction(max : top) if (n > 65536)
         for (size_t k = 0; k < n; k++)
@@ -392,17 +410,16 @@ static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
                 host[idx[k]] = val[k];
         }
     }
-    hf__recorder_take(&m->S->rec[m->s], idx, n);
+    hf__recorder_take(r, idx, n);
     return 0;
 }
 
 /* Step 2: the pulled values into the host copy; the union in the host
  * recorder. Entries are combined in parallel (atomically: a list may repeat
  * an element); devices follow one another. A device `sole` (>= 0) made
- * every change of the round in one bundle: its list names each element
- * once (a driver records an element once per bundle) and its values are the
- * merged ones already (it started the round from the host's values, which
- * nobody else changed), so they are taken, not combined. */
+ * every change of the round: its values are the merged ones already (it
+ * started the round from the host's values, which nobody else changed), so
+ * they are taken, not combined, where take_sole can. */
 static int merge_pulled(struct hf__engine *e, struct merge_step *m, int sole)
 {
     const struct hf_shared *a = &m->S->arr[m->s];
@@ -472,8 +489,8 @@ static const int *want_devices(struct hf__engine *e, int something, int recorded
 
 /* The one device that made every change of the round (no other device and
  * not the host changed anything), or -1. It already holds the merged values:
- * it is spared the push, and when it ran one bundle its changes are taken
- * whole (take_sole). The common case of a round small enough to run on one
+ * it is spared the push, and its changes are taken, not combined
+ * (take_sole). The common case of a round small enough to run on one
  * device. */
 static int sole_changer(const struct hf__engine *e, size_t host_changes)
 {
@@ -513,7 +530,7 @@ int hf__shared_merge(struct hf__engine *e)
             if (rc)
                 return rc;
             int sole = sole_changer(e, host_changes);
-            if ((rc = merge_pulled(e, &m, sole >= 0 && e->stats[sole].bundles == 1 ? sole : -1)))
+            if ((rc = merge_pulled(e, &m, sole)))
                 return rc;
             for (int d = 0; d < e->ndev; d++)
                 S->skip_push[d] = d == sole;

@@ -474,10 +474,11 @@ static int cuda_open(struct hf_device *dev)
         rc = hf__cuda_shared_open(gpu, dev->shared, dev->nshared, &gpu->shared);
     if (!rc)
         rc = cuda_alloc_arena(gpu);
-    /* cuBLAS is created now rather than inside the first (timed) bundle, which
-     * would otherwise carry its start-up cost into the standalone rate. A
+    /* cuBLAS, for an app that calls it, is created now rather than inside the
+     * first (timed) bundle, which would otherwise carry its start-up cost (the
+     * library's opening, drivers/cublas_cuda.c) into the standalone rate. A
      * failure here is not fatal: hf_cuda_cublas tries again and reports it. */
-    if (!rc && !hf_cuda_cublas(gpu)) {
+    if (!rc && dev->cublas && !hf_cuda_cublas(gpu)) {
         (void)cudaGetLastError();
         hf_clear_error();
     }

@@ -396,12 +396,16 @@ void hf_cuda_device_name(const int *ordinals, int n, int g, char *name, size_t l
 
 /* Builds the real devices of a machine with `present` GPUs: GPUs' host
  * threads get a core each, the CPU team(s) the rest. */
-static int build_real(struct hf_devlist *l, hf_config_t cfg, int present)
+static int build_real(struct hf_devlist *l, hf_config_t cfg, int present, uint64_t unstarted)
 {
     int ordinals[HF_MAX_DEVICES / 2] = {0};
-    int ngpu = hf_cuda_list(cfg, present, ordinals, HF_MAX_DEVICES / 2);
+    int ngpu = hf_cuda_list(cfg, present, ordinals, HF_MAX_DEVICES / 2), kept = 0;
     if (ngpu < 0)
         return ngpu;
+    for (int g = 0; g < ngpu; g++)
+        if (g >= 64 || !(unstarted >> g & 1))
+            ordinals[kept++] = ordinals[g];
+    ngpu = kept;
     /* Physical cores, not hardware threads: two GEMM threads on one core's
      * hyperthreads run slower than one, and a GPU host thread that shares a
      * core with the team delays every launch. */
@@ -526,11 +530,14 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
 }
 
 /* Builds the list; present < 0: as many GPUs as the machine has. */
-static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int present)
+static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int present,
+                        uint64_t unstarted)
 {
     if (!simulated && present < 0) {
 #ifdef HF_HAVE_CUDA
-        present = hf_cuda_device_count();
+        /* Counting the GPUs starts the CUDA driver: not for `cuda = none`. */
+        const char *spec = hf_config_get(cfg, "devices", "cuda");
+        present = spec && strcmp(spec, "none") == 0 ? 0 : hf_cuda_device_count();
 #else
         present = 0;
 #endif
@@ -538,7 +545,7 @@ static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int 
     struct hf_devlist *l = calloc(1, sizeof *l);
     if (!l)
         return hf_fail(HF_ENOMEM, "devices: out of memory");
-    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg, present);
+    int rc = simulated ? build_simulated(l, cfg) : build_real(l, cfg, present, unstarted);
     if (rc == 0)
         rc = parse_faults(l, cfg);
     if (rc) {
@@ -556,13 +563,19 @@ static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int 
 
 int hf_devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated)
 {
-    return devlist_init(list, cfg, simulated, -1);
+    return devlist_init(list, cfg, simulated, -1, 0);
 }
 
 int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present)
 {
     HF_ASSERT_MSG(present >= 0, "hf__devlist_init_with_gpus: a GPU count below 0");
-    return devlist_init(list, cfg, 0, present);
+    return devlist_init(list, cfg, 0, present, 0);
+}
+
+int hf__devlist_init_without(hf_devlist_t *list, hf_config_t cfg, int present,
+                             uint64_t unstarted)
+{
+    return devlist_init(list, cfg, 0, present, unstarted);
 }
 
 int hf_devlist_add_node(hf_devlist_t l, const char *name, const struct hf_driver_ops *ops,

@@ -554,3 +554,43 @@ const char *hf_config_path(hf_config_t cfg)
 {
     return cfg ? cfg->path : "<config>";
 }
+
+/* ---- the digest of what a config asks for --------------------------------- */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int skipped(const struct hf_config_entry *en, const char *const *skip)
+{
+    size_t ls = strlen(en->section);
+    for (; skip && *skip; skip++)
+        if (strcmp(*skip, en->section) == 0 ||
+            (strncmp(*skip, en->section, ls) == 0 && (*skip)[ls] == '.' &&
+             strcmp(*skip + ls + 1, en->key) == 0))
+            return 1;
+    return 0;
+}
+
+uint64_t hf_config_digest(hf_config_t cfg, const char *const *skip)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; cfg && i < cfg->n; i++) {
+        const struct hf_config_entry *en = &cfg->e[i];
+        if (skipped(en, skip))
+            continue;
+        h = fnv1a(h, en->section, strlen(en->section) + 1);
+        h = fnv1a(h, en->key, strlen(en->key) + 1);
+        h = fnv1a(h, en->value, strlen(en->value) + 1);
+        struct stat st;
+        if (*en->value && stat(en->value, &st) == 0 && S_ISREG(st.st_mode)) {
+            int64_t id[2] = {(int64_t)st.st_size, (int64_t)st.st_mtime};
+            h = fnv1a(h, id, sizeof id);
+        }
+    }
+    return h;
+}

@@ -295,13 +295,19 @@ static void gantt_legend(struct hf__sb *b, const struct hf__rp_run *r, int ri,
 }
 
 /* The notes under the chart: that lanes were merged (so a bar may stand for
- * many bundles), and the run's fault, if it had one. */
+ * many bundles), configured GPUs the run did not start, and the run's
+ * fault, if it had one. */
 static void gantt_notes(struct hf__sb *b, const struct hf__rp_run *r, int merged_any)
 {
     if (merged_any)
         hf__sb_printf(b, "<p class=\"note merged\">Lanes with more than %d bundles merge "
                          "consecutive bundles into one bar (marked stolen if any of them was); "
                          "hover a bar for what it covers.</p>\n", HF__REPORT_MAX_BARS);
+    if (r->unstarted[0]) {
+        hf__sb_printf(b, "<p class=\"note unstarted\">");
+        hf__sb_esc(b, r->unstarted);
+        hf__sb_printf(b, "</p>\n");
+    }
     if (r->fault[0]) {
         hf__sb_printf(b, "<p class=\"banner fault\">Fault: ");
         hf__sb_esc(b, r->fault);

@@ -373,6 +373,8 @@ static int load_run(const char *file, int ri, const cJSON *o, struct hf__rp_run 
     if (!rc)
         rc = get_str(file, w, o, "fault", OPT, "", &r->fault);
     if (!rc)
+        rc = get_str(file, w, o, "unstarted", OPT, "", &r->unstarted);
+    if (!rc)
         rc = get_bool(file, w, o, "simulated", strcmp(r->engine, "sim") == 0, &r->sim);
     if (!rc)
         rc = get_num(file, w, o, "wall_s", OPT | NULLOK, NAN, &r->wall_s);

@@ -247,9 +247,11 @@ static cJSON *run_json(const struct hf_run *r)
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
     cJSON *su = cJSON_AddObjectToObject(o, "startup");
     cJSON_AddNumberToObject(su, "input_s", r->startup.input_s);
+    cJSON_AddNumberToObject(su, "app_s", r->startup.app_s);
     cJSON_AddNumberToObject(su, "devices_s", r->startup.devices_s);
     cJSON_AddNumberToObject(su, "standalone_s", r->startup.standalone_s);
     cJSON_AddStringToObject(o, "fault", r->fault);
+    cJSON_AddStringToObject(o, "unstarted", r->unstarted);
     /* An app with an end of its own: whether it reached it, or [run] rounds
      * stopped it (what was left, and whether its output was written). */
     if (r->ends)
@@ -623,6 +625,9 @@ void hf_results_table(void *file, struct hf_run *const *runs, int nruns)
         sim_bound_line(f, runs, nruns);
     }
     shared_gpu_line(f, runs, nruns);
+    for (int i = 0; i < nruns; i++)
+        if (runs[i]->unstarted[0])
+            fprintf(f, "%s: %s\n", runs[i]->scheduler, runs[i]->unstarted);
     if (any_fault)
         for (int i = 0; i < nruns; i++)
             if (runs[i]->fault[0])
