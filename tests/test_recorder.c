@@ -196,6 +196,80 @@ static void a_taken_list_is_recorded_once(void **state)
     }
 }
 
+/* Three bundles' lists, each without repeats but overlapping one another (a
+ * GPU's round-0 profile), recorded at once: each element once, its bit set,
+ * so that a later add of it adds nothing and a new one is added; clear
+ * forgets all. A short list (adds) and long ones of a size that is not a
+ * whole number of bitmap words (the pieces). */
+static void many_lists_with_repeats_are_recorded_once(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1000, (1u << 20) + 13, (1u << 22) + 7};
+    for (int t = 0; t < 3; t++) {
+        size_t N = sizes[t], n = 0;
+        struct hf__recorder r;
+        assert_int_equal(hf__recorder_init(&r, N), 0);
+        uint8_t *want = calloc(N, 1);
+        uint32_t *idx = malloc(3 * N * sizeof *idx);
+        for (size_t i = 0; i < N; i++)
+            if (i % 3 == 0)
+                want[i] = 1, idx[n++] = (uint32_t)i;
+        for (size_t i = N; i-- > 0;)
+            if (i % 5 == 1)
+                want[i] = 1, idx[n++] = (uint32_t)i;
+        for (size_t i = 0; i < N; i += 6)
+            idx[n++] = (uint32_t)i;
+        assert_int_equal(hf__recorder_add_many(&r, idx, n), 0);
+        expect_set(&r, want, N);
+        size_t count = r.count, last = N - 1;
+        while (want[last]) /* the last element not recorded */
+            last--;
+        hf__recorder_add(&r, 0); /* recorded: nothing added */
+        hf__recorder_add(&r, last);
+        want[last] = 1;
+        assert_int_equal(hf__recorder_seal(&r), count + 1);
+        expect_set(&r, want, N);
+        hf__recorder_clear(&r);
+        assert_int_equal(r.count, 0);
+        for (size_t w = 0; w < (N + 31) / 32; w++)
+            assert_int_equal(r.bits[w], 0);
+        free(idx);
+        free(want);
+        hf__recorder_free(&r);
+    }
+}
+
+/* A list longer than the recorder's room (every element twice and a third
+ * of them once more): recorded window by window, each element once, and the
+ * spare list is left full of sentinels (a parallel seal later squeezes into
+ * it). */
+static void a_list_longer_than_the_room(void **state)
+{
+    (void)state;
+    size_t N = (1u << 20) + 13, n = 0;
+    struct hf__recorder r;
+    assert_int_equal(hf__recorder_init(&r, N), 0);
+    uint32_t *idx = malloc(3 * N * sizeof *idx);
+    uint8_t *want = malloc(N);
+    memset(want, 1, N);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < N; i++)
+            idx[n++] = (uint32_t)(pass ? N - 1 - i : i);
+    for (size_t i = 0; i < N; i += 3)
+        idx[n++] = (uint32_t)i;
+    assert_true(n > r.cap);
+    assert_int_equal(hf__recorder_add_many(&r, idx, n), 0);
+    expect_set(&r, want, N);
+    for (size_t k = 0; k < r.cap; k++)
+        if (r.spare[k] != UINT32_MAX)
+            fail_msg("spare slot %zu holds %u", k, r.spare[k]);
+    hf__recorder_clear(&r);
+    assert_int_equal(r.count, 0);
+    free(idx);
+    free(want);
+    hf__recorder_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +278,8 @@ int main(void)
         cmocka_unit_test(two_recorders_in_turn),
         cmocka_unit_test(long_lists_seal_and_clear_in_parallel),
         cmocka_unit_test(a_taken_list_is_recorded_once),
+        cmocka_unit_test(many_lists_with_repeats_are_recorded_once),
+        cmocka_unit_test(a_list_longer_than_the_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

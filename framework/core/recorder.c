@@ -36,6 +36,7 @@
  * close to the end, threads reserve single slots, which never waste, so the
  * list cannot overflow (at most `count` distinct elements are recorded).
  */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,101 @@ void hf__recorder_take(struct hf__recorder *r, const uint32_t *idx, size_t n)
     r->taken = idx;
     r->reserved = r->count = n;
     r->gen++; /* no thread's block points into the list any more */
+}
+
+/* hf__recorder_add_many: the element range is cut into PIECES pieces of
+ * whole bitmap words, so that a piece's bits belong to it alone. idx is
+ * taken in windows of at most the spare list's size (the spare is the
+ * gathering room: allocated and touched at init, so that no page of a new
+ * buffer faults in inside round 0). In a window, a counting pass (each
+ * thread a part of it) gives where each thread's entries of each piece go,
+ * a second pass gathers them there, piece by piece; then each piece is
+ * recorded by one thread with plain bit tests and sets, its first
+ * occurrences kept in place, and the pieces' kept entries are appended to
+ * the list side by side. The bits carry the window's elements into the
+ * next; the spare gets its sentinels back at the end. */
+int hf__recorder_add_many(struct hf__recorder *r, const uint32_t *idx, size_t n)
+{
+    HF_ASSERT_MSG(r->reserved == 0 && !r->taken, "hf__recorder_add_many: recorder not empty");
+    if (n < PAR_MIN || !r->spare) {
+        for (size_t k = 0; k < n; k++)
+            if (idx[k] < r->n)
+                hf__recorder_add(r, idx[k]);
+        hf__recorder_seal(r);
+        return 0;
+    }
+    size_t span = ((r->n + 31) / 32 + PIECES - 1) / PIECES * 32; /* elements of a piece */
+    int team = omp_get_max_threads();
+    size_t *at = calloc((size_t)team * PIECES, sizeof *at), start[PIECES + 1], kept[PIECES + 1];
+    if (!at)
+        return HF_ENOMEM;
+    uint32_t *tmp = r->spare, *bits = r->bits;
+    size_t done = 0, used = 0; /* entries in the list; spare slots to refill */
+    for (size_t w0 = 0; w0 < n; w0 += r->cap) {
+        size_t wn = n - w0 < r->cap ? n - w0 : r->cap;
+        const uint32_t *win = idx + w0;
+        memset(at, 0, (size_t)team * PIECES * sizeof *at);
+#pragma omp parallel num_threads(team)
+        {
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            size_t lo = wn * (size_t)t / (size_t)nt, hi = wn * (size_t)(t + 1) / (size_t)nt;
+            size_t *mine = at + (size_t)t * PIECES;
+            for (size_t k = lo; k < hi; k++)
+                if (win[k] < r->n)
+                    mine[win[k] / span]++;
+#pragma omp barrier
+#pragma omp single
+            { /* each (thread, piece)'s first slot; piece p starts at start[p] */
+                size_t sum = 0;
+                for (int p = 0; p < PIECES; p++) {
+                    start[p] = sum;
+                    for (int u = 0; u < nt; u++) {
+                        size_t c = at[(size_t)u * PIECES + p];
+                        at[(size_t)u * PIECES + p] = sum;
+                        sum += c;
+                    }
+                }
+                start[PIECES] = sum;
+            }
+            for (size_t k = lo; k < hi; k++)
+                if (win[k] < r->n)
+                    tmp[mine[win[k] / span]++] = win[k];
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 4)
+            for (int p = 0; p < PIECES; p++) {
+                size_t out = start[p];
+                for (size_t k = start[p]; k < start[p + 1]; k++) {
+                    uint32_t v = tmp[k], bit = 1u << (v & 31);
+                    if (!(bits[v >> 5] & bit)) {
+                        bits[v >> 5] |= bit;
+                        tmp[out++] = v;
+                    }
+                }
+                kept[p + 1] = out - start[p];
+            }
+#pragma omp single
+            {
+                kept[0] = done;
+                for (int p = 0; p < PIECES; p++)
+                    kept[p + 1] += kept[p];
+            }
+#pragma omp for schedule(static)
+            for (int p = 0; p < PIECES; p++)
+                memcpy(r->list + kept[p], tmp + start[p], (kept[p + 1] - kept[p]) * sizeof *tmp);
+        }
+        done = kept[PIECES];
+        used = start[PIECES] > used ? start[PIECES] : used;
+    }
+    free(at);
+#pragma omp parallel for schedule(static)
+    for (int p = 0; p < PIECES; p++) { /* the spare's sentinels back */
+        size_t per = (used + PIECES - 1) / PIECES, lo = (size_t)p * per;
+        if (lo < used)
+            memset(tmp + lo, 0xff, (lo + per < used ? per : used - lo) * sizeof *tmp);
+    }
+    r->reserved = r->count = done;
+    r->gen++; /* no thread's block points into the list */
+    return 0;
 }
 
 const uint32_t *hf__recorder_list(const struct hf__recorder *r)
