@@ -16,8 +16,8 @@
 #define HF_REPAY_WITHOUT "cpu_only"
 
 /* Whether a run with CPU and GPUs should start its GPUs, by `record`: 1
- * (start: no record of a run with them, or it was the faster) or 0, with
- * the comparison in words in why[len]. */
+ * (start: no record of a run with them, or the CPU alone was not faster by
+ * 5% of its wall clock) or 0, with the comparison in words in why[len]. */
 int hf__repay_start_gpus(hf_profile_t record, char *why, size_t len);
 
 #endif
