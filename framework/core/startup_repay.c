@@ -32,8 +32,9 @@
  * corrects itself: the CPU-alone run it causes is measured and recorded.
  * Only a record decides: the first run of a load starts everything. Runs
  * across nodes, simulations, runs without a profile directory, the runs of
- * a comparison (every scheduler must meet the same devices) and
- * `[run] devices_fixed = yes` start every device and record nothing.
+ * a comparison (every scheduler must meet the same devices), runs with
+ * injected [faults] and `[run] devices_fixed = yes` start every device and
+ * record nothing.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,8 +94,8 @@ int hf__repay_open(struct hf__engine *e, const struct hf_run_options *o)
     *r = (struct hf__repay){0};
     int cpus, gpus, fixed = 0, rc;
     if (!o->repay || o->engine != HF_ENGINE_REAL || !o->profile_dir || o->nodes ||
-        !counts(e, &cpus, &gpus) || cpus == 0)
-        return 0;
+        !counts(e, &cpus, &gpus) || cpus == 0 || hf_config_has_section(o->cfg, "faults"))
+        return 0; /* (a run with injected faults is about its devices: it starts them all) */
     if ((rc = hf_config_bool(o->cfg, "run", "devices_fixed", 0, &fixed)) || fixed)
         return rc;
     char key[80];
