@@ -363,11 +363,11 @@ static int fetch_step(struct hf__engine *e, int d, void *arg)
  * one bundle (each element once: a driver records an element once per
  * bundle) is the union as it is, and a list of several bundles (the round-0
  * profile bundles of a GPU alone) enters the recorder at once, its repeats
- * dropped range by range without atomics (hf__recorder_add_many; with an
- * atomic add per entry that took 23-32 of a kron-24 cc run's 34-43 ms on an
- * H100's host, the combining merge before it 45). A short list of one bundle is stored entry
- * by entry (plain stores, once its range was checked); a short list of
- * several bundles is combined, which orders its repeats by the op. */
+ * dropped range by range without atomics (hf__recorder_add_many: round 0's
+ * merge of a kron-24 cc run on an H100's host took 13.6 ms so, 23 with an
+ * atomic add per entry, 45 combined). A short list of one bundle is stored
+ * entry by entry (plain stores, once its range was checked); a short list
+ * of several bundles is combined, which orders its repeats by the op. */
 static int take_sole(struct hf__engine *e, struct merge_step *m, int d)
 {
     const struct hf_shared *a = &m->S->arr[m->s];

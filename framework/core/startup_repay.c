@@ -139,7 +139,8 @@ int hf__repay_save(struct hf__repay *r, const struct hf_run_startup *s, double t
     int rc = 0;
     if (r->record && r->noted) {
         double setup = s->input_s + s->devices_s + teardown_s;
-        double with[4] = {setup, r->rounds_s, r->app_s, r->ratio}, without[2] = {setup, r->rounds_s};
+        double with[4] = {setup, r->rounds_s, r->app_s, r->ratio};
+        double without[2] = {setup, r->rounds_s};
         rc = r->with_gpus ? hf_profile_set(r->record, HF_REPAY_WITH, "wall_s", with, 4)
                           : hf_profile_set(r->record, HF_REPAY_WITHOUT, "wall_s", without, 2);
         if (rc == 0)
