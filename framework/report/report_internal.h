@@ -45,7 +45,8 @@ struct hf__rp_event {
 };
 
 struct hf__rp_run {
-    const char *sched, *app, *engine, *sig, *fault, *unstarted; /* sched: the name, "hass (pass 2)" ... */
+    const char *sched, *app, *engine, *sig, *fault; /* sched: the name, "hass (pass 2)" ... */
+    const char *unstarted; /* why configured GPUs were not started ("": all were) */
     char label[64];  /* ... for a run of [compare] passes (its "pass") */
     const char *name; /* the scheduler's name alone */
     int pass;         /* its pass of [compare] passes, 0: not one of several */
