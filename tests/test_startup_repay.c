@@ -5,9 +5,9 @@
  * DESIGN
  * ------
  * The decision is a pure function of the record, so its cases are records
- * written into an in-memory profile: none (everything starts), a run with
- * GPUs alone (the CPU's time predicted by the rate ratio), and both runs
- * measured. The digest must follow every entry that shapes the load, an
+ * written into an in-memory profile: none (everything starts), only a run
+ * with GPUs recorded (the CPU's time predicted by the rate ratio), and both
+ * runs measured. The digest must follow every entry that shapes the load, an
  * input file's contents included, and ignore the device list and the
  * schedulers. The list without a GPU is built as though the machine had one
  * (hf__devlist_init_with_gpus), and `cpu = all` must take its core back. A
