@@ -38,6 +38,14 @@ static hf_profile_t record(void)
     return p;
 }
 
+/* Stores n values of `side` (HF_REPAY_WITH or _WITHOUT), then decides. */
+static int decide_after(hf_profile_t p, const char *side, const double *v, int n, char *why,
+                        size_t len)
+{
+    assert_int_equal(hf_profile_set(p, side, "wall_s", v, n), 0);
+    return hf__repay_start_gpus(p, why, len);
+}
+
 /* No record of a run with GPUs: the first run starts everything. */
 static void first_run_starts_the_gpus(void **state)
 {
@@ -46,8 +54,7 @@ static void first_run_starts_the_gpus(void **state)
     char why[256] = "";
     assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 1);
     double without[2] = {0.05, 0.001}; /* a CPU-alone run alone decides nothing */
-    assert_int_equal(hf_profile_set(p, HF_REPAY_WITHOUT, "wall_s", without, 2), 0);
-    assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 1);
+    assert_int_equal(decide_after(p, HF_REPAY_WITHOUT, without, 2, why, sizeof why), 1);
     assert_string_equal(why, "");
     hf_profile_destroy(p);
 }
@@ -61,14 +68,11 @@ static void predicted_cpu_time_decides(void **state)
     (void)state;
     hf_profile_t p = record();
     char why[256] = "";
-    double small[4] = {0.35, 0.01, 0.05, 5.0};
-    assert_int_equal(hf_profile_set(p, HF_REPAY_WITH, "wall_s", small, 4), 0);
-    assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 0);
+    double small[4] = {0.35, 0.01, 0.05, 5.0}, large[4] = {0.35, 2.0, 0.05, 5.0};
+    assert_int_equal(decide_after(p, HF_REPAY_WITH, small, 4, why, sizeof why), 0);
     assert_non_null(strstr(why, "0.360 s with them against 0.100 s predicted"));
-    double large[4] = {0.35, 2.0, 0.05, 5.0};
-    assert_int_equal(hf_profile_set(p, HF_REPAY_WITH, "wall_s", large, 4), 0);
     why[0] = '\0';
-    assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 1);
+    assert_int_equal(decide_after(p, HF_REPAY_WITH, large, 4, why, sizeof why), 1);
     assert_string_equal(why, "");
     hf_profile_destroy(p);
 }
@@ -83,13 +87,10 @@ static void measured_cpu_time_decides(void **state)
     double with[4] = {0.35, 0.01, 0.05, 5.0}; /* predicted without: 0.1 s */
     double slow[2] = {0.05, 0.5}, fast[2] = {0.05, 0.02}, close[2] = {0.05, 0.297};
     assert_int_equal(hf_profile_set(p, HF_REPAY_WITH, "wall_s", with, 4), 0);
-    assert_int_equal(hf_profile_set(p, HF_REPAY_WITHOUT, "wall_s", slow, 2), 0);
-    assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 1);
+    assert_int_equal(decide_after(p, HF_REPAY_WITHOUT, slow, 2, why, sizeof why), 1);
     /* 0.347 s against 0.36: faster by less than the wall clock's noise */
-    assert_int_equal(hf_profile_set(p, HF_REPAY_WITHOUT, "wall_s", close, 2), 0);
-    assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 1);
-    assert_int_equal(hf_profile_set(p, HF_REPAY_WITHOUT, "wall_s", fast, 2), 0);
-    assert_int_equal(hf__repay_start_gpus(p, why, sizeof why), 0);
+    assert_int_equal(decide_after(p, HF_REPAY_WITHOUT, close, 2, why, sizeof why), 1);
+    assert_int_equal(decide_after(p, HF_REPAY_WITHOUT, fast, 2, why, sizeof why), 0);
     assert_non_null(strstr(why, "against 0.070 s measured for the CPU alone"));
     hf_profile_destroy(p);
 }

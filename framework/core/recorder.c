@@ -59,6 +59,18 @@ struct cursor {
 static _Thread_local struct cursor cursors[CURSORS];
 static unsigned long next_slot; /* recorders take slots in turn (atomic) */
 
+/* Writes sentinels into list[0, n), in PIECES pieces over the calling
+ * thread's team when `team` is set. */
+static void fill_sentinels(uint32_t *list, size_t n, int team)
+{
+#pragma omp parallel for schedule(static) if (team)
+    for (int p = 0; p < PIECES; p++) {
+        size_t per = (n + PIECES - 1) / PIECES, lo = (size_t)p * per;
+        if (lo < n)
+            memset(list + lo, 0xff, (lo + per < n ? per : n - lo) * sizeof *list);
+    }
+}
+
 int hf__recorder_init(struct hf__recorder *r, size_t count)
 {
     memset(r, 0, sizeof *r);
@@ -79,16 +91,9 @@ int hf__recorder_init(struct hf__recorder *r, size_t count)
 #pragma omp parallel for schedule(static) if (words >= PAR_MIN)
     for (size_t w = 0; w < words; w++)
         r->bits[w] = 0;
-    uint32_t *lists[2] = {r->list, r->spare};
-    for (int l = 0; l < 2 && lists[l]; l++) {
-        uint32_t *list = lists[l];
-#pragma omp parallel for schedule(static) if (count >= PAR_MIN)
-        for (int p = 0; p < PIECES; p++) {
-            size_t per = (r->cap + PIECES - 1) / PIECES, lo = (size_t)p * per;
-            if (lo < r->cap)
-                memset(list + lo, 0xff, (lo + per < r->cap ? per : r->cap - lo) * sizeof *list);
-        }
-    }
+    fill_sentinels(r->list, r->cap, count >= PAR_MIN);
+    if (r->spare)
+        fill_sentinels(r->spare, r->cap, 1);
     r->gen = 1;
     r->slot = (unsigned)(__atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED) % CURSORS);
     return 0;
@@ -278,12 +283,7 @@ int hf__recorder_add_many(struct hf__recorder *r, const uint32_t *idx, size_t n)
         used = start[PIECES] > used ? start[PIECES] : used;
     }
     free(at);
-#pragma omp parallel for schedule(static)
-    for (int p = 0; p < PIECES; p++) { /* the spare's sentinels back */
-        size_t per = (used + PIECES - 1) / PIECES, lo = (size_t)p * per;
-        if (lo < used)
-            memset(tmp + lo, 0xff, (lo + per < used ? per : used - lo) * sizeof *tmp);
-    }
+    fill_sentinels(tmp, used, 1); /* the spare's sentinels back */
     r->reserved = r->count = done;
     r->gen++; /* no thread's block points into the list */
     return 0;
