@@ -159,6 +159,8 @@ int hf__hass_plan_next(struct hass *h, const double *work, const double *busy, s
             memcpy(h->plan_n, counts, sizeof counts);
             h->plan_chunks = n;
             h->plan_reserve = hf__hass_reserve_for(h, counts);
+        } else {
+            h->plan_reserve = fmin(h->plan_reserve, hf__hass_reserve_for(h, h->plan_n));
         }
     }
     hf__hass_add_probes(h, h->plan_n);

@@ -16,18 +16,25 @@
 #    record says its start-up is repaid (core/startup_repay.c). These runs keep their own
 #    profile store, so that the first is a first.
 # Full results stay in $WORK; the condensed file goes to bench/results/<machine>/never_slower.json.
+# PARTS picks the sections (default all: graph configs fractal default matmul), so that a device
+# call too short for all of them runs a few and leaves WORK for the condensing (never_slower.py
+# WORK OUT) to meet the rest from another call; CACHE is where the generated graph is kept.
 #
 #   SCALE=22 bench/gpu/never_slower.sh
+#   PARTS="fractal default matmul" WORK=$OUT/ns bench/gpu/never_slower.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . bench/common.sh
-BENCH_KNOBS="SCALE WORK" bench_record bench/gpu/never_slower.sh "$@"
+BENCH_KNOBS="SCALE WORK PARTS CACHE" bench_record bench/gpu/never_slower.sh "$@"
 SCALE=${SCALE:-22}
 WORK=${WORK:-${TMPDIR:-/tmp}/hetfarm-never-slower}
 H=${HF_BUILD:-build}/hetfarm
 [ -d .gpulibs ] && export LD_LIBRARY_PATH="$PWD/.gpulibs:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HF_BENCH=1
-R=$WORK; C=$WORK/cache; mkdir -p $R/g $R/f $R/m $R/c $C; : > $R/g/wall.txt; : > $R/c/wall.txt
+PARTS=${PARTS:-graph configs fractal default matmul}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
+R=$WORK; C=${CACHE:-$WORK/cache}; mkdir -p $R/g $R/f $R/m $R/c $C
+part graph && : > $R/g/wall.txt; part configs && : > $R/c/wall.txt
 gcfg() { # app cpu fixed [cuda]
     printf '[run]\napp = %s\nprogress = no\n' "$1"; [ "$3" = 1 ] && printf 'devices_fixed = yes\n'
     printf '[load]\ngenerate = kron\nscale = %s\nedge_factor = 16\nseed = 3\nweighted = yes\ncache_dir = %s\n' "$SCALE" "$C"
@@ -37,8 +44,8 @@ timed_run() { # folder name [options]: one `hetfarm run` of folder/name.ini, its
     local dir=$1 n=$2 s rc; shift 2
     s=$(date +%s%N); $H run $dir/$n.ini "$@" -o $dir/$n.json > $dir/$n.log 2>&1; rc=$?
     echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $dir/wall.txt; }
-gcfg bfs 0 0 > $R/g/gen.ini; $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
-for app in bfs pagerank sssp cc mst; do
+part graph && gcfg bfs 0 0 > $R/g/gen.ini && $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
+part graph && for app in bfs pagerank sssp cc mst; do
     # A first run stores the devices' standalone rates (the profile store), so that every
     # measured run starts alike: without it the first one alone ran the standalone passes.
     gcfg $app all 0 > $R/g/$app-warm.ini; $H run $R/g/$app-warm.ini -o $R/g/$app-warm.json > $R/g/$app-warm.log 2>&1
@@ -48,7 +55,7 @@ for app in bfs pagerank sssp cc mst; do
         timed_run $R/g $n --scheduler $4
     done
 done
-for ini in configs/graph-*.ini; do
+part configs && for ini in configs/graph-*.ini; do
     app=$(basename $ini .ini)
     for v in "cpugpu all all" "cpu all none" "gpu 0 0" "cpugpu2 all all"; do
         set -- $v; n=$app-$1
@@ -56,14 +63,20 @@ for ini in configs/graph-*.ini; do
         timed_run $R/c $n --profiles $R/c/prof
     done
 done
+if part fractal; then
 sed -e 's/^cuda = all/cuda = none/' -e 's/^rounds = .*/rounds = 4/' configs/fractal.ini > $R/f/cpu.ini
 $H compare $R/f/cpu.ini -o $R/f/cpu.json > $R/f/cpu.log 2>&1; echo "fractal cpu rc=$?"
 sed -e 's/^width = .*/width = 8192/' -e 's/^height = .*/height = 8192/' -e 's/^max_iter = .*/max_iter = 4096/' \
     -e 's/^cuda = all/cuda = 0/' -e 's/^rounds = .*/rounds = 8/' -e '/^\[run\]/a verify = no' configs/fractal.ini > $R/f/gpu.ini
 printf 'passes = 2\n' >> $R/f/gpu.ini
 $H compare $R/f/gpu.ini -o $R/f/gpu.json > $R/f/gpu.log 2>&1; echo "fractal cpu+gpu rc=$?"
+fi
+if part default; then
 sed -e 's/^engines = .*/engines = real/' configs/default.ini > $R/m/default.ini; printf 'passes = 4\n' >> $R/m/default.ini
 $H compare $R/m/default.ini -o $R/m/default.json > $R/m/default.log 2>&1; echo "default rc=$?"
+fi
+if part matmul; then
 printf '[run]\napp = matmul\nrounds = 6\ngrain = 64\n[load]\nn = 16384\nverify = 4\n[devices]\ncpu = all\ncuda = 0\n[compare]\nschedulers = hass, minmin, qilin\n' > $R/m/mm.ini
 $H compare $R/m/mm.ini -o $R/m/mm.json > $R/m/mm.log 2>&1; echo "matmul rc=$?"
+fi
 python3 bench/gpu/never_slower.py "$R" "$(bench_out never_slower)"
