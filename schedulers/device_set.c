@@ -23,8 +23,12 @@
  * what changed, which grows with the work done; the sync does not), robust
  * like the bundle models (Theil-Sen: the median slope between rounds of
  * clearly different work, never below 0 since taking part gets no cheaper
- * with more work, and the median intercept) over the set's last
- * HF__DEVSET_WINDOW rounds.
+ * with more work) over the set's last HF__DEVSET_WINDOW rounds, at the
+ * median height of the rounds nearest the one priced (within HF__DEVSET_NEAR
+ * of its work, else the nearest): a graph search's rounds span six orders of
+ * magnitude of work, and a line set by its large rounds' fixed costs priced a
+ * GPU's 0.1 ms tail round at 1 ms (H100, kron-22 SSSP), so that the CPU alone,
+ * priced by its rate, took rounds it ran 2-5x slower.
  *
  * A device's model here is what it measured in the rounds so far: its
  * seconds running bundles against the work it ran, per round, fitted like
@@ -142,13 +146,28 @@ static int popcount(uint64_t m)
     return n;
 }
 
-/* The line a + b w through n points (w[i], t[i]) (see DESIGN: Theil-Sen,
- * slope >= 0). Without a rising slope (no two works apart, or noise
- * larger than the rise between them), `through_origin` gives t
- * proportional to w at the seconds per unit of the largest works (a
- * device's time: its work's), else a constant (a set's part). */
-static void fit_line(const double *w, const double *t, int n, int through_origin, double *a,
-                     double *b)
+/* Whether point i, of work nw[i], is among those nearest W: within
+ * HF__DEVSET_NEAR of it, else at the least distance of any (in log work). */
+static int near(const double *nw, int n, int i, double W)
+{
+    if (!(W > 0.0))
+        return 1;
+    double least = INFINITY;
+    for (int k = 0; k < n; k++)
+        least = fmin(least, fabs(log(nw[k] / W)));
+    return fabs(log(nw[i] / W)) <= fmax(least, log(HF__DEVSET_NEAR)) * (1.0 + 1e-9);
+}
+
+/* The line a + b w through n points (w[i], t[i]) for a round of work W (see
+ * DESIGN: Theil-Sen, slope >= 0, from every point; its height from the
+ * points of the rounds nearest W, whose works are nw[i], so that a tiny
+ * round is not priced by the fixed costs of large ones). Without a rising
+ * slope (no two works apart, or noise larger than the rise between them),
+ * `through_origin` gives t proportional to w at the seconds per unit of the
+ * largest works (a device's time: its work's), else a constant (a set's
+ * part). */
+static void fit_line(const double *w, const double *t, const double *nw, int n, double W,
+                     int through_origin, double *a, double *b)
 {
     double slopes[HF__DEVSET_WINDOW * HF__DEVSET_WINDOW], rest[HF__DEVSET_WINDOW];
     int ns = 0;
@@ -157,11 +176,11 @@ static void fit_line(const double *w, const double *t, int n, int through_origin
             if (w[j] > HF__DEVSET_APART * w[i])
                 slopes[ns++] = (t[j] - t[i]) / (w[j] - w[i]);
     *b = ns ? fmax(0.0, hf__median(slopes, ns)) : 0.0;
+    int k = 0;
     if (!(*b > 0.0) && through_origin) {
         /* Seconds per unit where the work was largest: fixed costs weigh
          * least there (a one-vertex first load's time is all fixed cost). */
         double most = 0.0;
-        int k = 0;
         for (int i = 0; i < n; i++)
             most = fmax(most, w[i]);
         for (int i = 0; i < n; i++)
@@ -172,15 +191,16 @@ static void fit_line(const double *w, const double *t, int n, int through_origin
         return;
     }
     for (int i = 0; i < n; i++)
-        rest[i] = t[i] - *b * w[i];
-    *a = hf__median(rest, n);
+        if (near(nw, n, i, W))
+            rest[k++] = t[i] - *b * w[i];
+    *a = hf__median(rest, k);
 }
 
 /* A set's series t (its part, or its makespans) fitted at work W. */
 static double fit_series(const struct hf__set_cost *c, const double *t, double W)
 {
     double a, b;
-    fit_line(c->w, t, c->n, 0, &a, &b);
+    fit_line(c->w, t, c->w, c->n, W, 0, &a, &b);
     return a + b * W;
 }
 
@@ -213,7 +233,7 @@ static int device_models(const struct hf__devset *s, const struct hf_round *r, c
         if (!(minv[d] > 0.0) && r->standalone_rate && r->standalone_rate[d] > 0.0)
             mlat[d] = 0.0, minv[d] = 1.0 / r->standalone_rate[d];
         if (c->n > 0) {
-            fit_line(c->w, c->t, c->n, 1, &mlat[d], &minv[d]);
+            fit_line(c->w, c->t, c->round_w, c->n, r->total_work, 1, &mlat[d], &minv[d]);
             mlat[d] = fmax(0.0, mlat[d]);
             double most = 0.0, least = INFINITY;
             for (int i = 0; i < c->n; i++)

@@ -138,7 +138,8 @@ def main():
     for app, rows in res["graph"].items():
         for run, row in rows.items():
             print(f"{app:9s} {run:14s} makespan {row['makespan_ms']:8.2f} ms  x{row.get('makespan_over_gpu', 1):.2f}"
-                  f"  merge {row['merge_ms']:7.2f} ms  subset {row['subset_rounds']}/{row['rounds']}  wall {row['wall_ms']} ms")
+                  f"  merge {row['merge_ms']:7.2f} ms  subset {row['subset_rounds']}/{row['rounds']}  wall {row['wall_ms']} ms"
+                  f"{'  (GPU unstarted)' if row['gpus_unstarted'] else ''}")
     for name, c in res["compares"].items():
         print(f"{name}: one bound per round: {c['one_bound_per_round']}")
         for r in c["runs"]:
