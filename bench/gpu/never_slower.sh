@@ -6,8 +6,8 @@
 #    min-min and Qilin with the device-set choice, and CPU + GPU with `devices_fixed = yes`
 #    (every device every round: the behaviour before the choice). Sum of round makespans,
 #    host merge time, rounds run on a subset, the whole run's wall clock and its start-up.
-# 2. The fractal app (rows ~1000x apart in cost): one CPU device (every scheduler must read
-#    efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations on CPU + GPU
+# 2. The fractal app (rows ~1000x apart in cost): one CPU device, two passes (every scheduler
+#    must read efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations on CPU + GPU
 #    with two passes (bound_s must be one number per round across the rows).
 # 3. `make run`'s config on the real devices ([compare] passes = 4) and matmul n = 16384.
 # 4. Every shipped configs/graph-*.ini as it comes but for its devices: CPU + GPU, the CPU
@@ -68,6 +68,7 @@ part configs && for ini in configs/graph-*.ini; do
 done
 if part fractal; then
 sed -e 's/^cuda = all/cuda = none/' -e 's/^rounds = .*/rounds = 4/' configs/fractal.ini > $R/f/cpu.ini
+printf 'passes = 2\n' >> $R/f/cpu.ini   # the schedulers' order alternates: a host's drift is not one's
 $H compare $R/f/cpu.ini -o $R/f/cpu.json > $R/f/cpu.log 2>&1; echo "fractal cpu rc=$?"
 sed -e 's/^width = .*/width = 8192/' -e 's/^height = .*/height = 8192/' -e 's/^max_iter = .*/max_iter = 4096/' \
     -e 's/^cuda = all/cuda = 0/' -e 's/^rounds = .*/rounds = 8/' -e '/^\[run\]/a verify = no' configs/fractal.ini > $R/f/gpu.ini
