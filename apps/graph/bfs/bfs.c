@@ -48,7 +48,9 @@
  * Symmetric graphs only for pull rounds (a vertex's parents are among its
  * neighbours there); on a directed graph the search stays push-only.
  *
- * verify checks once the search is complete (the last round found nothing):
+ * verify checks once the search is complete: the last round found nothing, or
+ * a GPU ran the search to its end in it (a fused search ends the run without
+ * a round that finds nothing, so it must be checked there):
  * against the reference BFS up to [load] verify_full vertices, beyond that
  * soundly in one pass: depth[src] = 0, no edge spans more than one level, and
  * every reached vertex but the source has a neighbour one level up.
@@ -434,7 +436,7 @@ static int bfs_verify(void *ctx, const struct hf_load *load)
     struct hf_bfs *b = ctx;
     size_t n;
     hf_shared_last_changes(load, BFS_DEPTH, &n);
-    if (n != 0)
+    if (n != 0 && !(b->searched_all && b->one_rank))
         return 0; /* the search goes on: it is checked when complete */
     const struct hf_graph *g = &b->ga.g;
     if ((long)g->nv > b->verify_full)
