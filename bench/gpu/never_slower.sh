@@ -7,8 +7,8 @@
 #    (every device every round: the behaviour before the choice). Sum of round makespans,
 #    host merge time, rounds run on a subset, the whole run's wall clock and its start-up.
 # 2. The fractal app (rows ~1000x apart in cost): one CPU device, two passes (every scheduler
-#    must read efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations on CPU + GPU
-#    with two passes (bound_s must be one number per round across the rows).
+#    must read efficiency 0.95-1.0 against the measured split), then 8192^2 x 4096 iterations
+#    on CPU + GPU with two passes (bound_s must be one number per round across the rows).
 # 3. `make run`'s config on the real devices ([compare] passes = 4) and matmul n = 16384.
 # 4. Every shipped configs/graph-*.ini as it comes but for its devices: CPU + GPU, the CPU
 #    alone and the GPU alone (the sizes a user first runs; wall clock and makespans), then
