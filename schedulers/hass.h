@@ -67,7 +67,7 @@ struct hass {
     double *ratio;               /* planned shares of the next round, sum to 1 */
     size_t *plan_n;              /* chunk counts of the plan (for plan_chunks chunks) */
     size_t plan_chunks;
-    double plan_reserve; /* the reserve fraction fixed with the plan */
+    double plan_reserve; /* the reserve fraction of the plan in force */
     double *hedge;       /* per GPU: the part of its share laid at a CPU's tail next round */
     size_t *piece;       /* per GPU: chunks per bundle of its own buffer (0: one bundle) */
     size_t *piece_plan;  /* per GPU: its planned count when its pieces were switched on */

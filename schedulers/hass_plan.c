@@ -20,7 +20,10 @@
  * what taking it back costs: two steals' latency a GPU, half a chunk (the
  * grain the ends are evened to), and the stall risk of the GPU most prone to
  * stalls (any free GPU steals from the reserve, and each steal is one more
- * bundle). A GPU
+ * bundle). The reserve comes with the plan, since a change of it moves every
+ * GPU to new sizes, but a kept plan prices it again each round and never
+ * raises it: a stall seen since makes it unpaid, and a stall-prone GPU leaves
+ * the steals to the others, which then took its part of the reserve too. A GPU
  * whose share is long against its fixed costs (more latencies, two new sizes,
  * their stall risk: HASS_PIECE_COST), beside devices that could take over,
  * runs it as HASS_PIECES pieces, so that a slowdown met in one can hand the
@@ -341,8 +344,7 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
     }
 }
 
-/* The share of each GPU's count laid at the fastest CPU's tail (see DESIGN);
- * fixed with the plan, as a change of it moves every GPU to new sizes. */
+/* The share of each GPU's count laid at the fastest CPU's tail (see DESIGN). */
 double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
 {
     double spread = 0.0, lat = INFINITY, chunk = INFINITY, risk = 0.0, ms = 0.0;

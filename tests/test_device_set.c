@@ -113,6 +113,27 @@ static void test_full_set_cost_learned(void **unused)
     hf__devset_free(&s);
 }
 
+/* A search's rounds span orders of magnitude of work: a set's part at a
+ * tail round is read at the height of the rounds nearest it in work, with
+ * the slope of them all, not at the line the large rounds set (0.2 ms
+ * here, a GPU's whole tail round several times over). */
+static void test_part_priced_by_nearest_rounds(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    const double w[6] = {1e8, 8e7, 5e7, 3e7, 2e7, 3e4};
+    const double t[6] = {0.5e-3, 0.48e-3, 0.45e-3, 0.4e-3, 0.3e-3, 0.02e-3};
+    s.set[0] = (struct hf__set_cost){.mask = 2u, .n = 6, .at = 6};
+    memcpy(s.set[0].w, w, sizeof w);
+    memcpy(s.set[0].t, t, sizeof t);
+    s.nsets = 1;
+    double tail = hf__devset_part(&s, 2u, 2e4), large = hf__devset_part(&s, 2u, 8e7);
+    assert_true(tail > 0.015e-3 && tail < 0.025e-3); /* the 3e4 round's height (a line: 0.195) */
+    assert_true(large > 0.45e-3 && large < 0.52e-3); /* the large rounds' */
+    hf__devset_free(&s);
+}
+
 /* The engine's prior (hf_round.part_prior_s) prices the full set before
  * any of its rounds ran: 0.909 ms of split + 0.5 ms expected past it loses to
  * the GPU alone (1 ms) in the first round. A planner still measuring (no
@@ -574,6 +595,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_set_cost_learned),
         cmocka_unit_test(test_prior_before_any_round),
+        cmocka_unit_test(test_part_priced_by_nearest_rounds),
         cmocka_unit_test(test_devices_priced_by_what_they_ran),
         cmocka_unit_test(test_cheap_part_keeps_full_set),
         cmocka_unit_test(test_measured_round_outranks_models),
