@@ -146,16 +146,17 @@ static int popcount(uint64_t m)
     return n;
 }
 
-/* Whether point i, of work nw[i], is among those nearest W: within
- * HF__DEVSET_NEAR of it, else at the least distance of any (in log work). */
-static int near(const double *nw, int n, int i, double W)
+/* How far in log work from W the points of the rounds nearest it lie, whose
+ * works are nw[i]: HF__DEVSET_NEAR, or the nearest point's distance when
+ * none is that near (every point when W is no work). */
+static double near_radius(const double *nw, int n, double W)
 {
     if (!(W > 0.0))
-        return 1;
+        return INFINITY;
     double least = INFINITY;
     for (int k = 0; k < n; k++)
         least = fmin(least, fabs(log(nw[k] / W)));
-    return fabs(log(nw[i] / W)) <= fmax(least, log(HF__DEVSET_NEAR)) * (1.0 + 1e-9);
+    return fmax(least, log(HF__DEVSET_NEAR)) * (1.0 + 1e-9);
 }
 
 /* The line a + b w through n points (w[i], t[i]) for a round of work W (see
@@ -190,8 +191,9 @@ static void fit_line(const double *w, const double *t, const double *nw, int n, 
         *b = hf__median(rest, k);
         return;
     }
+    double radius = near_radius(nw, n, W);
     for (int i = 0; i < n; i++)
-        if (near(nw, n, i, W))
+        if (!(fabs(log(nw[i] / W)) > radius))
             rest[k++] = t[i] - *b * w[i];
     *a = hf__median(rest, k);
 }

@@ -34,7 +34,6 @@ export HF_BENCH=1
 PARTS=${PARTS:-graph configs fractal default matmul}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 R=$WORK; C=${CACHE:-$WORK/cache}; mkdir -p $R/g $R/f $R/m $R/c $C
-part graph && : > $R/g/wall.txt; part configs && : > $R/c/wall.txt
 gcfg() { # app cpu fixed [cuda]
     printf '[run]\napp = %s\nprogress = no\n' "$1"; [ "$3" = 1 ] && printf 'devices_fixed = yes\n'
     printf '[load]\ngenerate = kron\nscale = %s\nedge_factor = 16\nseed = 3\nweighted = yes\ncache_dir = %s\n' "$SCALE" "$C"
@@ -44,8 +43,10 @@ timed_run() { # folder name [options]: one `hetfarm run` of folder/name.ini, its
     local dir=$1 n=$2 s rc; shift 2
     s=$(date +%s%N); $H run $dir/$n.ini "$@" -o $dir/$n.json > $dir/$n.log 2>&1; rc=$?
     echo "$n rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a $dir/wall.txt; }
-part graph && gcfg bfs 0 0 > $R/g/gen.ini && $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
-part graph && for app in bfs pagerank sssp cc mst; do
+if part graph; then
+: > $R/g/wall.txt
+gcfg bfs 0 0 > $R/g/gen.ini; $H run $R/g/gen.ini -o $R/g/gen.json > $R/g/gen.log 2>&1   # the graph, cached
+for app in bfs pagerank sssp cc mst; do
     # A first run stores the devices' standalone rates (the profile store), so that every
     # measured run starts alike: without it the first one alone ran the standalone passes.
     gcfg $app all 0 > $R/g/$app-warm.ini; $H run $R/g/$app-warm.ini -o $R/g/$app-warm.json > $R/g/$app-warm.log 2>&1
@@ -58,7 +59,10 @@ part graph && for app in bfs pagerank sssp cc mst; do
         timed_run $R/g $n --scheduler $4
     done
 done
-part configs && for ini in configs/graph-*.ini; do
+fi
+if part configs; then
+: > $R/c/wall.txt
+for ini in configs/graph-*.ini; do
     app=$(basename $ini .ini)
     for v in "cpugpu all all" "cpu all none" "gpu 0 0" "cpugpu2 all all"; do
         set -- $v; n=$app-$1
@@ -66,6 +70,7 @@ part configs && for ini in configs/graph-*.ini; do
         timed_run $R/c $n --profiles $R/c/prof
     done
 done
+fi
 if part fractal; then
 sed -e 's/^cuda = all/cuda = none/' -e 's/^rounds = .*/rounds = 4/' configs/fractal.ini > $R/f/cpu.ini
 printf 'passes = 2\n' >> $R/f/cpu.ini   # the schedulers' order alternates: a host's drift is not one's
