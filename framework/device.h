@@ -170,6 +170,8 @@ int hf__devlist_init_with_gpus(hf_devlist_t *list, hf_config_t cfg, int present)
  * threads' cores back to the CPU. `present` as above, < 0: the machine's. */
 int hf__devlist_init_without(hf_devlist_t *list, hf_config_t cfg, int present,
                              uint64_t unstarted);
+/* `unstarted` for every GPU: the list is built without looking for any. */
+#define HF_ALL_GPUS (~0ull)
 void hf_devlist_destroy(hf_devlist_t list);
 /* Appends a node of a run across nodes (framework/mpi): one device to this
  * rank's schedulers (kind HF_DEV_NODE, whole bundles like a GPU), driven by
@@ -235,6 +237,10 @@ const char *hf_openmp_describe(void);
  * devices; 0 when there is no driver, no device, or the runtime fails in any
  * way (never an error). */
 int hf_cuda_device_count(void);
+/* Whether this process has started the CUDA driver (hf_cuda_device_count was
+ * called): starting it costs 0.1 s, which a run on the CPU alone does not pay
+ * just to describe the machine. */
+int hf_cuda_driver_started(void);
 /* Describes GPU `ordinal`: its name, PCI bus id ("0000:3b:00.0", the form hwloc
  * and nvidia-smi print) and total memory. Any output may be NULL. Returns 0, or
  * HF_ENODEV with a message when the ordinal does not exist. */

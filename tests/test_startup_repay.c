@@ -188,6 +188,41 @@ static void a_run_records_its_load(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A record that leaves the GPUs out is read before any GPU is looked for: a
+ * run of `cuda = 0` on a machine without GPU 0 (where looking would fail)
+ * runs on the CPU alone, and its results do not start the CUDA driver to
+ * describe the machine. */
+static void unstarted_gpus_are_not_looked_for(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hf-repay-unstarted-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && printf '[run]\\napp = bfs\\nprogress = no\\n[load]\\ngenerate = kron\\n"
+             "scale = 10\\nedge_factor = 8\\nseed = 2\\n[devices]\\ncpu = 1\\ncuda = none\\n' "
+             "> r.ini && %s run r.ini --profiles prof -o r.json >/dev/null 2>&1 && "
+             "for f in prof/*/bfs.load=*.prof; do printf '" HF_REPAY_WITH
+             "\\twall_s\\t5 5 0.001 10\\n' >> \"$f\"; done && "
+             "sed 's/cuda = none/cuda = 0/' r.ini > g.ini && "
+             "%s run g.ini --profiles prof -o g.json >/dev/null 2>&1",
+             dir, bin, bin);
+    assert_int_equal(system(cmd), 0);
+    char path[96];
+    snprintf(path, sizeof path, "%s/g.json", dir);
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "the GPUs were not started"));
+    assert_null(strstr(text, "\"name\":\t\"cuda0\""));
+#ifdef HF_HAVE_CUDA
+    assert_non_null(strstr(text, "not looked for"));
+#endif
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -202,6 +237,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(digest_follows_the_load),
         cmocka_unit_test(list_without_the_gpu),
         cmocka_unit_test(a_run_records_its_load),
+        cmocka_unit_test(unstarted_gpus_are_not_looked_for),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,11 +157,10 @@ extern "C" int hf__matmul_run_cuda(void *ctx, const struct hf_bundle *b, struct 
     /* Where the rows come from and go to: the pinned arrays, or the staging buffer. */
     const char *h_A = (const char *)m->A + off;
     char *h_C = (char *)m->C + off;
-    size_t stage_bytes = 0;
-    char *stage = (char *)hf_cuda_staging(gpu, &stage_bytes);
-    int staged_A = !g->A && stage && 2 * bytes <= stage_bytes;
-    int staged_C = !g->C && stage && 2 * bytes <= stage_bytes;
-    if ((!g->A || !g->C) && stage && 2 * bytes > stage_bytes && rows > 1)
+    char *stage = !g->A || !g->C ? (char *)hf_cuda_staging(gpu, 2 * bytes) : NULL;
+    int staged_A = !g->A && stage;
+    int staged_C = !g->C && stage;
+    if ((!g->A || !g->C) && !stage && rows > 1)
         return hf_fail(HF_EDEVOOM, "matmul: %s: %zu rows do not fit the staging buffer",
                        hf_cuda_name(gpu), rows);
     if (staged_A) {

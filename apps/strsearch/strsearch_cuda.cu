@@ -327,10 +327,9 @@ extern "C" int hf__ss_cuda_run(struct hf_cuda *gpu, struct hf__ss_pfac *pf,
     size_t out_bytes = count_bytes + (mcap ? 256 + mcap * sizeof(struct hf__ss_match) : 0);
     unsigned char *d_text = (unsigned char *)hf_cuda_arena_alloc(gpu, scan);
     unsigned char *d_out = (unsigned char *)hf_cuda_arena_alloc(gpu, out_bytes);
-    size_t stage_bytes = 0;
-    unsigned char *h_stage = (unsigned char *)hf_cuda_staging(gpu, &stage_bytes);
     size_t text_stage = pinned ? 0 : align256(scan);
-    if (!d_text || !d_out || !h_stage || text_stage + out_bytes > stage_bytes)
+    unsigned char *h_stage = (unsigned char *)hf_cuda_staging(gpu, text_stage + out_bytes);
+    if (!d_text || !d_out || !h_stage)
         return hf_fail(HF_EDEVOOM, "strsearch: a piece of %zu bytes does not fit %s's arena "
                        "or staging buffer", scan, hf_cuda_name(gpu));
     struct pfac_done *done = (struct pfac_done *)malloc(sizeof *done);

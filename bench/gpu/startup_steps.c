@@ -5,17 +5,25 @@
  * ------
  * A run's wall clock carries the GPU's start-up: its context (the driver's
  * prewarm, overlapped with reading the input), then open(): three streams,
- * two pinned staging buffers, the shared data's replicas, the arena (most of
- * the free memory in one cudaMalloc) and a cuBLAS handle. This program takes
+ * the shared data's replicas, the arena (most of the free memory in one
+ * cudaMalloc) and a cuBLAS handle; pinned staging, which open() took as
+ * 2 x 64 MiB until session 29 and an app's first ask now takes at its size,
+ * is timed at the old size for comparison. This program takes
  * the same steps in the same order on GPU 0 and prints each one's seconds,
  * so that a change to open() is made against measured costs. Replicas are
  * stood in for by one upload of `--replica-mb` MiB from pageable memory.
+ * The close is timed step by step too (close() takes the same steps), and
+ * two modes measure what a run pays for a GPU it never waits for:
+ * `--abandon-ms N` starts the context on a thread, returns from main after
+ * N ms without joining it, and `--no-close` opens everything and exits
+ * without closing; time the process from outside (its exit is the cost).
  *
  *   cc -O2 bench/gpu/startup_steps.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64 \
  *      -lcublas -lcudart -o build/startup_steps && build/startup_steps --replica-mb 16
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +46,35 @@ static void step(const char *what, cudaError_t e)
     t_last = now();
 }
 
+static void *context_thread(void *arg)
+{
+    (void)arg;
+    step("context on a thread", cudaSetDevice(0) ?: cudaFree(0));
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     size_t replica_mb = 16;
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--replica-mb") == 0)
+    int abandon_ms = -1, no_close = 0;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--replica-mb") == 0 && i + 1 < argc)
             replica_mb = (size_t)atol(argv[++i]);
+        else if (strcmp(argv[i], "--abandon-ms") == 0 && i + 1 < argc)
+            abandon_ms = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--no-close") == 0)
+            no_close = 1;
     double t0 = now();
     t_last = t0;
+    if (abandon_ms >= 0) {
+        pthread_t t;
+        pthread_create(&t, NULL, context_thread, NULL);
+        struct timespec ts = {abandon_ms / 1000, (long)(abandon_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        printf("returning from main after %d ms, context not joined\n", abandon_ms);
+        fflush(stdout);
+        return 0;
+    }
     step("cudaSetDevice + cudaFree(0) (context)", cudaSetDevice(0) ?: cudaFree(0));
     cudaStream_t s[3];
     cudaError_t e = cudaSuccess;
@@ -87,12 +116,23 @@ int main(int argc, char **argv)
     cublasStatus_t st = cublasCreate(&h);
     step("cublasCreate", st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown);
     printf("%-34s %8.1f ms\n", "total", 1e3 * (now() - t0));
-    cublasDestroy(h);
-    cudaFree(arena);
-    cudaHostUnregister(host);
-    cudaFree(dev);
+    fflush(stdout);
+    if (no_close)
+        return 0;
+    t0 = t_last = now();
+    step("cublasDestroy", cudaSuccess + (cublasDestroy(h) != CUBLAS_STATUS_SUCCESS));
+    step("arena cudaFree", cudaFree(arena));
+    step("cudaHostUnregister", cudaHostUnregister(host));
+    step("replica cudaFree", cudaFree(dev));
+    e = cudaSuccess;
     for (int k = 0; k < 2; k++)
-        cudaFreeHost(stage[k]);
+        e = cudaFreeHost(stage[k]) ?: e;
+    step("2 x cudaFreeHost (staging)", e);
+    for (int k = 0; k < 3; k++)
+        e = cudaStreamDestroy(s[k]) ?: e;
+    step("3 stream destroys", e);
+    printf("%-34s %8.1f ms\n", "close total", 1e3 * (now() - t0));
+    fflush(stdout);
     free(host);
     return 0;
 }

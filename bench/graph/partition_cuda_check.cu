@@ -60,7 +60,7 @@ extern "C" void *hf_cuda_arena_alloc(struct hf_cuda *g, size_t b) { b = (b + 255
 extern "C" size_t hf_cuda_arena_free(const struct hf_cuda *g) { return g->cap - g->used; }
 /* As host_mem_cuda.c answers: 1 for page-locked host memory (here cudaMallocHost's). */
 extern "C" int hf_host_pinned(const void *p) { cudaPointerAttributes a; if (cudaPointerGetAttributes(&a, p) != cudaSuccess) { cudaGetLastError(); return 0; } return a.type == cudaMemoryTypeHost; }
-extern "C" void *hf_cuda_staging(struct hf_cuda *g, size_t *b) { *b = 64u << 20; return g->stage[g->slot]; }
+extern "C" void *hf_cuda_staging(struct hf_cuda *g, size_t b) { return b <= (64u << 20) ? g->stage[g->slot] : NULL; }
 extern "C" const char *hf_cuda_name(const struct hf_cuda *) { return "cuda0"; }
 extern "C" int hf_cuda_device_index(const struct hf_cuda *) { return 0; }
 extern "C" int hf_cuda_ordinal(const struct hf_cuda *) { return 0; }

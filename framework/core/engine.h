@@ -144,6 +144,8 @@ struct hf_run {
                                    run's clock (mapped from each node's: mpi/node.c) */
     struct hf_event *inner_events;
     double wall_s;              /* host seconds the run took */
+    double teardown_s;          /* ... of which its teardown after the last round (devices
+                                   closed, the app's data freed) */
     struct hf_run_startup {     /* host seconds before round 0, in order (wall clock): */
         double input_s;         /* the app's create and setup: its input read, its data made */
         double app_s;           /* ... of which the app's own (the rest: the wait for GPU

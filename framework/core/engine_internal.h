@@ -147,7 +147,7 @@ int hf__engine_verify_round(struct hf__engine *e);
  * device threads stop first: they may still hold app data). */
 int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o);
 /* startup_repay.c: opens this load's record and decides which GPUs the run
- * leaves unstarted (e->repay.unstarted), after the device list was built;
+ * leaves unstarted (e->repay.unstarted), before the device list is built;
  * notes what the run measured once its rounds ran; saves the record after
  * the teardown (its seconds are part of what the GPUs cost) and closes it. */
 int hf__repay_open(struct hf__engine *e, const struct hf_run_options *o);

@@ -124,21 +124,17 @@ int hf__run_setup(struct hf__engine *e, const struct hf_run_options *o)
     e->opts = o;
     e->app = o->app;
     int simulated = o->engine == HF_ENGINE_SIM;
-    int rc = hf_devlist_init(&e->devs, o->cfg, simulated);
+    /* Whether the GPUs start is decided first: a GPU left unstarted is not
+     * even counted (their cores go to the CPU). */
+    int rc = hf__repay_open(e, o);
+    if (rc == 0)
+        rc = e->repay.unstarted ? hf__devlist_init_without(&e->devs, o->cfg, -1, e->repay.unstarted)
+                                : hf_devlist_init(&e->devs, o->cfg, simulated);
     if (rc == 0)
         rc = hf__nodes_add(e);
     if (rc)
         return rc;
     e->ndev = hf_devlist_count(e->devs);
-    if ((rc = hf__repay_open(e, o)))
-        return rc;
-    if (e->repay.unstarted) { /* the list again, without the GPUs: their cores go to the CPU */
-        hf_devlist_destroy(e->devs);
-        e->devs = NULL;
-        if ((rc = hf__devlist_init_without(&e->devs, o->cfg, -1, e->repay.unstarted)))
-            return rc;
-        e->ndev = hf_devlist_count(e->devs);
-    }
     e->executes = !simulated || o->execute;
     e->sim_now = 0;
     e->rng = hf__sim_rng_state(o->seed);
@@ -553,7 +549,8 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
     snprintf(why, sizeof why, "%s", hf_last_error());
     t0 = hf__now();
     hf__run_teardown(&e);
-    int saved = hf__repay_save(&e.repay, &e.startup, hf__now() - t0);
+    double teardown_s = hf__now() - t0;
+    int saved = hf__repay_save(&e.repay, &e.startup, teardown_s);
     if (rc == 0 && saved) {
         hf_run_free(run);
         return saved;
@@ -569,6 +566,7 @@ int hf_run_keep_partial(const struct hf_run_options *o, struct hf_run **out,
         return hf_fail(rc, "%s", why);
     }
     run->wall_s = hf__now() - wall0;
+    run->teardown_s = teardown_s;
     *out = run;
     return 0;
 }

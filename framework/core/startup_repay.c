@@ -13,7 +13,10 @@
  * counted on the wall clock, while their rounds were faster.
  *
  * A run cannot know its work before it ran, and the GPUs are started before
- * the input is read (so that their contexts overlap it). So the decision
+ * the input is read (so that their contexts overlap it); the decision comes
+ * even before any GPU is looked for, since counting them starts the CUDA
+ * driver (about 0.1 s), which a run that leaves them out must not pay (nor
+ * its results file, to describe the machine). So the decision
  * rests on what this host measured on earlier runs of the same load: a
  * record in the profile store, keyed by a digest of the config (every key
  * but the device list and the schedulers'; an input file's size and time are
@@ -38,6 +41,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_internal.h"
@@ -88,14 +92,32 @@ int hf__repay_start_gpus(hf_profile_t record, char *why, size_t len)
     return 0;
 }
 
+/* Whether [devices] names a CPU and any GPU, read before any device is looked
+ * for (counting the GPUs starts the CUDA driver, which an unstarted GPU must
+ * not cost). */
+static int configured(hf_config_t cfg, int *cpus, int *gpus)
+{
+    const char *cpu, *cuda;
+    int rc = hf_config_str(cfg, "devices", "cpu", "all", &cpu);
+    if (rc == 0)
+        rc = hf_config_str(cfg, "devices", "cuda", "all", &cuda);
+    if (rc == 0) {
+        *cpus = strcmp(cpu, "all") == 0 || strtol(cpu, NULL, 10) > 0;
+        *gpus = strcmp(cuda, "none") != 0;
+    }
+    return rc;
+}
+
 int hf__repay_open(struct hf__engine *e, const struct hf_run_options *o)
 {
     struct hf__repay *r = &e->repay;
     *r = (struct hf__repay){0};
-    int cpus, gpus, fixed = 0, rc;
+    int cpus = 0, gpus = 0, fixed = 0, rc;
     if (!o->repay || o->engine != HF_ENGINE_REAL || !o->profile_dir || o->nodes ||
-        !counts(e, &cpus, &gpus) || cpus == 0 || hf_config_has_section(o->cfg, "faults"))
+        hf_config_has_section(o->cfg, "faults"))
         return 0; /* (a run with injected faults is about its devices: it starts them all) */
+    if ((rc = configured(o->cfg, &cpus, &gpus)) || !cpus)
+        return rc;
     if ((rc = hf_config_bool(o->cfg, "run", "devices_fixed", 0, &fixed)) || fixed)
         return rc;
     char key[80];
@@ -103,8 +125,8 @@ int hf__repay_open(struct hf__engine *e, const struct hf_run_options *o)
              hf_config_digest(o->cfg, not_the_load), o->rounds, o->grain);
     if ((rc = hf_profile_open(&r->record, o->profile_dir, e->app->name, key)))
         return rc;
-    if (gpus > 0 && !hf__repay_start_gpus(r->record, r->why, sizeof r->why))
-        r->unstarted = gpus >= 64 ? ~0ull : (1ull << gpus) - 1;
+    if (gpus && !hf__repay_start_gpus(r->record, r->why, sizeof r->why))
+        r->unstarted = HF_ALL_GPUS;
     return 0;
 }
 

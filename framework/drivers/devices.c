@@ -25,6 +25,7 @@
  * to the top-level scheduler, so it is listed like a GPU (whole bundles,
  * steals); 64 nodes of 9 devices make 72 devices, hence HF_MAX_DEVICES 128.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,9 +534,13 @@ static int parse_faults(struct hf_devlist *l, hf_config_t cfg)
 static int devlist_init(hf_devlist_t *list, hf_config_t cfg, int simulated, int present,
                         uint64_t unstarted)
 {
+    /* Counting the GPUs starts the CUDA driver (0.1 s): not for `cuda =
+     * none`, nor for a list that leaves every GPU out (each one named is
+     * taken as present, then left out). */
+    if (!simulated && present < 0 && unstarted == HF_ALL_GPUS)
+        present = INT_MAX;
     if (!simulated && present < 0) {
 #ifdef HF_HAVE_CUDA
-        /* Counting the GPUs starts the CUDA driver: not for `cuda = none`. */
         const char *spec = hf_config_get(cfg, "devices", "cuda");
         present = spec && strcmp(spec, "none") == 0 ? 0 : hf_cuda_device_count();
 #else

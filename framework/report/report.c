@@ -475,7 +475,9 @@ static void machine(struct hf__sb *b, const struct hf__rp_doc *doc)
         hf__sb_printf(b, ", PCI ");
         machine_field(b, g, "pci_bus_id");
     }
-    if (!ng)
+    if (!ng && cJSON_IsString(m ? cJSON_GetObjectItemCaseSensitive(m, "gpus") : NULL))
+        machine_field(b, m, "gpus");
+    else if (!ng)
         hf__sb_printf(b, "none");
     else if (m && cJSON_GetObjectItemCaseSensitive(m, "gpu_driver")) {
         hf__sb_printf(b, "<br>driver ");

@@ -67,7 +67,12 @@ static cJSON *machine_json(void)
     cJSON_AddStringToObject(m, "blas", hf_blas_describe());
     cJSON_AddStringToObject(m, "openmp", hf_openmp_describe());
 #ifdef HF_HAVE_CUDA
-    int n = hf_cuda_device_count();
+    /* Looking for GPUs starts the CUDA driver (0.1 s on an H100 host): a
+     * process that never looked (every run on the CPU alone, or its GPUs
+     * left unstarted) says so rather than paying for the description. */
+    int n = hf_cuda_driver_started() ? hf_cuda_device_count() : -1;
+    if (n < 0)
+        cJSON_AddStringToObject(m, "gpus", "not looked for: no run of this file started a GPU");
     if (n > 0) {
         cJSON *gpus = cJSON_AddArrayToObject(m, "gpus");
         for (int i = 0; i < n; i++) {
@@ -245,6 +250,7 @@ static cJSON *run_json(const struct hf_run *r)
     }
     cJSON_AddStringToObject(o, "bound", *r->bound ? r->bound : "model");
     cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+    cJSON_AddNumberToObject(o, "teardown_s", r->teardown_s);
     cJSON *su = cJSON_AddObjectToObject(o, "startup");
     cJSON_AddNumberToObject(su, "input_s", r->startup.input_s);
     cJSON_AddNumberToObject(su, "app_s", r->startup.app_s);

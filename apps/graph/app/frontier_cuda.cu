@@ -23,10 +23,9 @@ extern "C" int hf__frontier_to_gpu(const struct hf_frontier *f, const struct hf_
     *d_pre = (uint64_t *)hf_cuda_arena_alloc(gpu, pb);
     if (!*d_front || !*d_pre)
         return hf_fail(HF_EDEVOOM, "graph: a frontier slice of %zu vertices does not fit", n);
-    size_t stage_bytes = 0;
-    char *stage = (char *)hf_cuda_staging(gpu, &stage_bytes);
+    char *stage = (char *)hf_cuda_staging(gpu, fb_al + pb);
     const void *src_front = f->v + p->begin, *src_pre = f->pre + p->begin;
-    if (stage && fb_al + pb <= stage_bytes) {
+    if (stage) {
         memcpy(stage, src_front, fb);
         memcpy(stage + fb_al, src_pre, pb);
         src_front = stage;

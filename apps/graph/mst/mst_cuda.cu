@@ -79,11 +79,10 @@ static int copy_labels(struct hf_mst *m, const struct hf_bundle *p, struct hf_cu
                        uint32_t *d_comp)
 {
     size_t bytes = (p->end - p->begin) * sizeof(uint32_t);
-    size_t stage_bytes = 0;
-    char *stage = (char *)hf_cuda_staging(gpu, &stage_bytes);
+    char *stage = (char *)hf_cuda_staging(gpu, bytes);
     cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_COPY_IN);
     const void *src = m->next_comp + p->begin;
-    if (stage && bytes <= stage_bytes) {
+    if (stage) {
         memcpy(stage, src, bytes);
         src = stage;
     }

@@ -691,10 +691,11 @@ static int run_match(struct hf_partition *c, struct part_gpu *g, uint64_t b, uin
     struct hf_plevel *l = &c->lv[c->cur];
     uint64_t n = e - b, salt = hf__part_salt(c->seed, c->cur);
     uint64_t step = hf__part_visit_step(salt, n);
-    size_t staged = 0, claims_bytes = CLAIMS_HEAD + 2 * n * sizeof(uint32_t);
-    struct part_claims *pc = (struct part_claims *)hf_cuda_staging(gpu, &staged);
+    size_t claims_bytes = CLAIMS_HEAD + 2 * n * sizeof(uint32_t);
+    struct part_claims *pc = (struct part_claims *)hf_cuda_staging(
+        gpu, offsetof(struct part_claims, count) + claims_bytes);
     char *d_claims = (char *)hf_cuda_arena_alloc(gpu, claims_bytes);
-    if (!d_claims || !pc || staged < offsetof(struct part_claims, count) + claims_bytes)
+    if (!d_claims || !pc)
         return hf_fail(HF_EDEVOOM, "partition: %s: no room for the claims of %llu vertices",
                        hf_cuda_name(gpu), (unsigned long long)n);
     unsigned long long *d_count = (unsigned long long *)d_claims;
@@ -741,11 +742,10 @@ static int run_resolve(struct hf_partition *c, struct part_gpu *g, uint64_t b, u
                        struct hf_cuda *gpu)
 {
     const struct hf_plevel *l = &c->lv[c->cur];
-    size_t staged = 0;
-    struct part_count *pc = (struct part_count *)hf_cuda_staging(gpu, &staged);
+    struct part_count *pc = (struct part_count *)hf_cuda_staging(gpu, sizeof *pc);
     unsigned long long *d_left =
         (unsigned long long *)hf_cuda_arena_alloc(gpu, sizeof(unsigned long long));
-    if (!d_left || !pc || staged < sizeof *pc)
+    if (!d_left || !pc)
         return hf_fail(HF_EDEVOOM, "partition: %s: no room for the resolve count",
                        hf_cuda_name(gpu));
     pc->target = &c->unmatched;

@@ -427,14 +427,14 @@ int hf__part_refine_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b,
                          struct hf_cuda *gpu)
 {
     uint64_t n = e - b;
-    size_t staged = 0, moves_bytes = MOVES_HEAD + REFINE_STEPS * n * sizeof(struct part_move);
-    struct part_moves *pm = (struct part_moves *)hf_cuda_staging(gpu, &staged);
+    size_t moves_bytes = MOVES_HEAD + REFINE_STEPS * n * sizeof(struct part_move);
+    struct part_moves *pm = (struct part_moves *)hf_cuda_staging(
+        gpu, offsetof(struct part_moves, count) + moves_bytes);
     char *d_moves = (char *)hf_cuda_arena_alloc(gpu, moves_bytes);
     uint32_t *d_dest = (uint32_t *)hf_cuda_arena_alloc(gpu, n * sizeof(uint32_t));
     uint32_t *d_taken = (uint32_t *)hf_cuda_arena_alloc(gpu, n * sizeof(uint32_t));
     int64_t *d_gain = (int64_t *)hf_cuda_arena_alloc(gpu, n * sizeof(int64_t));
-    if (!d_moves || !d_dest || !d_taken || !d_gain || !pm ||
-        staged < offsetof(struct part_moves, count) + moves_bytes)
+    if (!d_moves || !d_dest || !d_taken || !d_gain || !pm)
         return hf_fail(HF_EDEVOOM, "partition: %s: no room for the moves of %llu vertices",
                        hf_cuda_name(gpu), (unsigned long long)n);
     unsigned long long *d_count = (unsigned long long *)d_moves;
@@ -540,10 +540,11 @@ static void CUDART_CB add_sums(void *arg)
 int hf__part_measure_cuda(struct hf_partition *c, struct part_gpu *g, uint64_t b, uint64_t e,
                           struct hf_cuda *gpu)
 {
-    size_t staged = 0, bytes = (2 + (size_t)c->k) * sizeof(int64_t);
-    struct part_sums *ps = (struct part_sums *)hf_cuda_staging(gpu, &staged);
+    size_t bytes = (2 + (size_t)c->k) * sizeof(int64_t);
+    struct part_sums *ps =
+        (struct part_sums *)hf_cuda_staging(gpu, offsetof(struct part_sums, sums) + bytes);
     int64_t *d_sums = (int64_t *)hf_cuda_arena_alloc(gpu, bytes);
-    if (!d_sums || !ps || staged < offsetof(struct part_sums, sums) + bytes)
+    if (!d_sums || !ps)
         return hf_fail(HF_EDEVOOM, "partition: %s: no room for the sums of %ld parts",
                        hf_cuda_name(gpu), c->k);
     cudaStream_t s = hf_cuda_phase(gpu, HF_CUDA_KERNEL);
