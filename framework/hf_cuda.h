@@ -110,12 +110,11 @@ size_t hf_cuda_arena_free(const struct hf_cuda *gpu);
  * before each piece; apps rarely need it). */
 void hf_cuda_arena_reset(struct hf_cuda *gpu);
 
-/* The current slot (0 or 1) and its pinned host staging buffer of at least
- * `bytes` bytes, grown when asked for more (the grown buffer replaces the old
- * one: a pointer holds until the next call), or NULL when `bytes` exceeds
- * HF_CUDA_STAGING_MB (default 64) or no pinned memory is left. Apps whose host
- * data is not pinned copy through it (and may use cudaLaunchHostFunc on the
- * copy-out stream to move results out of it once they have arrived). */
+/* The current slot (0 or 1) and its pinned host staging buffer, allocated once
+ * when the GPU is opened (HF_CUDA_STAGING_MB, default 64): the buffer when it
+ * holds `bytes`, else NULL. Apps whose host data is not pinned copy through it
+ * (and may use cudaLaunchHostFunc on the copy-out stream to move results out
+ * of it once they have arrived). */
 int hf_cuda_slot(const struct hf_cuda *gpu);
 void *hf_cuda_staging(struct hf_cuda *gpu, size_t bytes);
 

@@ -239,16 +239,12 @@ static void test_arena(void **state)
     hf_cuda_arena_reset(gpu);
     assert_int_equal(hf_cuda_arena_free(gpu), cap);
     assert_ptr_equal(hf_cuda_arena_alloc(gpu, cap), a);
-    /* Staging is pinned when first asked for, grows on demand, and refuses
-     * more than HF_CUDA_STAGING_MB (64 MiB by default). */
-    char *st = hf_cuda_staging(gpu, 1000);
+    /* Staging holds HF_CUDA_STAGING_MB (64 MiB by default), and no more. */
+    char *st = hf_cuda_staging(gpu, (size_t)64 << 20);
     assert_non_null(st);
-    st[999] = 1;
+    st[((size_t)64 << 20) - 1] = 1;
     assert_ptr_equal(hf_cuda_staging(gpu, 1000), st);
-    char *grown = hf_cuda_staging(gpu, (size_t)3 << 20);
-    assert_non_null(grown);
-    grown[((size_t)3 << 20) - 1] = 1;
-    assert_null(hf_cuda_staging(gpu, (size_t)65 << 20));
+    assert_null(hf_cuda_staging(gpu, ((size_t)64 << 20) + 1));
     assert_null(*hf_cuda_app_slot(gpu));
     hf_driver_cuda.close(&d);
     assert_null(d.drv);

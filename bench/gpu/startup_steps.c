@@ -5,10 +5,8 @@
  * ------
  * A run's wall clock carries the GPU's start-up: its context (the driver's
  * prewarm, overlapped with reading the input), then open(): three streams,
- * the shared data's replicas, the arena (most of the free memory in one
- * cudaMalloc) and a cuBLAS handle; pinned staging, which open() took as
- * 2 x 64 MiB until session 29 and an app's first ask now takes at its size,
- * is timed at the old size for comparison. This program takes
+ * two pinned staging buffers, the shared data's replicas, the arena (most of
+ * the free memory in one cudaMalloc) and a cuBLAS handle. This program takes
  * the same steps in the same order on GPU 0 and prints each one's seconds,
  * so that a change to open() is made against measured costs. Replicas are
  * stood in for by one upload of `--replica-mb` MiB from pageable memory.
@@ -19,7 +17,7 @@
  * without closing; time the process from outside (its exit is the cost).
  *
  *   cc -O2 bench/gpu/startup_steps.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64 \
- *      -lcublas -lcudart -o build/startup_steps && build/startup_steps --replica-mb 16
+ *      -lcublas -lcudart -lpthread -o build/startup_steps && build/startup_steps --replica-mb 16
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

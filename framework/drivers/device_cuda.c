@@ -5,14 +5,14 @@
  * Everything here runs on the GPU's own host thread (the engine creates it and
  * pins it near the GPU), so the device stays current for the whole run and no
  * lock is needed. open() makes the device current and allocates, once: three
- * non-blocking streams (copy-in, compute, copy-out), two "slots" each with
- * half of one big device allocation (the arena, thesis §5.2.5: a bump pointer
- * reset per piece instead of a cudaMalloc per bundle) and the CUDA events that
- * time and fence the slot's piece. A slot's pinned host staging buffer is
- * allocated when an app first asks for one, of the size it asks for, and
- * doubled when it asks for more (up to HF_CUDA_STAGING_MB): pinning costs
- * 0.3 ms a MiB (2 x 64 MiB up front were 41 ms of every run's start-up on an
- * H100 host, bench/gpu/startup_steps.c), and most loads need far less.
+ * non-blocking streams (copy-in, compute, copy-out), two "slots" each with a
+ * pinned host staging buffer, half of one big device allocation (the arena,
+ * thesis §5.2.5: a bump pointer reset per piece instead of a cudaMalloc per
+ * bundle) and the CUDA events that time and fence the slot's piece. Staging
+ * is pinned in open() although pinning costs a run's start-up 0.3 ms a MiB
+ * (41 ms for 2 x 64 MiB on an H100 host): pinned when first asked for, and
+ * grown to what was asked, it put kron-22 SSSP's growths inside its rounds
+ * (cudaFreeHost waits for the device), 18 -> 37 ms of makespans on the GPU.
  *
  * run() cuts the bundle into pieces along chunk boundaries: about `pieces` of
  * them (default 8, so that the first copy-in and the last copy-out, which cannot
@@ -71,7 +71,7 @@ enum { EV_IN_START, EV_IN_END, EV_K_START, EV_K_END, EV_OUT_START, EV_OUT_END, E
 enum { NSTREAMS = 3 };
 
 struct cuda_slot {
-    void *h_stage;          /* pinned host staging buffer, NULL until asked for */
+    void *h_stage;          /* pinned host staging buffer */
     size_t stage_bytes;
     char *d_base;           /* this slot's half of the arena */
     size_t cap, used;
@@ -99,7 +99,6 @@ struct hf_cuda {
     struct hf__cuda_shared *shared; /* replicas of the app's shared data */
     int pieces;
     size_t min_piece_bytes;
-    size_t stage_cap;         /* the most a slot's staging buffer grows to */
     size_t cap_units, cap_load_units; /* learned after an OOM split */
     int last_pieces, last_splits;
 };
@@ -323,26 +322,8 @@ int hf_cuda_slot(const struct hf_cuda *gpu)
 
 void *hf_cuda_staging(struct hf_cuda *gpu, size_t bytes)
 {
-    struct cuda_slot *sl = &gpu->slot[gpu->cur];
-    if (bytes <= sl->stage_bytes)
-        return sl->h_stage;
-    if (bytes > gpu->stage_cap)
-        return NULL;
-    size_t want = sl->stage_bytes * 2 > MIB ? sl->stage_bytes * 2 : MIB;
-    want = want < bytes ? bytes : want;
-    want = want > gpu->stage_cap ? gpu->stage_cap : want;
-    /* cudaFreeHost waits for the device: the old buffer's copies are done. */
-    if (sl->h_stage)
-        (void)cudaFreeHost(sl->h_stage);
-    sl->h_stage = NULL;
-    sl->stage_bytes = 0;
-    if (cudaHostAlloc(&sl->h_stage, want, cudaHostAllocPortable) != cudaSuccess) {
-        (void)cudaGetLastError(); /* no pinned memory: the app copies from its own */
-        sl->h_stage = NULL;
-        return NULL;
-    }
-    sl->stage_bytes = want;
-    return sl->h_stage;
+    const struct cuda_slot *sl = &gpu->slot[gpu->cur];
+    return bytes <= sl->stage_bytes ? sl->h_stage : NULL;
 }
 
 struct hf__cuda_shared *hf__cuda_shared_of(struct hf_cuda *gpu)
@@ -485,7 +466,7 @@ static int cuda_open(struct hf_device *dev)
     for (int k = 0; k < NSTREAMS && !rc; k++)
         rc = hf_cuda_check(gpu, cudaStreamCreateWithFlags(&gpu->stream[k], cudaStreamNonBlocking),
                            "cudaStreamCreate");
-    gpu->stage_cap = env_mib("HF_CUDA_STAGING_MB", 64 * MIB);
+    size_t stage = env_mib("HF_CUDA_STAGING_MB", 64 * MIB);
     for (int s = 0; s < 2 && !rc; s++) {
         struct cuda_slot *sl = &gpu->slot[s];
         for (int k = 0; k < EV_COUNT && !rc; k++)
@@ -493,6 +474,11 @@ static int cuda_open(struct hf_device *dev)
         for (int k = 0; k < NSTREAMS && !rc; k++)
             rc = hf_cuda_check(gpu, cudaEventCreateWithFlags(&sl->done[k], cudaEventDisableTiming),
                                "cudaEventCreate");
+        if (!rc && stage) {
+            rc = hf_cuda_check(gpu, cudaHostAlloc(&sl->h_stage, stage, cudaHostAllocPortable),
+                               "cudaHostAlloc of the staging buffer");
+            sl->stage_bytes = rc ? 0 : stage;
+        }
     }
     /* Shared data first: the arena takes most of what is left. */
     if (!rc)
