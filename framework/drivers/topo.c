@@ -7,6 +7,11 @@
  * CPU team, every GPU host thread and `hetfarm devices` all need it. I/O
  * objects are kept (HWLOC_TYPE_FILTER_KEEP_IMPORTANT) so that a GPU's PCI bus
  * id leads to the cores of its NUMA node, where its host thread belongs.
+ * hwloc's OpenCL and GL components are left out: they list OpenCL devices
+ * and X displays, which nothing here uses, and the OpenCL one starts the
+ * OpenCL runtime (on an H100 host: a topology load of 35-43 ms against
+ * 10-18 without them, and 0.15-0.17 s against 0.11-0.13 for a small run
+ * on the CPU alone).
  *
  * "Cores" are physical cores of the cpuset this process may use (a container
  * or `taskset` may allow fewer than the machine has), numbered 0..n-1 in
@@ -75,6 +80,8 @@ static void topo_init(void)
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) == 0) {
         hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+        (void)hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
+        (void)hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
         if (hwloc_topology_load(t) == 0) {
             topo = t;
             allowed = hwloc_topology_get_allowed_cpuset(t);
