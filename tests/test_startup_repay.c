@@ -159,6 +159,11 @@ static void list_without_the_gpu(void **state)
 
 static char bin[4096]; /* the hetfarm binary: build/hetfarm beside build/tests */
 
+/* A shell command that writes r.ini, a small BFS load on one CPU thread. */
+#define SMALL_LOAD_INI                                                                             \
+    "printf '[run]\\napp = bfs\\nprogress = no\\n[load]\\ngenerate = kron\\nscale = 10\\n"          \
+    "edge_factor = 8\\nseed = 2\\n[devices]\\ncpu = 1\\ncuda = none\\n' > r.ini"
+
 /* Two CLI runs of one small load on the CPU alone: each records its set-up
  * and rounds under the load's key, the second replacing the first. */
 static void a_run_records_its_load(void **state)
@@ -168,10 +173,9 @@ static void a_run_records_its_load(void **state)
     assert_non_null(mkdtemp(dir));
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "cd %s && printf '[run]\\napp = bfs\\nprogress = no\\n[load]\\ngenerate = kron\\n"
-             "scale = 10\\nedge_factor = 8\\nseed = 2\\n[devices]\\ncpu = 1\\ncuda = none\\n' "
-             "> r.ini && for i in 1 2; do %s run r.ini --profiles prof -o r.json >/dev/null 2>&1 "
-             "|| exit 1; done && cat prof/*/bfs.load=*.prof > record.txt", dir, bin);
+             "cd %s && " SMALL_LOAD_INI " && for i in 1 2; do %s run r.ini --profiles prof -o "
+             "r.json >/dev/null 2>&1 || exit 1; done && cat prof/*/bfs.load=*.prof > record.txt",
+             dir, bin);
     assert_int_equal(system(cmd), 0);
     char rec[64];
     snprintf(rec, sizeof rec, "%s/record.txt", dir);
@@ -199,9 +203,8 @@ static void unstarted_gpus_are_not_looked_for(void **state)
     assert_non_null(mkdtemp(dir));
     char cmd[16384];
     snprintf(cmd, sizeof cmd,
-             "cd %s && printf '[run]\\napp = bfs\\nprogress = no\\n[load]\\ngenerate = kron\\n"
-             "scale = 10\\nedge_factor = 8\\nseed = 2\\n[devices]\\ncpu = 1\\ncuda = none\\n' "
-             "> r.ini && %s run r.ini --profiles prof -o r.json >/dev/null 2>&1 && "
+             "cd %s && " SMALL_LOAD_INI " && %s run r.ini --profiles prof -o r.json >/dev/null "
+             "2>&1 && "
              "for f in prof/*/bfs.load=*.prof; do printf '" HF_REPAY_WITH
              "\\twall_s\\t5 5 0.001 10\\n' >> \"$f\"; done && "
              "sed 's/cuda = none/cuda = 0/' r.ini > g.ini && "
