@@ -180,6 +180,37 @@ static void test_stall_drops_an_unpaid_reserve(void **unused)
     assert_true(ratio <= 1.03);
 }
 
+/* The matrix's n4096-g1 flaky cell: CPU + one GPU whose bundles stall 20 ms
+ * with probability 3% (2% jitter). Each round the CPU left its last chunk to
+ * the GPU, which ran it 10x faster: one more GPU bundle, one more chance of a
+ * stall. Once a stall is seen, that chance costs more than the chunk saves,
+ * so the CPU keeps its chunks: after a round that stalled, the GPU runs one
+ * bundle a round (over seeds 1-16: 40 such rounds, 24 of them with two GPU
+ * bundles before the CPU counted the GPU's stall risk, 0 with it). */
+static void test_cpu_keeps_chunks_from_a_stalling_gpu(void **unused)
+{
+    (void)unused;
+    const char *ini = MATMUL(4096) "[devices]\nsim = host, last\n" CPU "jitter = 0.02\n"
+                                   "[sim.last]\n" GPU "jitter = 0.02\nstall_prob = 0.03\n"
+                                   "stall_ms = 20\n";
+    int after = 0, more = 0;
+    for (uint64_t seed = 1; seed <= 16; seed++) {
+        struct hf_run *run = run_sim_seed("hass", ini, 10, 16, seed);
+        int stalled = 0;
+        for (int r = 0; r < run->nrounds; r++) {
+            if (stalled) {
+                after++;
+                more += run->rounds[r].dev[1].bundles > 1;
+            }
+            stalled |= run->rounds[r].makespan_s > 0.015;
+        }
+        hf_run_free(run);
+    }
+    print_message("rounds after a stall: %d, with more than one GPU bundle: %d\n", after, more);
+    assert_true(after >= 10); /* the seeds stall early enough to tell */
+    assert_true(more <= after / 10);
+}
+
 /* Runs ini (matmul n = 4096, 9 rounds) under HASS and checks that the slowed
  * device's share, against its peer's, is equal in round 2 and half from
  * round 6 (within tol). */
@@ -1196,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_stall_costs_at_most_two_rounds),
         cmocka_unit_test(test_stall_drops_an_unpaid_reserve),
+        cmocka_unit_test(test_cpu_keeps_chunks_from_a_stalling_gpu),
         cmocka_unit_test(test_slowdown_reopens_the_split),
         cmocka_unit_test(test_slowdown_reopens_the_split_of_gpus_alone),
         cmocka_unit_test(test_slowdown_costs_one_round),
