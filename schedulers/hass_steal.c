@@ -19,8 +19,9 @@
  * handed out (hass_clock; a released GPU runs fractions of its pieces, so its
  * planned piece, taken as just started, made the CPU steal a chunk it ran
  * long after the GPUs could have). A CPU stops before a chunk that would end
- * the round later than leaving the rest to the GPUs, whose bundle for it is
- * one more chance of a stall (priced at the least stall risk among them: a
+ * the round later than leaving the rest to the GPUs, either way pricing the
+ * GPUs' bundle for what it leaves as one more chance of a stall (at the
+ * least stall risk among them: a
  * GPU seen to stall 20 ms in 3% of its bundles took a 0.4 ms CPU chunk each
  * round and stalled on it); a released GPU runs on in
  * pieces halved until one ends the round sooner than leaving it, on a clock
@@ -228,9 +229,10 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
     double chunk_s = cpu_chunk_s(h, c, wn);
     size_t k = h->buf[c].hi - h->buf[c].lo;
     double gpus = GPU_S(Wg, Yg) + L;
-    double take =
-        fmax(Wc / h->rate[c] + chunk_s,
-             gpus + (k > 1 ? L + tail_warm(h, k - 1) + GPU_S(Rc - wn, Yc - next->bytes) : 0.0));
+    double take = fmax(Wc / h->rate[c] + chunk_s,
+                       gpus + (k > 1 ? L + tail_warm(h, k - 1) +
+                                           GPU_S(Rc - wn, Yc - next->bytes) + risk
+                                     : 0.0));
     double leave = fmax(Wc / h->rate[c], gpus + L + tail_warm(h, k) + GPU_S(Rc, Yc) + risk);
 #undef GPU_S
     return take > leave;
