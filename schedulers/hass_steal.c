@@ -20,10 +20,9 @@
  * planned piece, taken as just started, made the CPU steal a chunk it ran
  * long after the GPUs could have). A CPU stops before a chunk that would end
  * the round later than leaving the rest to the GPUs, either way pricing the
- * GPUs' bundle for what it leaves as one more chance of a stall (at the
- * least stall risk among them: a
- * GPU seen to stall 20 ms in 3% of its bundles took a 0.4 ms CPU chunk each
- * round and stalled on it); a released GPU runs on in
+ * GPUs' bundle for what it leaves as one more chance of a stall (at the least
+ * stall risk among them: a GPU seen to stall 20 ms in 3% of its bundles took
+ * a 0.4 ms CPU chunk each round and stalled on it); a released GPU runs on in
  * pieces halved until one ends the round sooner than leaving it, on a clock
  * that is the most seconds of bundles any GPU has finished (it may have sat
  * idle).
