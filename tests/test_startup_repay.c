@@ -164,32 +164,40 @@ static char bin[4096]; /* the hetfarm binary: build/hetfarm beside build/tests *
     "printf '[run]\\napp = bfs\\nprogress = no\\n[load]\\ngenerate = kron\\nscale = 10\\n"          \
     "edge_factor = 8\\nseed = 2\\n[devices]\\ncpu = 1\\ncuda = none\\n' > r.ini"
 
+/* Runs `script` (sh, with $H the hetfarm binary) in a fresh directory and
+ * returns what it left in `file` there; the directory is removed. */
+static char *script_output(const char *script, const char *file)
+{
+    char dir[] = "/tmp/hf-repay-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "cd %s && H='%s' && %s", dir, bin, script);
+    assert_int_equal(system(cmd), 0);
+    char path[96];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    assert_non_null(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    return text;
+}
+
 /* Two CLI runs of one small load on the CPU alone: each records its set-up
  * and rounds under the load's key, the second replacing the first. */
 static void a_run_records_its_load(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/hf-repay-run-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd,
-             "cd %s && " SMALL_LOAD_INI " && for i in 1 2; do %s run r.ini --profiles prof -o "
-             "r.json >/dev/null 2>&1 || exit 1; done && cat prof/*/bfs.load=*.prof > record.txt",
-             dir, bin);
-    assert_int_equal(system(cmd), 0);
-    char rec[64];
-    snprintf(rec, sizeof rec, "%s/record.txt", dir);
-    size_t len = 0;
-    char *text = read_file(rec, &len);
-    assert_non_null(text);
+    char *text = script_output(SMALL_LOAD_INI " && for i in 1 2; do \"$H\" run r.ini --profiles "
+                                              "prof -o r.json >/dev/null 2>&1 || exit 1; done && "
+                                              "cat prof/*/bfs.load=*.prof > record.txt",
+                               "record.txt");
     assert_non_null(strstr(text, HF_REPAY_WITHOUT "\twall_s\t"));
     assert_null(strstr(text, HF_REPAY_WITH "\t"));
     double setup = 0, rounds = 0;
     assert_int_equal(sscanf(strstr(text, "wall_s\t") + 7, "%lf %lf", &setup, &rounds), 2);
     assert_true(setup > 0.0 && rounds > 0.0);
     free(text);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 /* A record that leaves the GPUs out is read before any GPU is looked for: a
@@ -199,31 +207,19 @@ static void a_run_records_its_load(void **state)
 static void unstarted_gpus_are_not_looked_for(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/hf-repay-unstarted-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cmd[16384];
-    snprintf(cmd, sizeof cmd,
-             "cd %s && " SMALL_LOAD_INI " && %s run r.ini --profiles prof -o r.json >/dev/null "
-             "2>&1 && "
-             "for f in prof/*/bfs.load=*.prof; do printf '" HF_REPAY_WITH
-             "\\twall_s\\t5 5 0.001 10\\n' >> \"$f\"; done && "
-             "sed 's/cuda = none/cuda = 0/' r.ini > g.ini && "
-             "%s run g.ini --profiles prof -o g.json >/dev/null 2>&1",
-             dir, bin, bin);
-    assert_int_equal(system(cmd), 0);
-    char path[96];
-    snprintf(path, sizeof path, "%s/g.json", dir);
-    size_t len = 0;
-    char *text = read_file(path, &len);
-    assert_non_null(text);
+    char *text = script_output(
+        SMALL_LOAD_INI " && \"$H\" run r.ini --profiles prof -o r.json >/dev/null 2>&1 && "
+                       "for f in prof/*/bfs.load=*.prof; do printf '" HF_REPAY_WITH
+                       "\\twall_s\\t5 5 0.001 10\\n' >> \"$f\"; done && "
+                       "sed 's/cuda = none/cuda = 0/' r.ini > g.ini && "
+                       "\"$H\" run g.ini --profiles prof -o g.json >/dev/null 2>&1",
+        "g.json");
     assert_non_null(strstr(text, "the GPUs were not started"));
     assert_null(strstr(text, "\"name\":\t\"cuda0\""));
 #ifdef HF_HAVE_CUDA
     assert_non_null(strstr(text, "not looked for"));
 #endif
     free(text);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 int main(int argc, char **argv)
