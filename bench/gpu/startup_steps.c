@@ -13,8 +13,10 @@
  * The close is timed step by step too (close() takes the same steps), and
  * two modes measure what a run pays for a GPU it never waits for:
  * `--abandon-ms N` starts the context on a thread, returns from main after
- * N ms without joining it, and `--no-close` opens everything and exits
- * without closing; time the process from outside (its exit is the cost).
+ * N ms without joining it, `--no-close` opens everything and returns from
+ * main without closing (the runtime's exit handlers tear the context down),
+ * and `--quick-exit` opens everything and ends with _exit(), skipping those
+ * handlers; time the process from outside (its exit is the cost).
  *
  *   cc -O2 bench/gpu/startup_steps.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64 \
  *      -lcublas -lcudart -lpthread -o build/startup_steps && build/startup_steps --replica-mb 16
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -54,7 +57,7 @@ static void *context_thread(void *arg)
 int main(int argc, char **argv)
 {
     size_t replica_mb = 16;
-    int abandon_ms = -1, no_close = 0;
+    int abandon_ms = -1, no_close = 0, quick_exit = 0;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--replica-mb") == 0 && i + 1 < argc)
             replica_mb = (size_t)atol(argv[++i]);
@@ -62,6 +65,8 @@ int main(int argc, char **argv)
             abandon_ms = atoi(argv[++i]);
         else if (strcmp(argv[i], "--no-close") == 0)
             no_close = 1;
+        else if (strcmp(argv[i], "--quick-exit") == 0)
+            quick_exit = 1;
     double t0 = now();
     t_last = t0;
     if (abandon_ms >= 0) {
@@ -115,6 +120,8 @@ int main(int argc, char **argv)
     step("cublasCreate", st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown);
     printf("%-34s %8.1f ms\n", "total", 1e3 * (now() - t0));
     fflush(stdout);
+    if (quick_exit)
+        _exit(0);
     if (no_close)
         return 0;
     t0 = t_last = now();
