@@ -28,10 +28,7 @@
  * of its work, else the nearest): a graph search's rounds span six orders of
  * magnitude of work, and a line set by its large rounds' fixed costs priced a
  * GPU's 0.1 ms tail round at 1 ms (H100, kron-22 SSSP), so that the CPU alone,
- * priced by its rate, took rounds it ran 2-5x slower. Nor is any series (a
- * part, a makespan, a device's time below) priced above what a round of more
- * work cost in it: none shrinks as the work grows, and the round nearest a
- * tail round can be a device's first, which pays its kernels' first launch.
+ * priced by its rate, took rounds it ran 2-5x slower.
  *
  * A device's model here is what it measured in the rounds so far: its
  * seconds running bundles against the work it ran, per round, fitted like
@@ -201,32 +198,12 @@ static void fit_line(const double *w, const double *t, const double *nw, int n, 
     *a = hf__median(rest, k);
 }
 
-/* The least t[i] of the points whose work w[i] is at least W, counting only
- * t[i] > 0 where `positive` (a device's seconds: none is free); INFINITY
- * where no point reached W. Neither a device's time nor a set's part shrinks
- * as the work grows (the fits' slopes are never below 0 for that reason), so
- * a round of work W costs at most what a round of more work did: a device's
- * first round, which pays what only a first round pays (its kernels' first
- * launch, pages touched for the first time), may lie nearest a tail round,
- * and its height would price that round above a larger round measured since
- * (H100, kron-22 SSSP: the GPU alone priced at 1.1 ms for tail rounds it ran
- * in 0.1, which the CPU then took at 0.3-0.7 ms). */
-static double larger_rounds_cap(const double *w, const double *t, int n, double W, int positive)
-{
-    double cap = INFINITY;
-    for (int i = 0; i < n; i++)
-        if (w[i] >= W && (!positive || t[i] > 0.0))
-            cap = fmin(cap, t[i]);
-    return cap;
-}
-
-/* A set's series t (its part, or its makespans) fitted at work W, never above
- * what a round of more work cost (larger_rounds_cap). */
+/* A set's series t (its part, or its makespans) fitted at work W. */
 static double fit_series(const struct hf__set_cost *c, const double *t, double W)
 {
     double a, b;
     fit_line(c->w, t, c->w, c->n, W, 0, &a, &b);
-    return fmin(a + b * W, larger_rounds_cap(c->w, t, c->n, W, 0));
+    return a + b * W;
 }
 
 static double fit_part(const struct hf__set_cost *c, double W)
@@ -266,12 +243,6 @@ static int device_models(const struct hf__devset *s, const struct hf_round *r, c
             if (s->dev[d].is_gpu && HF__DEVSET_NEAR * most < r->total_work && minv[d] > 0.0) {
                 mlat[d] = least;
                 minv[d] = 1e-6 * least / r->total_work; /* > 0: a model, all but free */
-            }
-            /* Alone on the round it takes at most what it took for more work. */
-            double W = r->total_work, cap = larger_rounds_cap(c->w, c->t, c->n, W, 1);
-            if (W > 0.0 && mlat[d] + minv[d] * W > cap) {
-                mlat[d] = fmax(0.0, cap - minv[d] * W);
-                minv[d] = fmin(minv[d], cap / W);
             }
         }
         if (r->alive[d] && (!(minv[d] > 0.0) || !isfinite(minv[d]) || !isfinite(mlat[d])))

@@ -222,39 +222,6 @@ static void test_devices_priced_by_what_they_ran(void **unused)
     hf__devset_free(&s);
 }
 
-/* A round never costs a device, or a set past its split, more than a round
- * of more work did. The GPU's first round (its kernels' first launch: 0.46 ms
- * of bundle and 0.64 ms past it) lies nearest a tail round; a larger round
- * since took 0.12 + 0.05 ms. Priced at the first round's height, the GPU
- * alone (1.1 ms) would lose the tail round to the CPU alone (0.2 ms by its
- * model); capped by the larger round, it costs at most 0.17 ms and keeps it. */
-static void test_tail_round_not_priced_above_a_larger_one(void **unused)
-{
-    (void)unused;
-    int alive[2] = {1, 1};
-    struct hf_chunk c[100];
-    struct hf__devset s;
-    make_set(&s, NULL);
-    struct hf_round r = make_round(1.6e5, alive, c);
-    r.part_prior_s = 5e-3; /* the pair's merge: the GPU runs alone */
-    const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
-    assert_int_equal(v->alive[0], 0);
-    end_measured(&s, (double[2]){0, 1.6e5}, (double[2]){0, 0.46e-3}, 0.64e-3);
-    r = make_round(3.6e5, alive, c);
-    r.part_prior_s = 5e-3;
-    v = hf__devset_begin(&s, &r, lat2, inv2);
-    assert_int_equal(v->alive[0], 0);
-    end_measured(&s, (double[2]){0, 3.6e5}, (double[2]){0, 0.12e-3}, 0.05e-3);
-    r = make_round(2e4, alive, c);
-    r.part_prior_s = 5e-3;
-    v = hf__devset_begin(&s, &r, lat2, inv2);
-    assert_int_equal(v->alive[0], 0);
-    assert_int_equal(v->alive[1], 1);
-    assert_true(s.pred_s <= 0.17e-3 + 1e-12);
-    assert_true(hf__devset_part(&s, 2u, 2e4) <= 0.05e-3 + 1e-12);
-    hf__devset_free(&s);
-}
-
 static void test_cheap_part_keeps_full_set(void **unused)
 {
     (void)unused;
@@ -630,7 +597,6 @@ int main(void)
         cmocka_unit_test(test_prior_before_any_round),
         cmocka_unit_test(test_part_priced_by_nearest_rounds),
         cmocka_unit_test(test_devices_priced_by_what_they_ran),
-        cmocka_unit_test(test_tail_round_not_priced_above_a_larger_one),
         cmocka_unit_test(test_cheap_part_keeps_full_set),
         cmocka_unit_test(test_measured_round_outranks_models),
         cmocka_unit_test(test_solo_rounds),
