@@ -225,6 +225,10 @@ graph-export: $(BUILD)/graph_export
 $(BUILD)/graph_export: bench/graph_export.c $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# bench/devset_replay.c: a real run's rounds through the device-set choice (bench/README.md)
+$(BUILD)/devset_replay: bench/devset_replay.c $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
