@@ -19,7 +19,6 @@
  *   make build/devset_replay && build/devset_replay rounds.txt
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../schedulers/device_set.h"
@@ -27,12 +26,13 @@
 #define MAXDEV 8
 
 /* The devices of a mask as "cpu+cuda0". */
-static const char *set_name(unsigned mask, char names[][64], int ndev, char *buf, size_t len)
+static const char *set_name(unsigned mask, const struct hf_device_info *dev, int ndev, char *buf,
+                            size_t len)
 {
     buf[0] = '\0';
     for (int d = 0; d < ndev; d++)
         if (mask >> d & 1u)
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "+" : "", names[d]);
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "+" : "", dev[d].name);
     return buf;
 }
 
@@ -44,7 +44,6 @@ int main(int argc, char **argv)
         return 2;
     }
     int ndev = 0;
-    char names[MAXDEV][64];
     double rate[MAXDEV], lat[MAXDEV] = {0}, inv[MAXDEV];
     struct hf_device_info dev[MAXDEV];
     if (fscanf(f, "%d", &ndev) != 1 || ndev < 2 || ndev > MAXDEV) {
@@ -53,14 +52,14 @@ int main(int argc, char **argv)
     }
     for (int d = 0; d < ndev; d++) {
         int gpu = 0;
-        if (fscanf(f, "%63s %d %lf", names[d], &gpu, &rate[d]) != 3 || !(rate[d] > 0.0)) {
+        dev[d] = (struct hf_device_info){0};
+        if (fscanf(f, "%47s %d %lf", dev[d].name, &gpu, &rate[d]) != 3 || !(rate[d] > 0.0)) {
             fprintf(stderr, "%s: device %d: expected name, is_gpu, standalone rate > 0\n",
                     argv[1], d);
             return 1;
         }
         inv[d] = 1.0 / rate[d];
-        dev[d] = (struct hf_device_info){.is_gpu = gpu};
-        snprintf(dev[d].name, sizeof dev[d].name, "%s", names[d]);
+        dev[d].is_gpu = gpu;
     }
     struct hf_sched_env env = {.ndevices = ndev, .dev = dev};
     struct hf__devset s;
@@ -94,8 +93,8 @@ int main(int argc, char **argv)
         char a[256], b[256];
         printf("round %3d  work %12.0f  ran %-16s %8.3f ms  chooses %-16s predicted %8.3f ms "
                "(full set %8.3f)\n",
-               round, W, set_name(ran, names, ndev, a, sizeof a), 1e3 * makespan,
-               set_name(pick, names, ndev, b, sizeof b), 1e3 * s.pred_s, 1e3 * s.full_s);
+               round, W, set_name(ran, dev, ndev, a, sizeof a), 1e3 * makespan,
+               set_name(pick, dev, ndev, b, sizeof b), 1e3 * s.pred_s, 1e3 * s.full_s);
         rounds++;
         as_ran += pick == ran;
         /* What the run measured, on the set it ran. */
