@@ -28,7 +28,12 @@
  * of its work, else the nearest): a graph search's rounds span six orders of
  * magnitude of work, and a line set by its large rounds' fixed costs priced a
  * GPU's 0.1 ms tail round at 1 ms (H100, kron-22 SSSP), so that the CPU alone,
- * priced by its rate, took rounds it ran 2-5x slower.
+ * priced by its rate, took rounds it ran 2-5x slower. Where no round was that
+ * near but rounds below and above it ran, it is priced on the segment
+ * joining the two sizes around it: a search's cost is no line in its work
+ * (the same GPU took 0.7 ms at 1.6e5 units, 2.9 at 3.4e7 and at 7.2e7, 5.2 at
+ * 1.2e8), and the height of the nearest size priced a round of 3.2e6 at 1.9
+ * ms that the GPU ran in 0.5.
  *
  * A device's model here is what it measured in the rounds so far: its
  * seconds running bundles against the work it ran, per round, fitted like
@@ -79,7 +84,15 @@
  * full set's measured round fits the same budget as a probe: at most
  * HF__DEVSET_PROBE_PAY of the rounds run so far. A device whose bundles are
  * slowed by the others' taking part is then measured alone, once, at a
- * bounded cost.
+ * bounded cost. The other way round, where a subset ran rounds of this size
+ * and the full set never did (a prior chose the subset), the full set
+ * replaces the subset only when predicted faster than the subset measured
+ * by more than this run's predictions have missed (the median share of the
+ * recent makespans, at least HF__DEVSET_GAIN): a set never measured at size
+ * is predicted no better than the rounds so far were, and trying it costs a
+ * whole round (an H100 host's mst: the full set, predicted 5% under the GPU
+ * alone's measured round with predictions missing by 20%, ran 25-110% over
+ * it). It comes back as a probe, below.
  *
  * A device left out is measured again now and then, so that a load that
  * grows brings it back: the full set runs (a probe) once the rounds run on
@@ -159,6 +172,49 @@ static double near_radius(const double *nw, int n, double W)
     return fmax(least, log(HF__DEVSET_NEAR)) * (1.0 + 1e-9);
 }
 
+/* The median work and seconds of the points whose round work is within
+ * HF__DEVSET_APART of `at` (one size of round, however often it ran). */
+static void size_median(const double *w, const double *t, const double *nw, int n, double at,
+                        double *mw, double *mt)
+{
+    double vw[HF__DEVSET_WINDOW], vt[HF__DEVSET_WINDOW];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (nw[i] <= HF__DEVSET_APART * at && at <= HF__DEVSET_APART * nw[i])
+            vw[k] = w[i], vt[k++] = t[i];
+    *mw = hf__median(vw, k);
+    *mt = hf__median(vt, k);
+}
+
+/* A round of work W between measured sizes, none of them within
+ * HF__DEVSET_NEAR of it: the segment from the largest measured size below W
+ * to the smallest above it (see DESIGN: a search's cost is no line in its
+ * work), as a + b w. 0 where a size is near W, W is not between two sizes,
+ * or the device ran no more in the larger. */
+static int between(const double *w, const double *t, const double *nw, int n, double W,
+                   double *a, double *b)
+{
+    double below = 0.0, above = INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (!(W > 0.0) || fabs(log(nw[i] / W)) <= log(HF__DEVSET_NEAR))
+            return 0;
+        if (nw[i] < W)
+            below = fmax(below, nw[i]);
+        else
+            above = fmin(above, nw[i]);
+    }
+    if (!(below > 0.0) || !isfinite(above))
+        return 0;
+    double w0, t0, w1, t1;
+    size_median(w, t, nw, n, below, &w0, &t0);
+    size_median(w, t, nw, n, above, &w1, &t1);
+    if (!(w1 > w0))
+        return 0;
+    *b = fmax(0.0, (t1 - t0) / (w1 - w0));
+    *a = t0 - *b * w0;
+    return 1;
+}
+
 /* The line a + b w through n points (w[i], t[i]) for a round of work W (see
  * DESIGN: Theil-Sen, slope >= 0, from every point; its height from the
  * points of the rounds nearest W, whose works are nw[i], so that a tiny
@@ -192,6 +248,8 @@ static void fit_line(const double *w, const double *t, const double *nw, int n, 
         return;
     }
     double radius = near_radius(nw, n, W);
+    if (between(w, t, nw, n, W, a, b))
+        return;
     for (int i = 0; i < n; i++)
         if (!(fabs(log(nw[i] / W)) > radius))
             rest[k++] = t[i] - *b * w[i];
@@ -317,6 +375,15 @@ static double predict(const struct hf__devset *s, const struct hf_round *r, cons
     return T;
 }
 
+/* How far this run's predicted rounds missed what they measured: the median
+ * share of the recent makespans, at least HF__DEVSET_GAIN. */
+static double missed(const struct hf__devset *s)
+{
+    double v[HF__DEVSET_WINDOW];
+    memcpy(v, s->miss, sizeof v);
+    return s->nmiss ? fmax(HF__DEVSET_GAIN, hf__median(v, s->nmiss)) : HF__DEVSET_GAIN;
+}
+
 /* Makes `mask` the round's set: the view the planner plans (see DESIGN). */
 static const struct hf_round *use_set(struct hf__devset *s, const struct hf_round *r,
                                       uint64_t mask)
@@ -388,8 +455,9 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
      * taking part is seen to cost (see DESIGN: exploration). */
     double full_m = measured(s, s->full, W);
     int costly = isfinite(full_m) && fpart >= HF__DEVSET_GAIN * full_m;
-    uint64_t best = s->full, tryout = 0;
+    uint64_t best = s->full, tryout = 0, held = 0;
     double best_T = s->full_s, best_split = fsplit, best_part = fpart;
+    double held_m = INFINITY, held_split = 0, held_part = 0;
     double try_loss = s->spent_s * HF__DEVSET_PROBE_PAY, try_T = 0, try_split = 0, try_part = 0;
     for (int d = 0; d < s->ndev; d++) {
         if (!((s->full >> d) & 1u))
@@ -409,6 +477,10 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
                 best_split = split;
                 best_part = part;
             }
+            if (!isfinite(full_m) && m < held_m) {
+                held = cand[k];
+                held_m = m, held_split = split, held_part = part;
+            }
             if (costly && !isfinite(m) && T - full_m < try_loss) {
                 try_loss = T - full_m;
                 tryout = cand[k];
@@ -418,7 +490,14 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     }
     s->chose = 1;
     s->explore = 0;
-    int keep_full = best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s);
+    /* The full set never ran a round of this size and a subset did: the
+     * subset is kept unless the full set is predicted faster by more than
+     * the predictions have missed by (see DESIGN). */
+    int keep_held = held && best == s->full && !(s->full_s < (1.0 - missed(s)) * held_m);
+    if (keep_held)
+        best = held, best_T = held_m, best_split = held_split, best_part = held_part;
+    int keep_full =
+        !keep_held && (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s));
     if (tryout && keep_full) {
         /* Nothing measured beats the full set: try the unmeasured set whose
          * predicted loss the rounds so far can pay (see DESIGN). */
@@ -460,6 +539,11 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
             add_point(&s->devc[d], rep->work[d], rep->busy_s[d], W);
     if (!s->chose || !isfinite(s->split_s))
         return;
+    if (rep->makespan_s > 0.0 && isfinite(s->pred_s)) {
+        s->miss[s->miss_at] = fabs(rep->makespan_s - s->pred_s) / rep->makespan_s;
+        s->miss_at = (s->miss_at + 1) % HF__DEVSET_WINDOW;
+        s->nmiss += s->nmiss < HF__DEVSET_WINDOW;
+    }
     /* What the chosen set cost, whatever the planner then gave each of its
      * devices: its own choices inside the set are part of that set's price. */
     struct hf__set_cost *c = NULL;

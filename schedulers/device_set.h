@@ -55,6 +55,9 @@ struct hf__devset {
     double spent_s;          /* seconds of the rounds chosen so far (exploration's budget) */
     int explore;             /* this round tries a set never measured at its size */
     double gap_s;            /* what the full set is predicted to lose against the choice */
+    /* How far the chosen sets' predicted rounds missed their makespans. */
+    double miss[HF__DEVSET_WINDOW]; /* |makespan - predicted| / makespan, recent rounds */
+    int nmiss, miss_at;
 };
 
 /* Sets the choice up for env's devices; reads [run] devices_fixed. 0 or an

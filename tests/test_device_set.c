@@ -222,6 +222,56 @@ static void test_devices_priced_by_what_they_ran(void **unused)
     hf__devset_free(&s);
 }
 
+/* A search's cost is no line in its work: between the sizes a set ran, it
+ * is priced on the segment joining them, not at the height of the nearest
+ * (here the 3.4e7 round's, 1.8 ms by the line through them all) when no
+ * size is near (within HF__DEVSET_NEAR). */
+static void test_part_between_sizes(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    const double w[4] = {1.6e5, 7.2e7, 1.2e8, 3.4e7};
+    const double t[4] = {0.7e-3, 2.9e-3, 5.2e-3, 2.9e-3};
+    s.set[0] = (struct hf__set_cost){.mask = 2u, .n = 4, .at = 4};
+    memcpy(s.set[0].w, w, sizeof w);
+    memcpy(s.set[0].t, t, sizeof t);
+    s.nsets = 1;
+    double mid = hf__devset_part(&s, 2u, 3.2e6);
+    double seg = 0.7e-3 + (3.2e6 - 1.6e5) * (2.2e-3 / (3.4e7 - 1.6e5));
+    assert_true(fabs(mid - seg) < 1e-9);
+    /* Near a size it ran, the height of that size. */
+    assert_true(fabs(hf__devset_part(&s, 2u, 3.0e7) - 2.9e-3) < 0.2e-3);
+    hf__devset_free(&s);
+}
+
+/* The GPU alone ran this size (the prior priced the pair's merge), the pair
+ * never did. The models then predict the pair 11% faster; while the
+ * predictions have missed by more than that (23% here), the measured GPU
+ * alone is kept, and the pair is left to a probe. Predictions that missed by
+ * 2% are trusted: the pair runs. */
+static void test_measured_subset_kept(void **unused)
+{
+    (void)unused;
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    const double gpu_ms[2] = {1.3e-3, 1.02e-3};
+    for (int k = 0; k < 2; k++) {
+        struct hf_round r = make_round(1e6, alive, c);
+        r.part_prior_s = 0.5e-3;
+        struct hf__devset s;
+        make_set(&s, NULL);
+        const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+        assert_int_equal(v->alive[0], 0);
+        end_measured(&s, (double[2]){0, 1e6}, (double[2]){0, gpu_ms[k]}, 0);
+        r.part_prior_s = 0.0;
+        v = hf__devset_begin(&s, &r, lat2, inv2);
+        assert_int_equal(v->alive[0], k == 1);
+        assert_int_equal(v->alive[1], 1);
+        hf__devset_free(&s);
+    }
+}
+
 static void test_cheap_part_keeps_full_set(void **unused)
 {
     (void)unused;
@@ -597,6 +647,8 @@ int main(void)
         cmocka_unit_test(test_prior_before_any_round),
         cmocka_unit_test(test_part_priced_by_nearest_rounds),
         cmocka_unit_test(test_devices_priced_by_what_they_ran),
+        cmocka_unit_test(test_part_between_sizes),
+        cmocka_unit_test(test_measured_subset_kept),
         cmocka_unit_test(test_cheap_part_keeps_full_set),
         cmocka_unit_test(test_measured_round_outranks_models),
         cmocka_unit_test(test_solo_rounds),
