@@ -33,7 +33,11 @@
  * joining the two sizes around it: a search's cost is no line in its work
  * (the same GPU took 0.7 ms at 1.6e5 units, 2.9 at 3.4e7 and at 7.2e7, 5.2 at
  * 1.2e8), and the height of the nearest size priced a round of 3.2e6 at 1.9
- * ms that the GPU ran in 0.5.
+ * ms that the GPU ran in 0.5. Not where the larger size cost less: the
+ * smaller is then the run's first round, whose one-off costs (each kernel's
+ * first launch, first touches) a segment would carry into the rounds after
+ * it (another H100 host's first round spent 2.1-2.9 ms past its bundles,
+ * later ones 0.4-1.3).
  *
  * A device's model here is what it measured in the rounds so far: its
  * seconds running bundles against the work it ran, per round, fitted like
@@ -67,9 +71,14 @@
  *
  * The candidates are the full set (every alive device), every single device,
  * and the full set less each device (2n + 1 sets of n devices; a pair is its
- * two singles). A subset replaces the full set only when it is predicted
- * faster by more than HF__DEVSET_GAIN, the part of a round that a
- * prediction's noise can move, so that noise does not toggle the set.
+ * two singles). The set the last round chose (the full set before any
+ * choice) is replaced only by a set predicted faster by more than
+ * HF__DEVSET_GAIN, the part of a round that a prediction's noise can move,
+ * so that noise does not toggle the set. So where a subset ran the last
+ * round, a tie keeps it: the device a tie adds is predicted to add nothing
+ * and still costs what no model of it holds (an H100 host's CPU, given 5%
+ * of a round of SSSP by its planner beside the GPU, made the round 2-5x the
+ * GPU alone's).
  *
  * What a set measured outranks what it is predicted: a set's round also
  * costs what no model of it holds (a CPU whose threads slow the GPU's
@@ -190,7 +199,8 @@ static void size_median(const double *w, const double *t, const double *nw, int 
  * HF__DEVSET_NEAR of it: the segment from the largest measured size below W
  * to the smallest above it (see DESIGN: a search's cost is no line in its
  * work), as a + b w. 0 where a size is near W, W is not between two sizes,
- * or the device ran no more in the larger. */
+ * or the larger size ran less work or took less time (a first round's
+ * one-off costs: the nearest size prices W). */
 static int between(const double *w, const double *t, const double *nw, int n, double W,
                    double *a, double *b)
 {
@@ -208,9 +218,9 @@ static int between(const double *w, const double *t, const double *nw, int n, do
     double w0, t0, w1, t1;
     size_median(w, t, nw, n, below, &w0, &t0);
     size_median(w, t, nw, n, above, &w1, &t1);
-    if (!(w1 > w0))
+    if (!(w1 > w0) || !(t1 >= t0))
         return 0;
-    *b = fmax(0.0, (t1 - t0) / (w1 - w0));
+    *b = (t1 - t0) / (w1 - w0);
     *a = t0 - *b * w0;
     return 1;
 }
@@ -256,12 +266,14 @@ static void fit_line(const double *w, const double *t, const double *nw, int n, 
     *a = hf__median(rest, k);
 }
 
-/* A set's series t (its part, or its makespans) fitted at work W. */
+/* A set's series t (its part, or its makespans) fitted at work W: seconds,
+ * never below 0 (a height read off larger rounds, less their slope, can
+ * be). */
 static double fit_series(const struct hf__set_cost *c, const double *t, double W)
 {
     double a, b;
     fit_line(c->w, t, c->w, c->n, W, 0, &a, &b);
-    return a + b * W;
+    return fmax(0.0, a + b * W);
 }
 
 static double fit_part(const struct hf__set_cost *c, double W)
@@ -412,6 +424,8 @@ static const struct hf_round *one_chunk(struct hf__devset *s, const struct hf_ro
         return r;
     s->chose = 1;
     s->full_s = predict(s, r, lat, inv, s->full, &split, &part);
+    if (!s->explore)
+        s->last = best;
     s->split_s = best_split;
     s->pred_s = best_T;
     s->part_s = best_part;
@@ -458,6 +472,7 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     uint64_t best = s->full, tryout = 0, held = 0;
     double best_T = s->full_s, best_split = fsplit, best_part = fpart;
     double held_m = INFINITY, held_split = 0, held_part = 0;
+    double last_T = NAN, last_split = 0, last_part = 0;
     double try_loss = s->spent_s * HF__DEVSET_PROBE_PAY, try_T = 0, try_split = 0, try_part = 0;
     for (int d = 0; d < s->ndev; d++) {
         if (!((s->full >> d) & 1u))
@@ -477,6 +492,8 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
                 best_split = split;
                 best_part = part;
             }
+            if (cand[k] == s->last)
+                last_T = price, last_split = split, last_part = part;
             if (!isfinite(full_m) && m < held_m) {
                 held = cand[k];
                 held_m = m, held_split = split, held_part = part;
@@ -494,16 +511,22 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
      * subset is kept unless the full set is predicted faster by more than
      * the predictions have missed by (see DESIGN). */
     int keep_held = held && best == s->full && !(s->full_s < (1.0 - missed(s)) * held_m);
+    /* Else the last round's set stays unless another is predicted faster
+     * by more than HF__DEVSET_GAIN (see DESIGN); the full set before any. */
+    int have_last = isfinite(last_T);
     if (keep_held)
         best = held, best_T = held_m, best_split = held_split, best_part = held_part;
-    int keep_full =
-        !keep_held && (best == s->full || !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s));
+    else if (have_last && best != s->last && !(best_T < (1.0 - HF__DEVSET_GAIN) * last_T))
+        best = s->last, best_T = last_T, best_split = last_split, best_part = last_part;
+    int keep_full = best == s->full ||
+                    (!keep_held && !have_last && !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s));
     if (tryout && keep_full) {
         /* Nothing measured beats the full set: try the unmeasured set whose
          * predicted loss the rounds so far can pay (see DESIGN). */
         s->explore = 1;
         best = tryout, best_T = try_T, best_split = try_split, best_part = try_part;
     } else if (keep_full) {
+        s->last = s->full;
         s->since_probe = 0;
         s->split_s = fsplit;
         s->pred_s = s->full_s;
@@ -523,6 +546,8 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
         s->part_s = fpart;
         return r;
     }
+    if (!s->explore)
+        s->last = best;
     s->split_s = best_split;
     s->pred_s = best_T;
     s->part_s = best_part;

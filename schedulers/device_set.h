@@ -45,6 +45,7 @@ struct hf__devset {
     int *alive;              /* view.alive */
     int chose;               /* a choice was made (models known, 2+ devices alive) */
     uint64_t full, chosen;
+    uint64_t last;           /* the set chosen last (not a probe's or a trial's), 0: none */
     double prior_s;          /* the engine's prior for the full set's part (hf_round) */
     int seen_standalone;     /* the standalone pass was taken as a measurement */
     double split_s;          /* the chosen set's predicted split (what its cost is past) */

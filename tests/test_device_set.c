@@ -113,6 +113,15 @@ static void test_full_set_cost_learned(void **unused)
     hf__devset_free(&s);
 }
 
+/* Adds a set `mask` whose rounds of work w[i] spent t[i] past their split. */
+static void put_set(struct hf__devset *s, uint64_t mask, const double *w, const double *t, int n)
+{
+    struct hf__set_cost *c = &s->set[s->nsets++];
+    *c = (struct hf__set_cost){.mask = mask, .n = n, .at = n % HF__DEVSET_WINDOW};
+    memcpy(c->w, w, (size_t)n * sizeof *w);
+    memcpy(c->t, t, (size_t)n * sizeof *t);
+}
+
 /* A search's rounds span orders of magnitude of work: a set's part at a
  * tail round is read at the height of the rounds nearest it in work, with
  * the slope of them all, not at the line the large rounds set (0.2 ms
@@ -122,12 +131,8 @@ static void test_part_priced_by_nearest_rounds(void **unused)
     (void)unused;
     struct hf__devset s;
     make_set(&s, NULL);
-    const double w[6] = {1e8, 8e7, 5e7, 3e7, 2e7, 3e4};
-    const double t[6] = {0.5e-3, 0.48e-3, 0.45e-3, 0.4e-3, 0.3e-3, 0.02e-3};
-    s.set[0] = (struct hf__set_cost){.mask = 2u, .n = 6, .at = 6};
-    memcpy(s.set[0].w, w, sizeof w);
-    memcpy(s.set[0].t, t, sizeof t);
-    s.nsets = 1;
+    put_set(&s, 2u, (double[6]){1e8, 8e7, 5e7, 3e7, 2e7, 3e4},
+            (double[6]){0.5e-3, 0.48e-3, 0.45e-3, 0.4e-3, 0.3e-3, 0.02e-3}, 6);
     double tail = hf__devset_part(&s, 2u, 2e4), large = hf__devset_part(&s, 2u, 8e7);
     assert_true(tail > 0.015e-3 && tail < 0.025e-3); /* the 3e4 round's height (a line: 0.195) */
     assert_true(large > 0.45e-3 && large < 0.52e-3); /* the large rounds' */
@@ -222,6 +227,20 @@ static void test_devices_priced_by_what_they_ran(void **unused)
     hf__devset_free(&s);
 }
 
+/* A round of 1e6 whose prior prices the pair's merge at 0.5 ms: the GPU
+ * alone runs it (inv: the devices' models), in gpu_s seconds of bundle and
+ * `outside` past it. */
+static void ran_gpu_alone(struct hf__devset *s, struct hf_round *r, const double *inv,
+                          double gpu_s, double outside)
+{
+    make_set(s, NULL);
+    r->part_prior_s = 0.5e-3;
+    const struct hf_round *v = hf__devset_begin(s, r, lat2, inv);
+    assert_int_equal(v->alive[0], 0);
+    end_measured(s, (double[2]){0, 1e6}, (double[2]){0, gpu_s}, outside);
+    r->part_prior_s = 0.0;
+}
+
 /* A search's cost is no line in its work: between the sizes a set ran, it
  * is priced on the segment joining them, not at the height of the nearest
  * (here the 3.4e7 round's, 1.8 ms by the line through them all) when no
@@ -231,17 +250,18 @@ static void test_part_between_sizes(void **unused)
     (void)unused;
     struct hf__devset s;
     make_set(&s, NULL);
-    const double w[4] = {1.6e5, 7.2e7, 1.2e8, 3.4e7};
-    const double t[4] = {0.7e-3, 2.9e-3, 5.2e-3, 2.9e-3};
-    s.set[0] = (struct hf__set_cost){.mask = 2u, .n = 4, .at = 4};
-    memcpy(s.set[0].w, w, sizeof w);
-    memcpy(s.set[0].t, t, sizeof t);
-    s.nsets = 1;
+    put_set(&s, 2u, (double[4]){1.6e5, 7.2e7, 1.2e8, 3.4e7},
+            (double[4]){0.7e-3, 2.9e-3, 5.2e-3, 2.9e-3}, 4);
     double mid = hf__devset_part(&s, 2u, 3.2e6);
     double seg = 0.7e-3 + (3.2e6 - 1.6e5) * (2.2e-3 / (3.4e7 - 1.6e5));
     assert_true(fabs(mid - seg) < 1e-9);
     /* Near a size it ran, the height of that size. */
     assert_true(fabs(hf__devset_part(&s, 2u, 3.0e7) - 2.9e-3) < 0.2e-3);
+    /* A first round dearer than the larger rounds after it (its one-off
+     * costs): no segment down from it, the nearest size's height (0.5 ms;
+     * a segment: 1.6). */
+    put_set(&s, 1u, (double[3]){1.6e5, 7.2e7, 1.2e8}, (double[3]){2.9e-3, 0.5e-3, 0.6e-3}, 3);
+    assert_true(fabs(hf__devset_part(&s, 1u, 3.3e7) - 0.5e-3) < 0.1e-3);
     hf__devset_free(&s);
 }
 
@@ -258,18 +278,35 @@ static void test_measured_subset_kept(void **unused)
     const double gpu_ms[2] = {1.3e-3, 1.02e-3};
     for (int k = 0; k < 2; k++) {
         struct hf_round r = make_round(1e6, alive, c);
-        r.part_prior_s = 0.5e-3;
         struct hf__devset s;
-        make_set(&s, NULL);
+        ran_gpu_alone(&s, &r, inv2, gpu_ms[k], 0);
         const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
-        assert_int_equal(v->alive[0], 0);
-        end_measured(&s, (double[2]){0, 1e6}, (double[2]){0, gpu_ms[k]}, 0);
-        r.part_prior_s = 0.0;
-        v = hf__devset_begin(&s, &r, lat2, inv2);
         assert_int_equal(v->alive[0], k == 1);
         assert_int_equal(v->alive[1], 1);
         hf__devset_free(&s);
     }
+}
+
+/* A CPU that adds nothing (1000x slower) prices the pair as the GPU alone
+ * and its part: a tie, at a round 100x the size of any measured. The GPU
+ * alone ran the round before and stays: the pair must be predicted faster
+ * by more than HF__DEVSET_GAIN to replace it, as a subset must to replace
+ * the full set. */
+static void test_last_set_kept_on_a_tie(void **unused)
+{
+    (void)unused;
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    const double slow_cpu[2] = {1e-6, 1e-9};
+    struct hf_round r = make_round(1e6, alive, c);
+    struct hf__devset s;
+    ran_gpu_alone(&s, &r, slow_cpu, 1e-3, 0.1e-3);
+    r = make_round(1e8, alive, c);
+    const struct hf_round *v = hf__devset_begin(&s, &r, lat2, slow_cpu);
+    assert_true(fabs(s.full_s - 1.1e-3) < 0.01e-3);
+    assert_int_equal(v->alive[0], 0);
+    assert_int_equal(v->alive[1], 1);
+    hf__devset_free(&s);
 }
 
 static void test_cheap_part_keeps_full_set(void **unused)
@@ -649,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_devices_priced_by_what_they_ran),
         cmocka_unit_test(test_part_between_sizes),
         cmocka_unit_test(test_measured_subset_kept),
+        cmocka_unit_test(test_last_set_kept_on_a_tie),
         cmocka_unit_test(test_cheap_part_keeps_full_set),
         cmocka_unit_test(test_measured_round_outranks_models),
         cmocka_unit_test(test_solo_rounds),
