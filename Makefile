@@ -287,7 +287,7 @@ endef
 
 SCRIPT_TESTS := $(wildcard tests/test_*.py)
 
-tests: deps $(TESTS) $(BIN)
+tests: deps $(TESTS) $(BIN) $(BUILD)/devset_replay
 unit: tests
 	$(call run_tests,$(TESTS) $(SCRIPT_TESTS))
 

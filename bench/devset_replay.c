@@ -16,7 +16,9 @@
  * replay judges decisions, not their outcome.
  *
  *   python3 bench/devset_replay.py results.json > rounds.txt
- *   make build/devset_replay && build/devset_replay rounds.txt
+ *   make build/devset_replay && build/devset_replay [-v] rounds.txt
+ * -v prints each round's price of every device alone and of the full set
+ * (split and part) before the choice.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,11 +40,14 @@ static const char *set_name(unsigned mask, const struct hf_device_info *dev, int
 
 int main(int argc, char **argv)
 {
-    FILE *f = argc == 2 ? fopen(argv[1], "r") : NULL;
+    int verbose = argc == 3 && strcmp(argv[1], "-v") == 0;
+    FILE *f = argc == 2 + verbose ? fopen(argv[1 + verbose], "r") : NULL;
     if (!f) {
-        fprintf(stderr, "usage: devset_replay ROUNDS.txt (from bench/devset_replay.py)\n");
+        fprintf(stderr, "usage: devset_replay [-v] ROUNDS.txt (from bench/devset_replay.py; -v: "
+                        "each device alone and the full set priced)\n");
         return 2;
     }
+    argv += verbose;
     int ndev = 0;
     double rate[MAXDEV], lat[MAXDEV] = {0}, inv[MAXDEV];
     struct hf_device_info dev[MAXDEV];
@@ -86,6 +91,11 @@ int main(int argc, char **argv)
             c[i] = (struct hf_chunk){.index = (size_t)i, .work = W / n};
         struct hf_round r = {.round = round, .nchunks = (size_t)n, .chunks = c, .total_work = W,
                              .alive = alive, .solo_rounds = 1.0, .standalone_rate = rate};
+        /* The prices before the choice: each device alone, then the full set. */
+        double T[MAXDEV + 1], split[MAXDEV + 1], part[MAXDEV + 1];
+        for (int k = 0; k <= ndev; k++)
+            T[k] = hf__devset_price(&s, &r, lat, inv, k < ndev ? 1u << k : (1u << ndev) - 1u,
+                                    &split[k], &part[k]);
         const struct hf_round *v = hf__devset_begin(&s, &r, lat, inv);
         unsigned pick = 0;
         for (int d = 0; d < ndev; d++)
@@ -95,10 +105,14 @@ int main(int argc, char **argv)
                "(full set %8.3f)\n",
                round, W, set_name(ran, dev, ndev, a, sizeof a), 1e3 * makespan,
                set_name(pick, dev, ndev, b, sizeof b), 1e3 * s.pred_s, 1e3 * s.full_s);
+        for (int k = 0; verbose && k <= ndev; k++)
+            printf("    %-16s %8.3f ms  (split %8.3f, part %8.3f)\n",
+                   set_name(k < ndev ? 1u << k : (1u << ndev) - 1u, dev, ndev, a, sizeof a),
+                   1e3 * T[k], 1e3 * split[k], 1e3 * part[k]);
         rounds++;
         as_ran += pick == ran;
         /* What the run measured, on the set it ran. */
-        s.chosen = ran;
+        s.chosen = s.last = ran;
         struct hf_round_report rep = {.round = round, .makespan_s = makespan, .work = work,
                                       .busy_s = busy, .chunks = chunks, .outside_s = outside};
         hf__devset_end(&s, &rep);

@@ -396,6 +396,16 @@ static double missed(const struct hf__devset *s)
     return s->nmiss ? fmax(HF__DEVSET_GAIN, hf__median(v, s->nmiss)) : HF__DEVSET_GAIN;
 }
 
+double hf__devset_price(const struct hf__devset *s, const struct hf_round *r, const double *lat,
+                        const double *inv, uint64_t mask, double *split, double *part)
+{
+    double mlat[s->ndev], minv[s->ndev];
+    *split = *part = NAN;
+    if (!device_models(s, r, lat, inv, mlat, minv))
+        return NAN;
+    return predict(s, r, mlat, minv, mask, split, part);
+}
+
 /* Makes `mask` the round's set: the view the planner plans (see DESIGN). */
 static const struct hf_round *use_set(struct hf__devset *s, const struct hf_round *r,
                                       uint64_t mask)

@@ -83,6 +83,13 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep);
 /* The sched op: the round's choice (1), or 0 when none was made. */
 int hf__devset_report(const struct hf__devset *s, struct hf_set_choice *out);
 
+/* The predicted round of device set `mask` for round r (its split in
+ * *split, its part in *part), priced as hf__devset_begin prices it (lat,
+ * inv: the planner's models, as there); NAN where a device of r has no
+ * model. For tools that show the choice (bench/devset_replay.c). */
+double hf__devset_price(const struct hf__devset *s, const struct hf_round *r, const double *lat,
+                        const double *inv, uint64_t mask, double *split, double *part);
+
 /* The predicted cost past its split of the device set `mask` for a round of
  * `work`: its own fit where it ran, else the most any set inside it cost
  * (taking part never gets cheaper with more devices), else 0. */
