@@ -434,8 +434,6 @@ static const struct hf_round *one_chunk(struct hf__devset *s, const struct hf_ro
         return r;
     s->chose = 1;
     s->full_s = predict(s, r, lat, inv, s->full, &split, &part);
-    if (!s->explore)
-        s->last = best;
     s->split_s = best_split;
     s->pred_s = best_T;
     s->part_s = best_part;
