@@ -42,23 +42,7 @@ static void hass_destroy(void *state)
     free(h);
 }
 
-/* Reads the [hass] knobs. */
-static int read_knobs(struct hass *h, hf_config_t cfg)
-{
-    int rc;
-    if ((rc = hf_config_long(cfg, "hass", "profile_chunks", 1, 1, 1L << 30, &h->profile_chunks)) ||
-        (rc = hf_config_double(cfg, "hass", "growth_stop", 0.10, 0.0, 10.0, &h->growth_stop)) ||
-        (rc = hf_config_double(cfg, "hass", "stable_tol", 0.01, 0.0, 1.0, &h->stable_tol)) ||
-        (rc = hf_config_long(cfg, "hass", "window", 4, 1, 64, &h->window)) ||
-        (rc = hf_config_long(cfg, "hass", "reprobe", 8, 0, 1L << 20, &h->reprobe)) ||
-        (rc = hf_config_double(cfg, "hass", "reserve", 0.0, 0.0, 0.5, &h->reserve)) ||
-        (rc = hf_config_bool(cfg, "hass", "steal", 1, &h->steal)) ||
-        (rc = hf_config_bool(cfg, "hass", "warm_start", 1, &h->warm_start)))
-        return rc;
-    return 0;
-}
-
-/* Reads the knobs and allocates the per-device arrays. */
+/* Reads the [hass] knobs and allocates the per-device arrays. */
 static int hass_create(void **state, const struct hf_sched_env *env)
 {
     struct hass *h = calloc(1, sizeof *h);
@@ -67,8 +51,16 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     h->ndev = env->ndevices;
     h->dev = env->dev;
     h->profile = env->profile;
-    int rc = read_knobs(h, env->cfg);
-    if (rc) {
+    hf_config_t cfg = env->cfg;
+    int rc;
+    if ((rc = hf_config_long(cfg, "hass", "profile_chunks", 1, 1, 1L << 30, &h->profile_chunks)) ||
+        (rc = hf_config_double(cfg, "hass", "growth_stop", 0.10, 0.0, 10.0, &h->growth_stop)) ||
+        (rc = hf_config_double(cfg, "hass", "stable_tol", 0.01, 0.0, 1.0, &h->stable_tol)) ||
+        (rc = hf_config_long(cfg, "hass", "window", 4, 1, 64, &h->window)) ||
+        (rc = hf_config_long(cfg, "hass", "reprobe", 8, 0, 1L << 20, &h->reprobe)) ||
+        (rc = hf_config_double(cfg, "hass", "reserve", 0.0, 0.0, 0.5, &h->reserve)) ||
+        (rc = hf_config_bool(cfg, "hass", "steal", 1, &h->steal)) ||
+        (rc = hf_config_bool(cfg, "hass", "warm_start", 1, &h->warm_start))) {
         free(h);
         return rc;
     }
@@ -164,13 +156,10 @@ static int hass_next(void *state, int d, struct hf_span *out)
     struct hass *h = state;
     int got = hass_pick(h, d, out);
     if (got > 0) {
-        double bytes = 0.0, work = 0.0;
-        for (size_t i = out->first; i < out->first + out->count; i++) {
-            work += h->r->chunks[i].work;
-            bytes += h->r->chunks[i].bytes;
-        }
+        struct hf__buf span = {out->first, out->first + out->count};
+        double work = hf__buf_work(h->r, &span);
         h->committed[d] += work;
-        hf__hass_link_give(h, d, bytes);
+        hf__hass_link_give(h, d, hf__buf_bytes(h->r, &span));
         h->inflight[d] = 1;
         h->run_w[d] = work;
         h->run_at[d] = hass_clock(h);

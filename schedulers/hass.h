@@ -17,9 +17,7 @@
 #define HASS_COLD 4     /* a probe's chunk, run cold, may take this many times its model's time */
 #define HASS_PIECES 4   /* a GPU's long share runs as this many bundles (hass_plan.c) */
 #define HASS_PIECE_COST 0.01 /* ... where their extra costs are at most this share of its time */
-#define HASS_HEDGE_PAYS                                                                            \
-    8 /* a slow surprise is hedged when its excess is this many times                              \
-         what a hedge costs (hass_adapt.c) */
+#define HASS_HEDGE_PAYS 8    /* hedge a slow surprise whose excess is this many hedges' costs */
 
 /* Where a GPU stands with the repeat of its first fitted profile span, or of
  * its first bundle: the repeat tells its latency from its per-size warm-up
@@ -246,9 +244,8 @@ void hf__hass_profile_begin(struct hass *h);
 int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out);
 int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, double work,
                            double seconds, double own, int fit);
-void hf__hass_profile_first(struct hass *h, int d, const struct hf_span *span, double work);
 void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, double work,
-                           double seconds, double own, int fit);
+                           double seconds, double own, int fit, int first);
 void hf__hass_profile_end(struct hass *h, const struct hf_round *r);
 int hf__hass_warm_models(struct hass *h);
 void hf__hass_save_models(struct hass *h);
@@ -259,7 +256,6 @@ void hf__hass_set_models(const struct hass *h, double *lat, double *inv);
 void hf__hass_split_model(const struct hass *h, int d, double w, double *lat, double *inv);
 double hf__hass_latency(const struct hass *h, int d);
 double hf__hass_allowance(const struct hass *h, int d, size_t c, double w);
-double hf__hass_finish(const struct hass *h, int d, size_t c, double w);
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);
@@ -287,7 +283,7 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c);
 int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out);
 
 /* hass_link.c: shared links in the split. */
-int hf__hass_links_init(struct hass *h);
+void hf__hass_links_init(struct hass *h);
 void hf__hass_links_refresh(struct hass *h);
 double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
                            const int *use, double work, double rho, double *x);

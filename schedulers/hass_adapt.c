@@ -35,14 +35,6 @@ static void warm_learn(struct hass *h, int d, double seconds, double base)
     h->warm[d] = h->nwarm[d]++ ? 0.5 * h->warm[d] + 0.5 * excess : excess;
 }
 
-/* A GPU's first guess of its warm-up: a new size's overshoot of its model. */
-static void guess_warm(struct hass *h, int d, double seconds, double base)
-{
-    double excess = seconds - base;
-    if (excess > hass_tolerated(h, d) * base)
-        h->warm[d] = fmax(h->warm[d], excess);
-}
-
 /* Marks a size d ran and, unless `mark_only`, learns its warm-up. */
 static void learn_warm_cost(struct hass *h, int d, size_t count, double work, double bytes,
                             double seconds, int mark_only)
@@ -59,10 +51,12 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
         h->first_w[k] = work;
         if (h->learned || (h->split && hass_regions_confound(h)))
             return;
+        double base = hf_cost_time(m, work, bytes);
         if (m->lat_known)
-            warm_learn(h, d, seconds, hf_cost_time(m, work, bytes));
-        else if (h->dev[d].is_gpu && m->fitted && !h->nwarm[d])
-            guess_warm(h, d, seconds, hf_cost_time(m, work, bytes));
+            warm_learn(h, d, seconds, base);
+        else if (h->dev[d].is_gpu && m->fitted && !h->nwarm[d] &&
+                 seconds - base > hass_tolerated(h, d) * base)
+            h->warm[d] = fmax(h->warm[d], seconds - base); /* a GPU's first guess */
         return;
     }
     if (h->first_t[k] > 0.0 && fabs(work / h->first_w[k] - 1.0) < 0.1) {
@@ -78,23 +72,18 @@ static void learn_warm_cost(struct hass *h, int d, size_t count, double work, do
 /* What device d's finished span teaches (see DESIGN). */
 void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double seconds)
 {
-    double work = 0.0, bytes = 0.0;
-    for (size_t i = span->first; i < span->first + span->count; i++) {
-        work += h->r->chunks[i].work;
-        bytes += h->dev[d].is_gpu ? h->r->chunks[i].bytes : 0.0;
-    }
+    struct hf__buf ran = {span->first, span->first + span->count};
+    double work = hf__buf_work(h->r, &ran);
+    double bytes = h->dev[d].is_gpu ? hf__buf_bytes(h->r, &ran) : 0.0;
     double own = hf__hass_link_own(h, d, bytes, seconds);
     int first = h->dev[d].is_gpu && h->fed[d]++ == 0;
     int fit = !first && hf__hass_link_fit(h, d);
-    if (hf__hass_profile_stall(h, d, span, work, seconds, own, fit)) {
+    int stalled = hf__hass_profile_stall(h, d, span, work, seconds, own, fit);
+    if (stalled || first) { /* run, not fitted: its size is no longer new */
         learn_warm_cost(h, d, span->count, work, bytes, own, 1);
         hf_cost_seen(&h->model[d], work);
-        return;
-    }
-    if (first) {
-        learn_warm_cost(h, d, span->count, work, bytes, own, 1);
-        hf_cost_seen(&h->model[d], work);
-        hf__hass_profile_first(h, d, span, work);
+        if (stalled)
+            return;
     } else if (fit) {
         /* Behind a shared link a bundle's time holds what the wait's estimate
          * missed: no warm-up is read from it. */
@@ -106,7 +95,7 @@ void hf__hass_learn(struct hass *h, int d, const struct hf_span *span, double se
         hass_slow_surprise(m) && !m->pfresh && !hass_regions_confound(h))
         h->released[d] = work / own;
     if (!h->split)
-        hf__hass_profile_step(h, d, span, work, seconds, own, fit);
+        hf__hass_profile_step(h, d, span, work, seconds, own, fit, first);
 }
 
 /* Whether the plan in force is kept against `counts`, a fresh plan (see DESIGN). */
@@ -131,13 +120,12 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     }
     for (int d = 0; d < h->ndev; d++) {
         size_t c = counts[d] > h->plan_n[d] ? counts[d] : h->plan_n[d];
+        if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, new_m))
+            return 0; /* a CPU the fresh plan left out for a slow surprise */
         if (counts[d] != h->plan_n[d] && old_m > 0.0)
             noise = fmax(noise, hf__hass_allowance(h, d, c, w) / old_m /
                                     sqrt(fmax(1.0, (double)h->model[d].n)));
     }
-    for (int d = 0; d < h->ndev; d++) /* a CPU the fresh plan left out for a slow surprise */
-        if (counts[d] == 0 && hf__hass_surprise_late(h, d, h->plan_n[d], w, new_m))
-            return 0;
     double gain = old_m - new_m;
     /* Behind a shared link a model is fed its time less an estimated wait:
      * round 1 is judged with the noise test there too. */

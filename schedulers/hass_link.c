@@ -25,7 +25,7 @@
 #include "hass.h"
 
 /* Numbers the distinct link ids of the devices: link_of[d] = index or -1. */
-int hf__hass_links_init(struct hass *h)
+void hf__hass_links_init(struct hass *h)
 {
     h->nlinks = 0;
     for (int d = 0; d < h->ndev; d++) {
@@ -38,7 +38,6 @@ int hf__hass_links_init(struct hass *h)
         if (h->link_of[d] < 0)
             h->link_of[d] = h->nlinks++;
     }
-    return h->nlinks;
 }
 
 /* Every link's bandwidth: declared, else learned from its devices' models. */
@@ -147,22 +146,16 @@ void hf__hass_link_tick(struct hass *h)
     h->link_epoch++;
 }
 
-/* The latest finish on d's link once d has one chunk more. */
+/* The latest finish on d's link once d has one chunk more: the devices after
+ * d on it wait for its extra bytes. */
 double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w)
 {
     counts[d]++;
     double t = hf__hass_finish_at(h, d, counts, w);
     int g = h->link_of[d];
-    if (g >= 0 && h->link_bw[g] > 0.0) {
-        double bytes = 0.0;
-        for (int j = 0; j < h->ndev; j++) {
-            if (h->link_of[j] != g)
-                continue;
-            if (j > d && counts[j] > 0)
-                t = fmax(t, hf__hass_finish(h, j, counts[j], w) + bytes / h->link_bw[g]);
-            bytes += (double)counts[j] * h->mean_bytes;
-        }
-    }
+    for (int j = d + 1; g >= 0 && h->link_bw[g] > 0.0 && j < h->ndev; j++)
+        if (h->link_of[j] == g && counts[j] > 0)
+            t = fmax(t, hf__hass_finish_at(h, j, counts, w));
     counts[d]--;
     return t;
 }

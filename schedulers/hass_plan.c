@@ -186,12 +186,6 @@ double hf__hass_allowance(const struct hass *h, int d, size_t c, double w)
     return 2.0 * h->model[d].spread * model_time(h, d, h->dev[d].is_gpu ? c : 1, w);
 }
 
-/* When device d finishes c chunks of work w each, with its allowance. */
-double hf__hass_finish(const struct hass *h, int d, size_t c, double w)
-{
-    return c ? model_time(h, d, c, w) + hf__hass_allowance(h, d, c, w) : 0.0;
-}
-
 /* Device d's finish for `counts` by its model and link wait alone. */
 double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w)
 {
@@ -201,7 +195,11 @@ double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, 
 /* Device d's finish for `counts` with its allowance and link wait. */
 double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w)
 {
-    return counts[d] ? hf__hass_finish(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts) : 0.0;
+    size_t c = counts[d];
+    if (c == 0)
+        return 0.0;
+    return model_time(h, d, c, w) + hf__hass_allowance(h, d, c, w) +
+           hf__hass_link_wait(h, d, counts);
 }
 
 /* Whole chunk counts over the devices in use[]; the planned makespan. */
@@ -360,8 +358,6 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
             risk = fmax(risk, hass_stall_risk(h, d));
         }
     }
-    /* The reserve comes back in about two steals a GPU, and evens the ends to
-     * within a chunk (half of one on average). */
     int pays = planned > 1 && spread > 0.01 && 2.0 * lat + 0.5 * chunk + risk < 0.5 * spread * ms;
     return fmax(h->reserve, pays ? fmin(0.1, 2.0 * spread) : 0.0);
 }
@@ -404,22 +400,19 @@ void hf__hass_plan_pieces(struct hass *h)
     double w = hf__mean_chunk_work(h->r);
     for (int d = 0; d < h->ndev; d++) {
         size_t c = h->buf[d].hi - h->buf[d].lo;
+        int was_on = h->piece_plan[d] > 0 && h->piece_plan[d] == h->plan_n[d];
         h->piece[d] = 0;
+        h->piece_plan[d] = 0;
         if (!h->dev[d].is_gpu || h->by_rates || h->link_of[d] >= 0 || c < HASS_PIECES ||
-            !h->model[d].lat_known || h->nwarm[d] == 0 || !hass_has_helpers(h, d)) {
-            h->piece_plan[d] = 0;
+            !h->model[d].lat_known || h->nwarm[d] == 0 || !hass_has_helpers(h, d))
             continue;
-        }
         double risk = (HASS_PIECES - 1) * hass_stall_risk(h, d);
         double extra =
             (HASS_PIECES - 1) * hf__hass_latency(h, d) + 2.0 * hass_new_size_cost(h, d) + risk;
         double budget = HASS_PIECE_COST * model_time(h, d, c, w);
-        int on = h->piece_plan[d] > 0 && h->piece_plan[d] == h->plan_n[d] && risk <= budget;
-        if (on || extra <= budget) {
+        if ((was_on && risk <= budget) || extra <= budget) {
             h->piece[d] = (c + HASS_PIECES - 1) / HASS_PIECES;
             h->piece_plan[d] = h->plan_n[d];
-        } else {
-            h->piece_plan[d] = 0;
         }
     }
 }

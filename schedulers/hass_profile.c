@@ -13,15 +13,15 @@
  * warmed; a span slower per unit of work than the one half its size cannot be
  * an affine device's: it stalled (its excess counts toward the GPU's stall
  * risk, also when the split came before it ended) and runs again while the
- * pool lasts; and since each span is the first of its
- * size, where doubling the first fitted span barely moved its time that size
- * runs once more, so that the repeat tells the latency from a per-size warm-up
- * (the pool keeps back the chunks a GPU needs for it). Then the rest of the
- * pool is split. At the round's end the engine's standalone pass, one warm
- * bundle each device ran on the whole load, completes a model with too few
- * sizes or one that misses it by twice its tolerance, and a GPU cut off before
- * a rerun takes the model of the GPU most like it (keeping its own stalls).
- * With `warm_start` the saved models skip all this.
+ * pool lasts; and since each span is the first of its size, where doubling
+ * the first fitted span barely moved its time that size runs once more, so
+ * that the repeat tells the latency from a per-size warm-up (the pool keeps
+ * back the chunks a GPU needs for it). Then the rest of the pool is split. At
+ * the round's end the engine's standalone pass, one warm bundle each device
+ * ran on the whole load, completes a model with too few sizes or one that
+ * misses it by twice its tolerance, and a GPU cut off before a rerun takes the
+ * model of the GPU most like it (keeping its own stalls). With `warm_start`
+ * the saved models skip all this.
  */
 #include <math.h>
 
@@ -38,15 +38,6 @@ void hf__hass_profile_begin(struct hass *h)
         h->pdone[d] = 0;
         h->prep[d] = REPEAT_NONE_FITTED;
     }
-}
-
-/* Whether the k chunks from `first` have work w (to a relative 1e-9). */
-static int same_work(const struct hass *h, size_t first, size_t k, double w)
-{
-    double x = 0.0;
-    for (size_t i = first; i < first + k; i++)
-        x += h->r->chunks[i].work;
-    return fabs(x - w) <= 1e-9 * w;
 }
 
 /* Whether GPU d's next profile span is its repeat. */
@@ -86,9 +77,10 @@ int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out)
     if (h->pool_next + held >= r->nchunks)
         return 0;
     size_t left = r->nchunks - h->pool_next - held, k = h->dev[d].is_gpu ? h->pspan[d] : 1;
-    if (repeat_due(h, d)) {
+    if (repeat_due(h, d)) { /* a repeat only on chunks of the same work (to 1e-9) */
         size_t again = h->psize[d] < left ? h->psize[d] : left;
-        if (same_work(h, h->pool_next, again, h->pwork[d]))
+        struct hf__buf next = {h->pool_next, h->pool_next + again};
+        if (fabs(hf__buf_work(r, &next) - h->pwork[d]) <= 1e-9 * h->pwork[d])
             k = again;
         else
             h->prep[d] = REPEAT_DONE;
@@ -118,35 +110,21 @@ int hf__hass_profile_stall(struct hass *h, int d, const struct hf_span *span, do
     return slow;
 }
 
-/* GPU d's first bundle ran: its repeat may tell the latency. */
-void hf__hass_profile_first(struct hass *h, int d, const struct hf_span *span, double work)
-{
-    if (!h->split && !h->profiled[d]) {
-        h->prep[d] = REPEAT_FIRST;
-        h->psize[d] = span->count;
-        h->pwork[d] = work;
-    }
-}
-
-/* Whether every alive device has a profiled rate. */
-static int all_profiled(const struct hass *h)
-{
-    for (int d = 0; d < h->ndev; d++)
-        if (h->r->alive[d] && !h->profiled[d])
-            return 0;
-    return 1;
-}
-
-/* Profiling's step after device d's span, then the split once all are. */
+/* Profiling's step after device d's span (`first`: a GPU's first bundle, whose
+ * repeat may tell the latency), then the split once all are profiled. */
 void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, double work,
-                           double seconds, double own, int fit)
+                           double seconds, double own, int fit, int first)
 {
     double rate = work / seconds;
     if (fit && repeat_due(h, d)) {
         h->prep[d] = h->prep[d] == REPEAT_DUE && hass_slow_surprise(&h->model[d]) ? REPEAT_AGAIN
                                                                                   : REPEAT_DONE;
     } else if (h->dev[d].is_gpu && !h->profiled[d]) {
-        if (fit && h->prep[d] == REPEAT_NONE_FITTED) {
+        if (first) {
+            h->prep[d] = REPEAT_FIRST;
+            h->psize[d] = span->count;
+            h->pwork[d] = work;
+        } else if (fit && h->prep[d] == REPEAT_NONE_FITTED) {
             h->prep[d] = REPEAT_ONE_FITTED;
             h->psize[d] = span->count;
             h->pwork[d] = work;
@@ -155,9 +133,8 @@ void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, do
             h->prep[d] = own < 1.5 * h->ptime[d] ? REPEAT_DUE : REPEAT_DONE;
         }
         size_t cap = h->r->nchunks / 8 > 0 ? h->r->nchunks / 8 : 1;
-        if (h->prate[d] > 0.0 && rate < h->prate[d] * (1.0 + h->growth_stop))
-            h->profiled[d] = 1;
-        else if (h->pspan[d] * 2 > cap)
+        if ((h->prate[d] > 0.0 && rate < h->prate[d] * (1.0 + h->growth_stop)) ||
+            h->pspan[d] * 2 > cap)
             h->profiled[d] = 1;
         else
             h->pspan[d] *= 2;
@@ -165,7 +142,10 @@ void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, do
     } else if (!h->dev[d].is_gpu && ++h->pdone[d] >= h->profile_chunks) {
         h->profiled[d] = 1;
     }
-    if (all_profiled(h) && h->pool_next < h->r->nchunks) {
+    int all = 1;
+    for (int k = 0; k < h->ndev; k++)
+        all &= !h->r->alive[k] || h->profiled[k];
+    if (all && h->pool_next < h->r->nchunks) {
         hf__hass_split_rest(h, h->pool_next);
         h->have_ratio = h->split;
     }
@@ -197,9 +177,7 @@ static void seed_standalone(struct hass *h, const struct hf_round *r)
 {
     if (!r->standalone_rate || r->nchunks == 0)
         return;
-    double bytes = 0.0;
-    for (size_t i = 0; i < r->nchunks; i++)
-        bytes += r->chunks[i].bytes;
+    double bytes = hf__buf_bytes(r, &(struct hf__buf){0, r->nchunks});
     for (int d = 0; d < h->ndev; d++) {
         double rate = r->standalone_rate[d];
         int cut = h->dev[d].is_gpu && !h->profiled[d] && one_size(&h->model[d]);
@@ -271,9 +249,8 @@ int hf__hass_warm_models(struct hass *h)
         double rate = 0;
         if (hf_profile_get(h->profile, h->dev[d].name, "hass.rate", &rate, 1) < 1 || !(rate > 0))
             return 0;
-        v[d][0] = 0.0;
+        v[d][0] = v[d][2] = 0.0;
         v[d][1] = 1.0 / rate;
-        v[d][2] = 0.0;
     }
     for (int d = 0; d < h->ndev; d++)
         hass_model_set(&h->model[d], v[d][0], v[d][1], v[d][2]);

@@ -15,10 +15,9 @@
  * the split made again until that settles. The plan in force stays unless the
  * new one gains more than `stable_tol`, twice the rates' noise and a moving
  * GPU's spread, and pays its new sizes back within HASS_AMORTISE rounds.
- * Buffers are cut by learned cost. GPUs alone on
- * inexact work run one region each, speed and region at once: their next round
- * is planned at its start in the estimates just folded, for a gain beyond what
- * the plans missed by.
+ * Buffers are cut by learned cost. GPUs alone on inexact work run one region
+ * each, speed and region at once: their next round is planned at its start in
+ * the estimates just folded, for a gain beyond what the plans missed by.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -43,9 +42,7 @@ static void chunk_seconds_begin(struct hass *h, const struct hf_round *r)
         h->ran_by = rb;
     h->chunk_n = s && dv && rb ? r->nchunks : 0;
     for (size_t i = 0; i < h->chunk_n; i++)
-        h->ran_by[i] = -1;
-    for (size_t i = 0; i < h->chunk_n; i++)
-        h->chunk_dev[i] = -1;
+        h->ran_by[i] = h->chunk_dev[i] = -1;
 }
 
 /* Plans GPUs alone's round at its start in the new unit (see DESIGN). */

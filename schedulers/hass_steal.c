@@ -15,17 +15,15 @@
  * stall-prone GPU leaves it to a safer thief that would end it sooner. An idle
  * CPU team steals one chunk, from a GPU only where it ends before the GPUs
  * would drain that buffer. A victim is busy for what is left of the bundle it
- * runs: that bundle's work at its rate, less the round's clock since it was
- * handed out (hass_clock; a released GPU runs fractions of its pieces, so its
- * planned piece, taken as just started, made the CPU steal a chunk it ran
- * long after the GPUs could have). A CPU stops before a chunk that would end
- * the round later than leaving the rest to the GPUs, either way pricing the
- * GPUs' bundle for what it leaves as one more chance of a stall (at the least
- * stall risk among them: a GPU seen to stall 20 ms in 3% of its bundles took
- * a 0.4 ms CPU chunk each round and stalled on it); a released GPU runs on in
- * pieces halved until one ends the round sooner than leaving it, on a clock
- * that is the most seconds of bundles any GPU has finished (it may have sat
- * idle).
+ * runs: that bundle's work at its rate, less the round's clock (hass_clock)
+ * since it was handed out, not a whole planned piece (a released GPU runs
+ * fractions of its pieces). A CPU stops before a chunk that would end the
+ * round later than leaving the rest to the GPUs, either way pricing the GPUs'
+ * bundle for what it leaves as one more chance of a stall, at the least stall
+ * risk among them (a rare long stall outweighs a short CPU chunk); a released
+ * GPU runs on in pieces halved until one ends the round sooner than leaving
+ * it, on a clock that is the most seconds of bundles any GPU has finished (it
+ * may have sat idle).
  */
 #include <math.h>
 
@@ -79,9 +77,7 @@ static double gpu_rate_on(const struct hass *h, int g, double rho)
     return 1.0 / (inv + h->inv_bw[g] * rho);
 }
 
-/* The seconds victim c is still busy: the bundle it runs, at its rate, less
- * the round's clock since it was handed out (a piece of a released GPU may be
- * a fraction of its planned pieces, and may have run for most of its time). */
+/* The seconds victim c is still busy with the bundle it runs (see DESIGN). */
 static double victim_busy(const struct hass *h, int c)
 {
     double cr = victim_rate(h, c);
@@ -222,25 +218,19 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
         return 0;
 #define GPU_S(x, y) ((x) / Gw + (isfinite(Gb) ? (y) / Gb : 0.0))
     const struct hf_chunk *next = &r->chunks[h->buf[c].lo];
-    double Rc = hf__buf_work(r, &h->buf[c]), Yc = hf__buf_bytes(r, &h->buf[c]),
-           Wc = h->committed[c];
-    double wn = next->work;
-    double chunk_s = cpu_chunk_s(h, c, wn);
+    double Rc = hf__buf_work(r, &h->buf[c]), Yc = hf__buf_bytes(r, &h->buf[c]);
+    double cpu = h->committed[c] / h->rate[c], gpus = GPU_S(Wg, Yg) + L;
     size_t k = h->buf[c].hi - h->buf[c].lo;
-    double gpus = GPU_S(Wg, Yg) + L;
-    double take = fmax(Wc / h->rate[c] + chunk_s,
-                       gpus + (k > 1 ? L + tail_warm(h, k - 1) +
-                                           GPU_S(Rc - wn, Yc - next->bytes) + risk
-                                     : 0.0));
-    double leave = fmax(Wc / h->rate[c], gpus + L + tail_warm(h, k) + GPU_S(Rc, Yc) + risk);
+    double rest =
+        k > 1 ? L + tail_warm(h, k - 1) + GPU_S(Rc - next->work, Yc - next->bytes) + risk : 0.0;
+    double take = fmax(cpu + cpu_chunk_s(h, c, next->work), gpus + rest);
+    double leave = fmax(cpu, gpus + L + tail_warm(h, k) + GPU_S(Rc, Yc) + risk);
 #undef GPU_S
     return take > leave;
 }
 
 /* GPU d's next piece of its released buffer, halved until it ends the round
- * sooner than leaving it to thieves. The round's clock is at least the
- * seconds of bundles any GPU has finished: a released GPU that left its
- * buffer to thieves has sat idle since, so its own seconds are behind. */
+ * sooner than leaving it to thieves (see DESIGN). */
 int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out)
 {
     const struct hf_round *r = h->r;
@@ -256,9 +246,7 @@ int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out)
     }
     double leave = G > 0.0 ? fmax(now, (W + rest) / G) : 0.0;
     for (; G > 0.0 && k > 0; k /= 2) {
-        double mine = 0.0;
-        for (size_t i = b->lo; i < b->lo + k; i++)
-            mine += r->chunks[i].work;
+        double mine = hf__buf_work(r, &(struct hf__buf){b->lo, b->lo + k});
         double more =
             hass_stall_risk(h, d) + (hass_size_known(h, d, k) ? 0.0 : hass_new_size_cost(h, d));
         if (fmax(now + mine / h->released[d] + more, (W + rest - mine) / G) < leave)
