@@ -93,9 +93,11 @@ int main(int argc, char **argv)
                              .alive = alive, .solo_rounds = 1.0, .standalone_rate = rate};
         /* The prices before the choice: each device alone, then the full set. */
         double T[MAXDEV + 1], split[MAXDEV + 1], part[MAXDEV + 1];
-        for (int k = 0; k <= ndev; k++)
-            T[k] = hf__devset_price(&s, &r, lat, inv, k < ndev ? 1u << k : (1u << ndev) - 1u,
-                                    &split[k], &part[k]);
+        unsigned mask[MAXDEV + 1];
+        for (int k = 0; k <= ndev; k++) {
+            mask[k] = k < ndev ? 1u << k : (1u << ndev) - 1u;
+            T[k] = hf__devset_price(&s, &r, lat, inv, mask[k], &split[k], &part[k]);
+        }
         const struct hf_round *v = hf__devset_begin(&s, &r, lat, inv);
         unsigned pick = 0;
         for (int d = 0; d < ndev; d++)
@@ -107,7 +109,7 @@ int main(int argc, char **argv)
                set_name(pick, dev, ndev, b, sizeof b), 1e3 * s.pred_s, 1e3 * s.full_s);
         for (int k = 0; verbose && k <= ndev; k++)
             printf("    %-16s %8.3f ms  (split %8.3f, part %8.3f)\n",
-                   set_name(k < ndev ? 1u << k : (1u << ndev) - 1u, dev, ndev, a, sizeof a),
+                   set_name(mask[k], dev, ndev, a, sizeof a),
                    1e3 * T[k], 1e3 * split[k], 1e3 * part[k]);
         rounds++;
         as_ran += pick == ran;

@@ -168,17 +168,16 @@ static int popcount(uint64_t m)
     return n;
 }
 
-/* How far in log work from W the points of the rounds nearest it lie, whose
- * works are nw[i]: HF__DEVSET_NEAR, or the nearest point's distance when
- * none is that near (every point when W is no work). */
-static double near_radius(const double *nw, int n, double W)
+/* How far in log work from W the nearest of the rounds whose works are
+ * nw[i] lies (INFINITY when W is no work: every point is as near). */
+static double nearest(const double *nw, int n, double W)
 {
     if (!(W > 0.0))
         return INFINITY;
     double least = INFINITY;
     for (int k = 0; k < n; k++)
         least = fmin(least, fabs(log(nw[k] / W)));
-    return fmax(least, log(HF__DEVSET_NEAR)) * (1.0 + 1e-9);
+    return least;
 }
 
 /* The median work and seconds of the points whose round work is within
@@ -195,19 +194,17 @@ static void size_median(const double *w, const double *t, const double *nw, int 
     *mt = hf__median(vt, k);
 }
 
-/* A round of work W between measured sizes, none of them within
- * HF__DEVSET_NEAR of it: the segment from the largest measured size below W
- * to the smallest above it (see DESIGN: a search's cost is no line in its
- * work), as a + b w. 0 where a size is near W, W is not between two sizes,
- * or the larger size ran less work or took less time (a first round's
- * one-off costs: the nearest size prices W). */
+/* A round of work W between measured sizes (none of them near it: the
+ * caller's test): the segment from the largest measured size below W to the
+ * smallest above it (see DESIGN: a search's cost is no line in its work), as
+ * a + b w. 0 where W is not between two sizes, or the larger size ran less
+ * work or took less time (a first round's one-off costs: the nearest size
+ * prices W). */
 static int between(const double *w, const double *t, const double *nw, int n, double W,
                    double *a, double *b)
 {
     double below = 0.0, above = INFINITY;
     for (int i = 0; i < n; i++) {
-        if (!(W > 0.0) || fabs(log(nw[i] / W)) <= log(HF__DEVSET_NEAR))
-            return 0;
         if (nw[i] < W)
             below = fmax(below, nw[i]);
         else
@@ -257,9 +254,12 @@ static void fit_line(const double *w, const double *t, const double *nw, int n, 
         *b = hf__median(rest, k);
         return;
     }
-    double radius = near_radius(nw, n, W);
-    if (between(w, t, nw, n, W, a, b))
+    /* The points within HF__DEVSET_NEAR of W, else the nearest; none that
+     * near, the segment W lies on where there is one. */
+    double least = nearest(nw, n, W);
+    if (least > log(HF__DEVSET_NEAR) && between(w, t, nw, n, W, a, b))
         return;
+    double radius = fmax(least, log(HF__DEVSET_NEAR)) * (1.0 + 1e-9);
     for (int i = 0; i < n; i++)
         if (!(fabs(log(nw[i] / W)) > radius))
             rest[k++] = t[i] - *b * w[i];
@@ -281,14 +281,22 @@ static double fit_part(const struct hf__set_cost *c, double W)
     return fit_series(c, c->t, W);
 }
 
+/* The slot of a window of the last HF__DEVSET_WINDOW values (*at: the next
+ * slot, *n: the values it holds) that the next value takes. */
+static int window_slot(int *at, int *n)
+{
+    int k = *at;
+    *at = (*at + 1) % HF__DEVSET_WINDOW;
+    *n += *n < HF__DEVSET_WINDOW;
+    return k;
+}
+
 static void add_point(struct hf__dev_cost *c, double w, double t, double round_w)
 {
-    c->w[c->at] = w;
-    c->t[c->at] = t;
-    c->round_w[c->at] = round_w;
-    c->at = (c->at + 1) % HF__DEVSET_WINDOW;
-    if (c->n < HF__DEVSET_WINDOW)
-        c->n++;
+    int k = window_slot(&c->at, &c->n);
+    c->w[k] = w;
+    c->t[k] = t;
+    c->round_w[k] = round_w;
 }
 
 /* Each alive device's model for pricing sets at the round's work W: what it
@@ -480,7 +488,9 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     uint64_t best = s->full, tryout = 0, held = 0;
     double best_T = s->full_s, best_split = fsplit, best_part = fpart;
     double held_m = INFINITY, held_split = 0, held_part = 0;
-    double last_T = NAN, last_split = 0, last_part = 0;
+    /* The set that stays unless beaten (see DESIGN): the last round's, else the full set. */
+    uint64_t inc = s->full;
+    double inc_T = s->full_s, inc_split = fsplit, inc_part = fpart;
     double try_loss = s->spent_s * HF__DEVSET_PROBE_PAY, try_T = 0, try_split = 0, try_part = 0;
     for (int d = 0; d < s->ndev; d++) {
         if (!((s->full >> d) & 1u))
@@ -501,7 +511,7 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
                 best_part = part;
             }
             if (cand[k] == s->last)
-                last_T = price, last_split = split, last_part = part;
+                inc = cand[k], inc_T = price, inc_split = split, inc_part = part;
             if (!isfinite(full_m) && m < held_m) {
                 held = cand[k];
                 held_m = m, held_split = split, held_part = part;
@@ -518,16 +528,13 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     /* The full set never ran a round of this size and a subset did: the
      * subset is kept unless the full set is predicted faster by more than
      * the predictions have missed by (see DESIGN). */
-    int keep_held = held && best == s->full && !(s->full_s < (1.0 - missed(s)) * held_m);
-    /* Else the last round's set stays unless another is predicted faster
-     * by more than HF__DEVSET_GAIN (see DESIGN); the full set before any. */
-    int have_last = isfinite(last_T);
-    if (keep_held)
+    if (held && best == s->full && !(s->full_s < (1.0 - missed(s)) * held_m))
         best = held, best_T = held_m, best_split = held_split, best_part = held_part;
-    else if (have_last && best != s->last && !(best_T < (1.0 - HF__DEVSET_GAIN) * last_T))
-        best = s->last, best_T = last_T, best_split = last_split, best_part = last_part;
-    int keep_full = best == s->full ||
-                    (!keep_held && !have_last && !(best_T < (1.0 - HF__DEVSET_GAIN) * s->full_s));
+    /* Else the incumbent stays unless another set is predicted faster by
+     * more than HF__DEVSET_GAIN. */
+    else if (best != inc && !(best_T < (1.0 - HF__DEVSET_GAIN) * inc_T))
+        best = inc, best_T = inc_T, best_split = inc_split, best_part = inc_part;
+    int keep_full = best == s->full;
     if (tryout && keep_full) {
         /* Nothing measured beats the full set: try the unmeasured set whose
          * predicted loss the rounds so far can pay (see DESIGN). */
@@ -572,11 +579,9 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
             add_point(&s->devc[d], rep->work[d], rep->busy_s[d], W);
     if (!s->chose || !isfinite(s->split_s))
         return;
-    if (rep->makespan_s > 0.0 && isfinite(s->pred_s)) {
-        s->miss[s->miss_at] = fabs(rep->makespan_s - s->pred_s) / rep->makespan_s;
-        s->miss_at = (s->miss_at + 1) % HF__DEVSET_WINDOW;
-        s->nmiss += s->nmiss < HF__DEVSET_WINDOW;
-    }
+    if (rep->makespan_s > 0.0 && isfinite(s->pred_s))
+        s->miss[window_slot(&s->miss_at, &s->nmiss)] =
+            fabs(rep->makespan_s - s->pred_s) / rep->makespan_s;
     /* What the chosen set cost, whatever the planner then gave each of its
      * devices: its own choices inside the set are part of that set's price. */
     struct hf__set_cost *c = NULL;
@@ -589,13 +594,11 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
         memset(c, 0, sizeof *c);
         c->mask = s->chosen;
     }
-    c->w[c->at] = W;
-    c->t[c->at] = rep->outside_s;
-    c->m[c->at] = rep->makespan_s;
+    int k = window_slot(&c->at, &c->n);
+    c->w[k] = W;
+    c->t[k] = rep->outside_s;
+    c->m[k] = rep->makespan_s;
     s->spent_s += rep->makespan_s;
-    c->at = (c->at + 1) % HF__DEVSET_WINDOW;
-    if (c->n < HF__DEVSET_WINDOW)
-        c->n++;
 }
 
 int hf__devset_report(const struct hf__devset *s, struct hf_set_choice *out)
