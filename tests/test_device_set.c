@@ -257,11 +257,58 @@ static void test_part_between_sizes(void **unused)
     assert_true(fabs(mid - seg) < 1e-9);
     /* Near a size it ran, the height of that size. */
     assert_true(fabs(hf__devset_part(&s, 2u, 3.0e7) - 2.9e-3) < 0.2e-3);
-    /* A first round dearer than the larger rounds after it (its one-off
-     * costs): no segment down from it, the nearest size's height (0.5 ms;
-     * a segment: 1.6). */
+    /* A smaller size dearer than the larger ones (noise larger than the
+     * rise): no segment down from it, the nearest size's height (0.5 ms; a
+     * segment: 1.6). */
     put_set(&s, 1u, (double[3]){1.6e5, 7.2e7, 1.2e8}, (double[3]){2.9e-3, 0.5e-3, 0.6e-3}, 3);
     assert_true(fabs(hf__devset_part(&s, 1u, 3.3e7) - 0.5e-3) < 0.1e-3);
+    hf__devset_free(&s);
+}
+
+/* A device's first round carries one-off costs that no later round pays:
+ * once later rounds ran, it prices nothing. A GPU alone whose first round
+ * spent 2.5 ms past its bundles at 1.6e5 units, and 0.45-0.5 ms at 7e7 and
+ * 1.2e8, is priced on the later rounds' line for a round of 3e5 (0.38 ms),
+ * not at the first round's height (nearest in work). The engine's rounds mark it: the
+ * first round of each device, and every round of a set in which one of its
+ * devices ran first; the standalone pass's point is a first. */
+static void test_first_round_prices_nothing_later(void **unused)
+{
+    (void)unused;
+    struct hf__devset s;
+    make_set(&s, NULL);
+    put_set(&s, 2u, (double[3]){1.6e5, 7e7, 1.2e8}, (double[3]){2.5e-3, 0.45e-3, 0.5e-3}, 3);
+    assert_true(hf__devset_part(&s, 2u, 3e5) > 2e-3); /* every point warm: the nearest */
+    s.set[0].cold[0] = 1;
+    double line = 0.45e-3 - (0.05e-3 / 5e7) * (7e7 - 3e5); /* the later rounds' */
+    assert_true(fabs(hf__devset_part(&s, 2u, 3e5) - line) < 1e-9);
+    /* Its only point: the first round prices the set. */
+    put_set(&s, 1u, (double[1]){1.6e5}, (double[1]){2.5e-3}, 1);
+    s.set[1].cold[0] = 1;
+    assert_true(fabs(hf__devset_part(&s, 1u, 3e5) - 2.5e-3) < 1e-12);
+    hf__devset_free(&s);
+
+    int alive[2] = {1, 1};
+    struct hf_chunk c[100];
+    struct hf_round r = make_round(1e6, alive, c);
+    const double rates[2] = {1e8, 1e9};
+    r.standalone_rate = rates;
+    make_set(&s, NULL);
+    hf__devset_begin(&s, &r, lat2, inv2);
+    end_measured(&s, (double[2]){0.5e6, 0.5e6}, (double[2]){5e-3, 0.5e-3}, 1e-3);
+    hf__devset_begin(&s, &r, lat2, inv2);
+    end_measured(&s, (double[2]){0, 1e6}, (double[2]){0, 1e-3}, 0.1e-3);
+    hf__devset_begin(&s, &r, lat2, inv2);
+    end_measured(&s, (double[2]){0.5e6, 0.5e6}, (double[2]){5e-3, 0.5e-3}, 1e-3);
+    for (int d = 0; d < 2; d++) { /* standalone, round 0: first; round 1 (GPU), 2: warm */
+        assert_int_equal(s.devc[d].cold[0], 1);
+        assert_int_equal(s.devc[d].cold[1], 1);
+        assert_int_equal(s.devc[d].cold[2], 0);
+    }
+    assert_int_equal(s.nsets, 2);
+    for (int i = 0; i < s.nsets; i++)
+        assert_int_equal(s.set[i].cold[0], s.set[i].mask == 3u);
+    assert_int_equal(s.set[0].mask == 3u ? s.set[0].cold[1] : s.set[1].cold[1], 0);
     hf__devset_free(&s);
 }
 
@@ -685,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_part_priced_by_nearest_rounds),
         cmocka_unit_test(test_devices_priced_by_what_they_ran),
         cmocka_unit_test(test_part_between_sizes),
+        cmocka_unit_test(test_first_round_prices_nothing_later),
         cmocka_unit_test(test_measured_subset_kept),
         cmocka_unit_test(test_last_set_kept_on_a_tie),
         cmocka_unit_test(test_cheap_part_keeps_full_set),
