@@ -36,16 +36,16 @@
  * ms that the GPU ran in 0.5. Not where the larger size cost less (noise
  * larger than the rise between them): the nearest size prices W then.
  *
- * A device's first measurement carries one-off costs that no later round
- * pays: each kernel's first launch, first touches of its buffers, the
- * shared data's first merge. So the points of a device's first round (and
- * the standalone pass before it), and a set's points from a round in which
- * one of its devices ran first, price nothing once later points exist (an
- * H100 host's kron-22 SSSP: its first round spent 2.1-2.9 ms past its
- * bundles, later ones 0.4-1.3; the GPU's standalone point, 2.4 ms at the
- * first round's work, which it ran in 0.5 in that round). An overpriced set
- * is never run again, so the error never shows; an underpriced one runs and
- * is measured at the next round.
+ * A set's first round carries one-off costs of taking part that no later
+ * round pays: the shared data's first merge, first touches of its buffers,
+ * each kernel's first launch in a round. So a set's rounds in which one of
+ * its devices ran first price its part only until later rounds ran (an H100
+ * host's kron-22 SSSP: its first round spent 2.1-2.9 ms past its bundles,
+ * later ones 0.4-1.3). An overpriced set is never run again, so the error
+ * never shows; an underpriced one runs and is measured at the next round.
+ * Its makespans keep that round: a set that ran this size outranks
+ * predictions (below), and its one-off costs make that err towards the set
+ * that ran.
  *
  * A device's model here is what it measured in the rounds so far: its
  * seconds running bundles against the work it ran, per round, fitted like
@@ -274,43 +274,28 @@ static void fit_line(const double *w, const double *t, const double *nw, int n, 
     *a = hf__median(rest, k);
 }
 
-/* The points of a window (works w, seconds t, round works nw) that carry
- * no one-off cost: those not `cold` (see DESIGN), or all of them where
- * every one is. */
-struct points {
-    int n;
-    double w[HF__DEVSET_WINDOW], t[HF__DEVSET_WINDOW], nw[HF__DEVSET_WINDOW];
-};
-
-static void warm_points(const double *w, const double *t, const double *nw,
-                        const unsigned char *cold, int n, struct points *p)
+/* A set's series t (its part, or its makespans) at work W, fitted from its
+ * n rounds of works w: seconds, never below 0 (a height read off larger
+ * rounds, less their slope, can be). */
+static double fit_series(const double *w, const double *t, int n, double W)
 {
-    int warm = 0;
-    for (int i = 0; i < n; i++)
-        warm += !cold[i];
-    p->n = 0;
-    for (int i = 0; i < n; i++)
-        if (!warm || !cold[i]) {
-            p->w[p->n] = w[i], p->t[p->n] = t[i], p->nw[p->n] = nw[i];
-            p->n++;
-        }
-}
-
-/* A set's series t (its part, or its makespans) fitted at work W: seconds,
- * never below 0 (a height read off larger rounds, less their slope, can
- * be). */
-static double fit_series(const struct hf__set_cost *c, const double *t, double W)
-{
-    struct points p;
     double a, b;
-    warm_points(c->w, t, c->w, c->cold, c->n, &p);
-    fit_line(p.w, p.t, p.nw, p.n, W, 0, &a, &b);
+    fit_line(w, t, w, n, W, 0, &a, &b);
     return fmax(0.0, a + b * W);
 }
 
+/* A set's part at work W: from its rounds that carry no one-off cost (not
+ * `cold`, see DESIGN), or from all where every one does. */
 static double fit_part(const struct hf__set_cost *c, double W)
 {
-    return fit_series(c, c->t, W);
+    double w[HF__DEVSET_WINDOW], t[HF__DEVSET_WINDOW];
+    int warm = 0, n = 0;
+    for (int i = 0; i < c->n; i++)
+        warm += !c->cold[i];
+    for (int i = 0; i < c->n; i++)
+        if (!warm || !c->cold[i])
+            w[n] = c->w[i], t[n++] = c->t[i];
+    return fit_series(w, t, n, W);
 }
 
 /* The slot of a window of the last HF__DEVSET_WINDOW values (*at: the next
@@ -323,13 +308,12 @@ static int window_slot(int *at, int *n)
     return k;
 }
 
-static void add_point(struct hf__dev_cost *c, double w, double t, double round_w, int cold)
+static void add_point(struct hf__dev_cost *c, double w, double t, double round_w)
 {
     int k = window_slot(&c->at, &c->n);
     c->w[k] = w;
     c->t[k] = t;
     c->round_w[k] = round_w;
-    c->cold[k] = (unsigned char)cold;
 }
 
 /* Each alive device's model for pricing sets at the round's work W: what it
@@ -346,13 +330,11 @@ static int device_models(const struct hf__devset *s, const struct hf_round *r, c
         if (!(minv[d] > 0.0) && r->standalone_rate && r->standalone_rate[d] > 0.0)
             mlat[d] = 0.0, minv[d] = 1.0 / r->standalone_rate[d];
         if (c->n > 0) {
-            struct points p;
-            warm_points(c->w, c->t, c->round_w, c->cold, c->n, &p);
-            fit_line(p.w, p.t, p.nw, p.n, r->total_work, 1, &mlat[d], &minv[d]);
+            fit_line(c->w, c->t, c->round_w, c->n, r->total_work, 1, &mlat[d], &minv[d]);
             mlat[d] = fmax(0.0, mlat[d]);
             double most = 0.0, least = INFINITY;
-            for (int i = 0; i < p.n; i++)
-                most = fmax(most, p.nw[i]), least = fmin(least, p.t[i]);
+            for (int i = 0; i < c->n; i++)
+                most = fmax(most, c->round_w[i]), least = fmin(least, c->t[i]);
             if (s->dev[d].is_gpu && HF__DEVSET_NEAR * most < r->total_work && minv[d] > 0.0) {
                 mlat[d] = least;
                 minv[d] = 1e-6 * least / r->total_work; /* > 0: a model, all but free */
@@ -378,13 +360,9 @@ static const struct hf__set_cost *find_set(const struct hf__devset *s, uint64_t 
 static double measured(const struct hf__devset *s, uint64_t mask, double W)
 {
     const struct hf__set_cost *c = find_set(s, mask);
-    if (!c)
-        return NAN;
-    struct points p;
-    warm_points(c->w, c->m, c->w, c->cold, c->n, &p);
-    for (int i = 0; i < p.n; i++)
-        if (p.w[i] <= HF__DEVSET_NEAR * W && W <= HF__DEVSET_NEAR * p.w[i])
-            return fit_series(c, c->m, W);
+    for (int i = 0; c && i < c->n; i++)
+        if (c->w[i] <= HF__DEVSET_NEAR * W && W <= HF__DEVSET_NEAR * c->w[i])
+            return fit_series(c->w, c->m, c->n, W);
     return NAN;
 }
 
@@ -503,7 +481,7 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
         for (int d = 0; d < s->ndev; d++)
             if (r->standalone_rate[d] > 0.0 && r->total_work > 0.0)
                 add_point(&s->devc[d], r->total_work, r->total_work / r->standalone_rate[d],
-                          r->total_work, 1);
+                          r->total_work);
     }
     s->seen_standalone = 1;
     double mlat[s->ndev], minv[s->ndev];
@@ -613,16 +591,16 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
     double W = 0.0;
     for (int d = 0; d < s->ndev; d++)
         W += rep->work[d];
-    /* A device's first round carries its one-off costs (see DESIGN). */
+    /* A round in which a device ran first carries one-off costs (see DESIGN). */
     uint64_t ran = 0;
-    for (int d = 0; d < s->ndev && d < 64; d++)
-        if (rep->work[d] > 0.0)
+    for (int d = 0; d < s->ndev; d++) {
+        if (rep->work[d] > 0.0 && d < 64)
             ran |= (uint64_t)1 << d;
-    uint64_t first = ran & ~s->warmed;
-    s->warmed |= ran;
-    for (int d = 0; d < s->ndev && d < 64; d++)
         if (rep->work[d] > 0.0 && rep->busy_s[d] > 0.0)
-            add_point(&s->devc[d], rep->work[d], rep->busy_s[d], W, (int)((first >> d) & 1u));
+            add_point(&s->devc[d], rep->work[d], rep->busy_s[d], W);
+    }
+    int first = (ran & ~s->warmed) != 0;
+    s->warmed |= ran;
     if (!s->chose || !isfinite(s->split_s))
         return;
     if (rep->makespan_s > 0.0 && isfinite(s->pred_s))
@@ -644,7 +622,7 @@ void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
     c->w[k] = W;
     c->t[k] = rep->outside_s;
     c->m[k] = rep->makespan_s;
-    c->cold[k] = first != 0;
+    c->cold[k] = (unsigned char)first;
     s->spent_s += rep->makespan_s;
 }
 

@@ -32,7 +32,6 @@ struct hf__set_cost {
 struct hf__dev_cost {
     int n, at;
     double w[HF__DEVSET_WINDOW], t[HF__DEVSET_WINDOW], round_w[HF__DEVSET_WINDOW];
-    unsigned char cold[HF__DEVSET_WINDOW]; /* the device's first measurement (standalone or round) */
 };
 
 struct hf__devset {
@@ -50,7 +49,7 @@ struct hf__devset {
     uint64_t last;           /* the set chosen last (not a probe's or a trial's), 0: none */
     double prior_s;          /* the engine's prior for the full set's part (hf_round) */
     int seen_standalone;     /* the standalone pass was taken as a measurement */
-    uint64_t warmed;         /* the devices that ran a round (their next points are warm) */
+    uint64_t warmed;         /* the devices that ran a round (see hf__set_cost.cold) */
     double split_s;          /* the chosen set's predicted split (what its cost is past) */
     double pred_s, full_s, part_s;
     int probe;
