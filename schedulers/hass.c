@@ -21,7 +21,6 @@
  * take part. The scheduler never sleeps nor reads a clock: it sees the
  * engine's events and each bundle's seconds.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,18 +68,14 @@ static int hass_create(void **state, const struct hf_sched_env *env)
 #define HASS_ALLOC(f, k) ok &= (h->f = calloc(n * (k), sizeof *h->f)) != NULL;
     HASS_ARRAYS(HASS_ALLOC)
 #undef HASS_ALLOC
-    if (!ok) {
+    if (!ok || (rc = hf__devset_init(&h->devset, env))) {
         hass_destroy(h);
-        return hf_fail(HF_ENOMEM, "hass: out of memory");
+        return ok ? rc : hf_fail(HF_ENOMEM, "hass: out of memory");
     }
     for (int d = 0; d < h->ndev; d++)
         hass_model_reset(h, d);
-    hf__hass_links_init(h);
+    h->nlinks = hf__link_index(h->dev, h->ndev, h->link_of);
     hf__hass_links_refresh(h);
-    if ((rc = hf__devset_init(&h->devset, env))) {
-        hass_destroy(h);
-        return rc;
-    }
     *state = h;
     return 0;
 }

@@ -69,8 +69,7 @@ struct hass {
     double *hedge;       /* per GPU: the part of its share laid at a CPU's tail next round */
     size_t *piece;       /* per GPU: chunks per bundle of its own buffer (0: one bundle) */
     size_t *piece_plan;  /* per GPU: its planned count when its pieces were switched on */
-    double *released;    /* per GPU: > 0 once a piece came in as a slow surprise, the
-                            rate it showed; the rest of its buffer is open to thieves */
+    double *released;    /* per GPU: a slow surprise piece's rate: its buffer is open */
     double *spent;       /* per device: seconds of its bundles finished this round */
     double *peer_lat, *peer_inv; /* per GPU: its peers' pooled split model (inv 0: none) */
     int have_ratio;
@@ -78,8 +77,7 @@ struct hass {
     long *nwarm;               /* per device: measures of it so far */
     long *fed;                 /* per device: spans seen by `finished` */
     size_t *sizes;             /* per device: bundle sizes (chunks + 1) it ran, HASS_SIZES each */
-    double *first_t, *first_w; /* per size slot: its first bundle's seconds and work,
-                                  until its first repeat (0 after it, or for a CPU) */
+    double *first_t, *first_w; /* per size slot: a GPU's first bundle's s and work, till a repeat */
     long *left_out;            /* rounds in a row the device got nothing */
     int learned;               /* the load repeats and its chunk costs have been re-estimated */
     int by_rates;              /* the plan in force came from measured rates (hass_rates.c) */
@@ -142,16 +140,8 @@ static inline int hass_slow_surprise(const struct hf_cost_model *m)
     return m->fitted && m->run == 1 && m->run_sign > 0 && m->pw[0] > 0.0;
 }
 
-/* What one more bundle of device d costs it in stalls, on average
- * (hf_cost_stall_risk). Every decision that adds bundles of d pays it. */
-static inline double hass_stall_risk(const struct hass *h, int d)
-{
-    return hf_cost_stall_risk(&h->model[d]);
-}
-
-/* The round's clock as the scheduler sees it, never reading one: the most
- * seconds of bundles any alive device has finished this round. Every device's
- * finished seconds lie behind the true time, the busiest's least. */
+/* The round's clock, never read from one: the most seconds of bundles any
+ * alive device has finished this round (the true time's nearest lower bound). */
 static inline double hass_clock(const struct hass *h)
 {
     double now = 0.0;
@@ -181,8 +171,7 @@ static inline int hass_gpus_alone(const struct hass *h)
 }
 
 /* Whether the round's GPUs run alone on work whose declared cost may be off
- * (hf_round.work_exact unset): each GPU runs one region, so what it took is
- * its speed and its region's cost at once (hass_rates.c). */
+ * (!hf_round.work_exact): a GPU's time is its speed and its region's cost. */
 static inline int hass_regions_confound(const struct hass *h)
 {
     return !h->r->work_exact && hass_gpus_alone(h);
@@ -195,9 +184,8 @@ static inline double hass_tolerated(const struct hass *h, int d)
     return fmax(0.1, 3.0 * h->model[d].spread);
 }
 
-/* Device d's set of bundle sizes (HASS_SIZES slots of chunks + 1, by open
- * addressing): the slot that holds `count`, else the empty one it would
- * take; -1 when the set is full. */
+/* Device d's set of bundle sizes (HASS_SIZES slots of chunks + 1, open
+ * addressing): the slot of `count`, else the empty one it takes; -1: full. */
 static inline long hass_size_find(const struct hass *h, int d, size_t count)
 {
     const size_t *set = h->sizes + (size_t)d * HASS_SIZES, key = count + 1;
@@ -207,19 +195,19 @@ static inline long hass_size_find(const struct hass *h, int d, size_t count)
     return -1;
 }
 
-/* Whether device d has run a bundle of `count` chunks (a full set counts
- * every size as run). */
-static inline int hass_size_known(const struct hass *h, int d, size_t count)
-{
-    long k = hass_size_find(h, d, count);
-    return k < 0 || h->sizes[k] == count + 1;
-}
-
 /* What a bundle of a size device d never ran costs it once: its learned
  * warm-up or what its model's window shows (hf_cost_warmup), the larger. */
 static inline double hass_new_size_cost(const struct hass *h, int d)
 {
     return fmax(h->warm[d], hf_cost_warmup(&h->model[d]));
+}
+
+/* What a bundle of `count` chunks costs device d once: the new size's cost,
+ * 0 where d ran that size (a full set counts every size as run). */
+static inline double hass_size_cost(const struct hass *h, int d, size_t count)
+{
+    long k = hass_size_find(h, d, count);
+    return k < 0 || h->sizes[k] == count + 1 ? 0.0 : hass_new_size_cost(h, d);
 }
 
 /* Empties device d's model; it expects a warm-up on every new size. */
@@ -256,8 +244,7 @@ void hf__hass_set_models(const struct hass *h, double *lat, double *inv);
 void hf__hass_split_model(const struct hass *h, int d, double w, double *lat, double *inv);
 double hf__hass_latency(const struct hass *h, int d);
 double hf__hass_allowance(const struct hass *h, int d, size_t c, double w);
-double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w);
-double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w);
+double hf__hass_finish(const struct hass *h, int d, const size_t *counts, double w, int pad);
 int hf__hass_plan_counts(struct hass *h, size_t n, size_t *counts);
 int hf__hass_surprise_late(const struct hass *h, int d, size_t count, double w, double ms);
 void hf__hass_add_probes(struct hass *h, size_t *counts);
@@ -283,7 +270,6 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c);
 int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out);
 
 /* hass_link.c: shared links in the split. */
-void hf__hass_links_init(struct hass *h);
 void hf__hass_links_refresh(struct hass *h);
 double hf__hass_link_split(const struct hass *h, const double *lat, const double *inv,
                            const int *use, double work, double rho, double *x);

@@ -110,10 +110,10 @@ static int keep_plan(const struct hass *h, const size_t *counts, size_t n)
     for (int d = 0; d < h->ndev; d++) {
         if (h->plan_n[d] > 0 && !h->r->alive[d])
             return 0;
-        old_ms = fmax(old_ms, hf__hass_finish_at(h, d, h->plan_n, w));
-        new_ms = fmax(new_ms, hf__hass_finish_at(h, d, counts, w));
-        old_m = fmax(old_m, hf__hass_finish_model(h, d, h->plan_n, w));
-        new_m = fmax(new_m, hf__hass_finish_model(h, d, counts, w));
+        old_ms = fmax(old_ms, hf__hass_finish(h, d, h->plan_n, w, 1));
+        new_ms = fmax(new_ms, hf__hass_finish(h, d, counts, w, 1));
+        old_m = fmax(old_m, hf__hass_finish(h, d, h->plan_n, w, 0));
+        new_m = fmax(new_m, hf__hass_finish(h, d, counts, w, 0));
         linked |= h->link_of[d] >= 0 && (h->plan_n[d] > 0 || counts[d] > 0);
         if (counts[d] != h->plan_n[d] && counts[d] > 0)
             warm = fmax(warm, hass_new_size_cost(h, d));
@@ -170,7 +170,7 @@ void hf__hass_hedge_surprises(struct hass *h)
         /* The hedged half comes back in about 1 + log2(its chunks) steals. */
         double more = 1.0 + log2(fmax(1.0, 0.5 * (double)h->plan_n[d]));
         double cost =
-            hf__hass_latency(h, d) + hass_new_size_cost(h, d) + more * hass_stall_risk(h, d);
+            hf__hass_latency(h, d) + hass_new_size_cost(h, d) + more * hf_cost_stall_risk(m);
         if (excess > HASS_HEDGE_PAYS * cost && hass_has_helpers(h, d))
             h->hedge[d] = 0.5;
     }

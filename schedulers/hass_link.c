@@ -20,25 +20,8 @@
  * per-byte terms show; while none shows one, the link adds no constraint.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "hass.h"
-
-/* Numbers the distinct link ids of the devices: link_of[d] = index or -1. */
-void hf__hass_links_init(struct hass *h)
-{
-    h->nlinks = 0;
-    for (int d = 0; d < h->ndev; d++) {
-        h->link_of[d] = -1;
-        if (h->dev[d].link <= 0)
-            continue;
-        for (int k = 0; k < d && h->link_of[d] < 0; k++)
-            if (h->dev[k].link == h->dev[d].link)
-                h->link_of[d] = h->link_of[k];
-        if (h->link_of[d] < 0)
-            h->link_of[d] = h->nlinks++;
-    }
-}
 
 /* Every link's bandwidth: declared, else learned from its devices' models. */
 void hf__hass_links_refresh(struct hass *h)
@@ -50,13 +33,10 @@ void hf__hass_links_refresh(struct hass *h)
         if (g < 0)
             continue;
         const struct hf_cost_model *m = &h->model[d];
-        double bw = h->dev[d].link_bandwidth;
-        if (!(bw > 0.0) && m->fitted && m->inv_bw > 0.0)
-            bw = 1.0 / m->inv_bw;
         if (h->dev[d].link_bandwidth > 0.0)
-            h->link_bw[g] = bw;
-        else if (bw > h->link_bw[g])
-            h->link_bw[g] = bw;
+            h->link_bw[g] = h->dev[d].link_bandwidth;
+        else if (m->fitted && m->inv_bw > 0.0 && 1.0 / m->inv_bw > h->link_bw[g])
+            h->link_bw[g] = 1.0 / m->inv_bw;
     }
 }
 
@@ -70,11 +50,10 @@ static double link_a(const struct hass *h, int g, double rho)
 static double capacity(const struct hass *h, const double *lat, const double *inv, const int *use,
                        double rho, double T, double *x)
 {
-    int n = h->ndev;
     double S[h->nlinks > 0 ? h->nlinks : 1], sum = 0.0;
     for (int g = 0; g < h->nlinks; g++)
         S[g] = 0.0;
-    for (int d = 0; d < n; d++) {
+    for (int d = 0; d < h->ndev; d++) {
         double xd = 0.0;
         if ((!use || use[d]) && inv[d] > 0.0) {
             int g = h->link_of[d];
@@ -151,11 +130,11 @@ void hf__hass_link_tick(struct hass *h)
 double hf__hass_link_finish_plus(const struct hass *h, int d, size_t *counts, double w)
 {
     counts[d]++;
-    double t = hf__hass_finish_at(h, d, counts, w);
+    double t = hf__hass_finish(h, d, counts, w, 1);
     int g = h->link_of[d];
     for (int j = d + 1; g >= 0 && h->link_bw[g] > 0.0 && j < h->ndev; j++)
         if (h->link_of[j] == g && counts[j] > 0)
-            t = fmax(t, hf__hass_finish_at(h, j, counts, w));
+            t = fmax(t, hf__hass_finish(h, j, counts, w, 1));
     counts[d]--;
     return t;
 }

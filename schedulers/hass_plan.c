@@ -186,19 +186,14 @@ double hf__hass_allowance(const struct hass *h, int d, size_t c, double w)
     return 2.0 * h->model[d].spread * model_time(h, d, h->dev[d].is_gpu ? c : 1, w);
 }
 
-/* Device d's finish for `counts` by its model and link wait alone. */
-double hf__hass_finish_model(const struct hass *h, int d, const size_t *counts, double w)
-{
-    return counts[d] ? model_time(h, d, counts[d], w) + hf__hass_link_wait(h, d, counts) : 0.0;
-}
-
-/* Device d's finish for `counts` with its allowance and link wait. */
-double hf__hass_finish_at(const struct hass *h, int d, const size_t *counts, double w)
+/* Device d's finish for `counts` by its model and link wait, and with its
+ * allowance where `pad` (the split's finish; without: the model's alone). */
+double hf__hass_finish(const struct hass *h, int d, const size_t *counts, double w, int pad)
 {
     size_t c = counts[d];
     if (c == 0)
         return 0.0;
-    return model_time(h, d, c, w) + hf__hass_allowance(h, d, c, w) +
+    return model_time(h, d, c, w) + (pad ? hf__hass_allowance(h, d, c, w) : 0.0) +
            hf__hass_link_wait(h, d, counts);
 }
 
@@ -224,8 +219,8 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
             if (d == nd) {
                 counts[worst]--;
                 given--;
-            } else if (counts[d] && (worst < 0 || hf__hass_finish_at(h, d, counts, w) >
-                                                      hf__hass_finish_at(h, worst, counts, w)))
+            } else if (counts[d] && (worst < 0 || hf__hass_finish(h, d, counts, w, 1) >
+                                                      hf__hass_finish(h, worst, counts, w, 1)))
                 worst = d;
         }
     while (given < n) {
@@ -241,7 +236,7 @@ static double counts_for(const struct hass *h, const int *use, size_t n, double 
     }
     double ms = 0.0;
     for (int d = 0; d < nd; d++)
-        ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
+        ms = fmax(ms, hf__hass_finish(h, d, counts, w, 1));
     return ms;
 }
 
@@ -314,9 +309,9 @@ static int probe_donor(const struct hass *h, size_t *counts, double w, double ms
         if (counts[k] < 2 || (most >= 0 && counts[k] <= counts[most]))
             continue;
         counts[k]--;
-        double end = hf__hass_finish_at(h, k, counts, w);
-        if (h->dev[k].is_gpu && !hass_size_known(h, k, counts[k]))
-            end += hass_new_size_cost(h, k);
+        double end = hf__hass_finish(h, k, counts, w, 1);
+        if (h->dev[k].is_gpu)
+            end += hass_size_cost(h, k, counts[k]);
         counts[k]++;
         most = end <= ms ? k : most;
     }
@@ -328,7 +323,7 @@ void hf__hass_add_probes(struct hass *h, size_t *counts)
 {
     double w = hf__mean_chunk_work(h->r), ms = 0.0;
     for (int d = 0; d < h->ndev; d++)
-        ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
+        ms = fmax(ms, hf__hass_finish(h, d, counts, w, 1));
     for (int d = 0; h->reprobe > 0 && d < h->ndev; d++) {
         if (!h->r->alive[d] || counts[d] > 0 || h->left_out[d] < h->reprobe ||
             !h->model[d].fitted || HASS_COLD * hf__hass_link_finish_plus(h, d, counts, w) > ms)
@@ -349,13 +344,13 @@ double hf__hass_reserve_for(const struct hass *h, const size_t *counts)
     double w = hf__mean_chunk_work(h->r);
     int planned = 0;
     for (int d = 0; d < h->ndev; d++) {
-        ms = fmax(ms, hf__hass_finish_at(h, d, counts, w));
+        ms = fmax(ms, hf__hass_finish(h, d, counts, w, 1));
         planned += h->r->alive[d] && counts[d] > 0;
         if (h->dev[d].is_gpu && h->r->alive[d] && counts[d] > 0) {
             spread = fmax(spread, h->model[d].spread);
             lat = fmin(lat, hf__hass_latency(h, d));
             chunk = fmin(chunk, h->rate[d] > 0.0 ? w / h->rate[d] : INFINITY);
-            risk = fmax(risk, hass_stall_risk(h, d));
+            risk = fmax(risk, hf_cost_stall_risk(&h->model[d]));
         }
     }
     int pays = planned > 1 && spread > 0.01 && 2.0 * lat + 0.5 * chunk + risk < 0.5 * spread * ms;
@@ -384,11 +379,10 @@ void hf__hass_lay_out(struct hass *h, size_t *counts, size_t base)
         coef[3 * d + 1] = m->inv;
         coef[3 * d + 2] = h->dev[d].is_gpu ? m->inv_bw : 0.0;
     }
-    if (h->by_rates) {
+    if (h->by_rates)
         hf__cost_cut(h->r, base, h->dev, h->ndev, counts);
-    } else {
+    else
         hf__cost_cut_models(h->r, base, h->dev, h->ndev, counts, coef);
-    }
     hf__layout(h->buf, counts, h->dev, h->ndev, base);
     h->split = 1;
     h->pool_next = h->r->nchunks;
@@ -406,7 +400,7 @@ void hf__hass_plan_pieces(struct hass *h)
         if (!h->dev[d].is_gpu || h->by_rates || h->link_of[d] >= 0 || c < HASS_PIECES ||
             !h->model[d].lat_known || h->nwarm[d] == 0 || !hass_has_helpers(h, d))
             continue;
-        double risk = (HASS_PIECES - 1) * hass_stall_risk(h, d);
+        double risk = (HASS_PIECES - 1) * hf_cost_stall_risk(&h->model[d]);
         double extra =
             (HASS_PIECES - 1) * hf__hass_latency(h, d) + 2.0 * hass_new_size_cost(h, d) + risk;
         double budget = HASS_PIECE_COST * model_time(h, d, c, w);

@@ -85,12 +85,9 @@ int hf__hass_pool_take(struct hass *h, int d, struct hf_span *out)
         else
             h->prep[d] = REPEAT_DONE;
     }
-    if (k > left)
-        k = left;
-    out->first = h->pool_next;
-    out->count = k;
-    out->stolen = 0;
-    h->pool_next += k;
+    struct hf__buf pool = {h->pool_next, h->pool_next + left};
+    hf__take_front(&pool, 0, k, out);
+    h->pool_next = pool.lo;
     return 1;
 }
 
@@ -120,12 +117,8 @@ void hf__hass_profile_step(struct hass *h, int d, const struct hf_span *span, do
         h->prep[d] = h->prep[d] == REPEAT_DUE && hass_slow_surprise(&h->model[d]) ? REPEAT_AGAIN
                                                                                   : REPEAT_DONE;
     } else if (h->dev[d].is_gpu && !h->profiled[d]) {
-        if (first) {
-            h->prep[d] = REPEAT_FIRST;
-            h->psize[d] = span->count;
-            h->pwork[d] = work;
-        } else if (fit && h->prep[d] == REPEAT_NONE_FITTED) {
-            h->prep[d] = REPEAT_ONE_FITTED;
+        if (first || (fit && h->prep[d] == REPEAT_NONE_FITTED)) {
+            h->prep[d] = first ? REPEAT_FIRST : REPEAT_ONE_FITTED;
             h->psize[d] = span->count;
             h->pwork[d] = work;
             h->ptime[d] = own;

@@ -52,17 +52,15 @@ static void plan_in_new_unit(struct hass *h, const struct hf_round *r)
     if (h->chunk_n != n || h->plan_chunks != n)
         return;
     double work[h->ndev];
-    long bundles[h->ndev];
     memset(work, 0, sizeof work);
     for (size_t i = 0; i < n; i++)
         if (h->ran_by[i] >= 0)
             work[h->ran_by[i]] += r->chunks[i].work;
     memcpy(h->plan_n, h->plan_ran, (size_t)h->ndev * sizeof *h->plan_n);
-    memcpy(bundles, h->bundles, sizeof bundles);
-    memcpy(h->bundles, h->bundles_last, sizeof bundles);
+    /* The bundles of the round that ran (hass_round_begin zeroes them next). */
+    memcpy(h->bundles, h->bundles_last, (size_t)h->ndev * sizeof *h->bundles);
     hf__hass_refresh_rates(h);
     hf__hass_plan_next(h, work, h->busy_last, n, 1);
-    memcpy(h->bundles, bundles, sizeof bundles);
 }
 
 /* A round begins: chunk seconds, the models' unit, the learned load. */

@@ -35,13 +35,6 @@ static double victim_rate(const struct hass *h, int c)
     return h->dev[c].is_gpu && h->released[c] > 0.0 ? h->released[c] : h->rate[c];
 }
 
-/* Whether c's buffer is open to thieves (see DESIGN). */
-static int open_buffer(const struct hass *h, int c)
-{
-    return !h->dev[c].is_gpu || h->released[c] > 0.0 ||
-           (h->piece[c] > 0 && h->inflight[c] && !hass_regions_confound(h));
-}
-
 /* The bundles victim c still starts for k chunks of its buffer. */
 static double victim_bundles(const struct hass *h, int c, size_t k)
 {
@@ -55,7 +48,9 @@ static int steal_victim(const struct hass *h, int thief)
     int best = -1;
     double best_t = 0.0;
     for (int c = 0; c < h->ndev; c++) {
-        if (c == thief || !open_buffer(h, c) || h->buf[c].hi <= h->buf[c].lo)
+        int open = !h->dev[c].is_gpu || h->released[c] > 0.0 || /* to thieves: see DESIGN */
+                   (h->piece[c] > 0 && h->inflight[c] && !hass_regions_confound(h));
+        if (c == thief || !open || h->buf[c].hi <= h->buf[c].lo)
             continue;
         double left = hf__buf_work(h->r, &h->buf[c]), cr = victim_rate(h, c);
         double t = cr > 0.0 ? left / cr : INFINITY;
@@ -109,16 +104,16 @@ static double thief_end(const struct hass *h, int k, double work, double rho)
     double lat = hf__hass_latency(h, k);
     double rest = victim_busy(h, k) + victim_bundles(h, k, h->buf[k].hi - h->buf[k].lo) * lat +
                   hf__buf_work(h->r, &h->buf[k]) / h->rate[k];
-    return rest + lat + work / gpu_rate_on(h, k, rho) + hass_stall_risk(h, k);
+    return rest + lat + work / gpu_rate_on(h, k, rho) + hf_cost_stall_risk(&h->model[k]);
 }
 
 /* Whether a less stall-prone thief would end the steal before `end`. */
 static int safer_thief(const struct hass *h, int d, int c, double work, double rho, double end)
 {
-    double risk = hass_stall_risk(h, d);
+    double risk = hf_cost_stall_risk(&h->model[d]);
     for (int k = 0; risk > 0.0 && k < h->ndev; k++)
         if (k != d && k != c && h->dev[k].is_gpu && h->r->alive[k] && h->rate[k] > 0.0 &&
-            hass_stall_risk(h, k) < risk && hf__hass_link_may_steal(h, k) &&
+            hf_cost_stall_risk(&h->model[k]) < risk && hf__hass_link_may_steal(h, k) &&
             thief_end(h, k, work, rho) < end)
             return 1;
     return 0;
@@ -148,34 +143,26 @@ int hf__hass_steal(struct hass *h, int d, struct hf_span *out)
         return hf__take_tail(h->buf, c, 1, out);
     double busy = victim_busy(h, c);
     double x = fmin((busy + left / cr) / (1.0 / cr + 1.0 / gsum), left);
-    double last = ch[hi - 1].work;
-    if (x < 0.5 * last && h->inflight[c])
+    if (x < 0.5 * ch[hi - 1].work && h->inflight[c])
         return 0; /* the running owner ends its buffer sooner than any steal */
     if (h->inflight[c] && hf__hass_latency(h, d) >= busy + left / cr)
         return 0; /* this GPU's latency alone outlasts the owner's buffer */
     double mine = x * g / gsum, acc = 0.0;
-    size_t count = 0;
+    size_t count = 0, k = hi - lo;
     while (lo + count < hi && acc + 0.5 * ch[hi - 1 - count].work <= mine)
         acc += ch[hi - 1 - count++].work;
     size_t pow2 = hf__pow2_floor(count);
-    double warm = hass_new_size_cost(h, d), risk = hass_stall_risk(h, d);
-    double vrisk = hass_stall_risk(h, c);
-    size_t k = hi - lo;
+    double risk = hf_cost_stall_risk(&h->model[d]), vrisk = hf_cost_stall_risk(&h->model[c]);
     double leave = busy + left / cr + vrisk * victim_bundles(h, c, k);
-    int priced = warm > 0.0 || risk > 0.0 || vrisk > 0.0 || h->dev[c].is_gpu;
-    for (; h->inflight[c] && priced && pow2 > 0; pow2 /= 2) {
+    int priced = hass_new_size_cost(h, d) > 0.0 || risk > 0.0 || vrisk > 0.0 || h->dev[c].is_gpu;
+    for (; pow2 > 0; pow2 /= 2) {
         double s = hf__buf_tail_work(h->r, &h->buf[c], pow2);
-        double gpu =
-            hf__hass_latency(h, d) + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm) + risk;
+        double gpu = hf__hass_latency(h, d) + s / g + hass_size_cost(h, d, pow2) + risk;
         double own = busy + (left - s) / cr + vrisk * victim_bundles(h, c, k - pow2);
+        if (!h->inflight[c] || !priced) /* an idle owner: only a safer thief stops the steal */
+            return !safer_thief(h, d, c, s, rho, gpu) && hf__take_tail(h->buf, c, pow2, out);
         if (fmax(own, gpu) < leave && !safer_thief(h, d, c, s, rho, gpu))
             break;
-    }
-    if (pow2 > 0 && !h->inflight[c] && risk > 0.0) {
-        double s = hf__buf_tail_work(h->r, &h->buf[c], pow2);
-        double gpu = hf__hass_latency(h, d) + s / g + (hass_size_known(h, d, pow2) ? 0.0 : warm);
-        if (safer_thief(h, d, c, s, rho, gpu + risk))
-            return 0;
     }
     return pow2 > 0 && hf__take_tail(h->buf, c, pow2, out);
 }
@@ -188,7 +175,7 @@ static double tail_warm(const struct hass *h, size_t k)
     for (int g = 0; g < h->ndev; g++) {
         if (!h->dev[g].is_gpu || !h->r->alive[g])
             continue;
-        least = fmin(least, hass_size_known(h, g, pow2) ? 0.0 : hass_new_size_cost(h, g));
+        least = fmin(least, hass_size_cost(h, g, pow2));
     }
     return isfinite(least) ? least : 0.0;
 }
@@ -209,7 +196,7 @@ int hf__hass_cpu_should_leave(const struct hass *h, int c)
         Gw += 1.0 / inv;
         Gb += h->inv_bw[g] > 0.0 ? 1.0 / h->inv_bw[g] : INFINITY;
         L = fmin(L, hf__hass_latency(h, g));
-        risk = fmin(risk, hass_stall_risk(h, g));
+        risk = fmin(risk, hf_cost_stall_risk(&h->model[g]));
         Wg += h->committed[g] + hf__buf_work(r, &h->buf[g]);
         Yg += hf__buf_bytes(r, &h->buf[g]);
         waiting = 1;
@@ -247,8 +234,7 @@ int hf__hass_released_piece(struct hass *h, int d, struct hf_span *out)
     double leave = G > 0.0 ? fmax(now, (W + rest) / G) : 0.0;
     for (; G > 0.0 && k > 0; k /= 2) {
         double mine = hf__buf_work(r, &(struct hf__buf){b->lo, b->lo + k});
-        double more =
-            hass_stall_risk(h, d) + (hass_size_known(h, d, k) ? 0.0 : hass_new_size_cost(h, d));
+        double more = hf_cost_stall_risk(&h->model[d]) + hass_size_cost(h, d, k);
         if (fmax(now + mine / h->released[d] + more, (W + rest - mine) / G) < leave)
             break;
     }

@@ -297,6 +297,22 @@ int hf__count_gpus(const struct hf_device_info *dev, int ndev)
     return g;
 }
 
+int hf__link_index(const struct hf_device_info *dev, int ndev, int *link_of)
+{
+    int nlinks = 0;
+    for (int d = 0; d < ndev; d++) {
+        link_of[d] = -1;
+        if (dev[d].link <= 0)
+            continue;
+        for (int k = 0; k < d && link_of[d] < 0; k++)
+            if (dev[k].link == dev[d].link)
+                link_of[d] = link_of[k];
+        if (link_of[d] < 0)
+            link_of[d] = nlinks++;
+    }
+    return nlinks;
+}
+
 double hf__mean_chunk_work(const struct hf_round *r)
 {
     return r->nchunks ? r->total_work / (double)r->nchunks : 0.0;

@@ -93,6 +93,11 @@ double hf__max_share_change(const double *a, const double *b, int n);
 /* Number of GPUs (is_gpu) among the devices. */
 int hf__count_gpus(const struct hf_device_info *dev, int ndev);
 
+/* Numbers the distinct shared links of the devices (hf_device_info.link > 0)
+ * in order of first appearance: link_of[d] = d's link's index, -1 for none.
+ * Returns how many links there are. */
+int hf__link_index(const struct hf_device_info *dev, int ndev, int *link_of);
+
 /* Mean work of one chunk of the round (0 for an empty round). */
 double hf__mean_chunk_work(const struct hf_round *r);
 
