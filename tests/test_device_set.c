@@ -288,22 +288,28 @@ static void test_first_round_prices_nothing_later(void **unused)
     assert_true(fabs(hf__devset_part(&s, 1u, 3e5) - 2.5e-3) < 1e-12);
     hf__devset_free(&s);
 
-    /* Rounds of the pair, the GPU alone, the pair: the first is cold. */
+    /* The pair's first round is cold (both devices ran first); the GPU
+     * alone's rounds after it are warm, its first among them: its device
+     * ran before. */
     int alive[2] = {1, 1};
     struct hf_chunk c[100];
     struct hf_round r = make_round(1e6, alive, c);
     make_set(&s, NULL);
     hf__devset_begin(&s, &r, lat2, inv2);
     end_measured(&s, (double[2]){0.5e6, 0.5e6}, (double[2]){5e-3, 0.5e-3}, 1e-3);
-    hf__devset_begin(&s, &r, lat2, inv2);
-    end_measured(&s, (double[2]){0, 1e6}, (double[2]){0, 1e-3}, 0.1e-3);
-    hf__devset_begin(&s, &r, lat2, inv2);
-    end_measured(&s, (double[2]){0.5e6, 0.5e6}, (double[2]){5e-3, 0.5e-3}, 1e-3);
-    assert_int_equal(s.nsets, 2);
-    for (int i = 0; i < s.nsets; i++) {
-        assert_int_equal(s.set[i].cold[0], s.set[i].mask == 3u);
-        assert_int_equal(s.set[i].cold[1], 0);
+    for (int k = 0; k < 2; k++) {
+        const struct hf_round *v = hf__devset_begin(&s, &r, lat2, inv2);
+        assert_int_equal(v->alive[0], 0);
+        end_measured(&s, (double[2]){0, 1e6}, (double[2]){0, 1e-3}, 0.1e-3);
     }
+    assert_int_equal(s.nsets, 2);
+    const struct hf__set_cost *pair = s.set[0].mask == 3u ? &s.set[0] : &s.set[1];
+    const struct hf__set_cost *gpu = pair == &s.set[0] ? &s.set[1] : &s.set[0];
+    assert_int_equal(pair->n, 1);
+    assert_int_equal(pair->cold[0], 1);
+    assert_int_equal(gpu->mask, 2u);
+    assert_int_equal(gpu->n, 2);
+    assert_int_equal(gpu->cold[0] + gpu->cold[1], 0);
     hf__devset_free(&s);
 }
 
