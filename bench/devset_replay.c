@@ -91,10 +91,10 @@ int main(int argc, char **argv)
             c[i] = (struct hf_chunk){.index = (size_t)i, .work = W / n};
         struct hf_round r = {.round = round, .nchunks = (size_t)n, .chunks = c, .total_work = W,
                              .alive = alive, .solo_rounds = 1.0, .standalone_rate = rate};
-        /* The prices before the choice: each device alone, then the full set. */
+        /* -v: the prices before the choice, each device alone, then the full set. */
         double T[MAXDEV + 1], split[MAXDEV + 1], part[MAXDEV + 1];
         unsigned mask[MAXDEV + 1];
-        for (int k = 0; k <= ndev; k++) {
+        for (int k = 0; verbose && k <= ndev; k++) {
             mask[k] = k < ndev ? 1u << k : (1u << ndev) - 1u;
             T[k] = hf__devset_price(&s, &r, lat, inv, mask[k], &split[k], &part[k]);
         }

@@ -206,8 +206,7 @@ static void size_median(const double *w, const double *t, const double *nw, int 
  * caller's test): the segment from the largest measured size below W to the
  * smallest above it (see DESIGN: a search's cost is no line in its work), as
  * a + b w. 0 where W is not between two sizes, or the larger size ran less
- * work or took less time (a first round's one-off costs: the nearest size
- * prices W). */
+ * work or took less time (noise: the nearest size prices W). */
 static int between(const double *w, const double *t, const double *nw, int n, double W,
                    double *a, double *b)
 {
@@ -289,13 +288,11 @@ static double fit_series(const double *w, const double *t, int n, double W)
 static double fit_part(const struct hf__set_cost *c, double W)
 {
     double w[HF__DEVSET_WINDOW], t[HF__DEVSET_WINDOW];
-    int warm = 0, n = 0;
+    int n = 0;
     for (int i = 0; i < c->n; i++)
-        warm += !c->cold[i];
-    for (int i = 0; i < c->n; i++)
-        if (!warm || !c->cold[i])
+        if (!c->cold[i])
             w[n] = c->w[i], t[n++] = c->t[i];
-    return fit_series(w, t, n, W);
+    return n ? fit_series(w, t, n, W) : fit_series(c->w, c->t, c->n, W);
 }
 
 /* The slot of a window of the last HF__DEVSET_WINDOW values (*at: the next
@@ -431,6 +428,20 @@ double hf__devset_price(const struct hf__devset *s, const struct hf_round *r, co
     return predict(s, r, mlat, minv, mask, split, part);
 }
 
+/* A candidate set and its predicted round: T, its split and its part. */
+struct pick {
+    uint64_t set;
+    double T, split, part;
+};
+
+/* Records the round's set's predictions (what its cost is learned past). */
+static void predicted(struct hf__devset *s, const struct pick *p)
+{
+    s->split_s = p->split;
+    s->pred_s = p->T;
+    s->part_s = p->part;
+}
+
 /* Makes `mask` the round's set: the view the planner plans (see DESIGN). */
 static const struct hf_round *use_set(struct hf__devset *s, const struct hf_round *r,
                                       uint64_t mask)
@@ -447,22 +458,20 @@ static const struct hf_round *use_set(struct hf__devset *s, const struct hf_roun
 static const struct hf_round *one_chunk(struct hf__devset *s, const struct hf_round *r,
                                         const double *lat, const double *inv)
 {
-    uint64_t best = 0;
-    double best_T = INFINITY, best_split = 0, best_part = 0, split, part;
+    struct pick best = {0, INFINITY, 0, 0};
+    double split, part;
     for (int d = 0; d < s->ndev; d++) {
         uint64_t one = (uint64_t)1 << d;
         double T = (s->full >> d) & 1u ? predict(s, r, lat, inv, one, &split, &part) : NAN;
-        if (T < best_T)
-            best = one, best_T = T, best_split = split, best_part = part;
+        if (T < best.T)
+            best = (struct pick){one, T, split, part};
     }
-    if (!best)
+    if (!best.set)
         return r;
     s->chose = 1;
     s->full_s = predict(s, r, lat, inv, s->full, &split, &part);
-    s->split_s = best_split;
-    s->pred_s = best_T;
-    s->part_s = best_part;
-    return use_set(s, r, best);
+    predicted(s, &best);
+    return use_set(s, r, best.set);
 }
 
 const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_round *r,
@@ -502,13 +511,10 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
      * taking part is seen to cost (see DESIGN: exploration). */
     double full_m = measured(s, s->full, W);
     int costly = isfinite(full_m) && fpart >= HF__DEVSET_GAIN * full_m;
-    uint64_t best = s->full, tryout = 0, held = 0;
-    double best_T = s->full_s, best_split = fsplit, best_part = fpart;
-    double held_m = INFINITY, held_split = 0, held_part = 0;
-    /* The set that stays unless beaten (see DESIGN): the last round's, else the full set. */
-    uint64_t inc = s->full;
-    double inc_T = s->full_s, inc_split = fsplit, inc_part = fpart;
-    double try_loss = s->spent_s * HF__DEVSET_PROBE_PAY, try_T = 0, try_split = 0, try_part = 0;
+    struct pick full = {s->full, s->full_s, fsplit, fpart}, best = full, tryout = {0};
+    struct pick held = {0, INFINITY, 0, 0}; /* T: what it measured */
+    struct pick inc = full; /* stays unless beaten (see DESIGN): the last round's set, else full */
+    double try_loss = s->spent_s * HF__DEVSET_PROBE_PAY;
     for (int d = 0; d < s->ndev; d++) {
         if (!((s->full >> d) & 1u))
             continue;
@@ -521,22 +527,15 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
             /* Both measured at this size: compared by what they measured, on
              * the full set's predicted scale. */
             double price = isfinite(m) && isfinite(full_m) ? m * s->full_s / full_m : T;
-            if (price < best_T) {
-                best = cand[k];
-                best_T = price;
-                best_split = split;
-                best_part = part;
-            }
+            if (price < best.T)
+                best = (struct pick){cand[k], price, split, part};
             if (cand[k] == s->last)
-                inc = cand[k], inc_T = price, inc_split = split, inc_part = part;
-            if (!isfinite(full_m) && m < held_m) {
-                held = cand[k];
-                held_m = m, held_split = split, held_part = part;
-            }
+                inc = (struct pick){cand[k], price, split, part};
+            if (!isfinite(full_m) && m < held.T)
+                held = (struct pick){cand[k], m, split, part};
             if (costly && !isfinite(m) && T - full_m < try_loss) {
                 try_loss = T - full_m;
-                tryout = cand[k];
-                try_T = T, try_split = split, try_part = part;
+                tryout = (struct pick){cand[k], T, split, part};
             }
         }
     }
@@ -545,45 +544,39 @@ const struct hf_round *hf__devset_begin(struct hf__devset *s, const struct hf_ro
     /* The full set never ran a round of this size and a subset did: the
      * subset is kept unless the full set is predicted faster by more than
      * the predictions have missed by (see DESIGN). */
-    if (held && best == s->full && !(s->full_s < (1.0 - missed(s)) * held_m))
-        best = held, best_T = held_m, best_split = held_split, best_part = held_part;
+    if (held.set && best.set == s->full && !(s->full_s < (1.0 - missed(s)) * held.T))
+        best = held;
     /* Else the incumbent stays unless another set is predicted faster by
      * more than HF__DEVSET_GAIN. */
-    else if (best != inc && !(best_T < (1.0 - HF__DEVSET_GAIN) * inc_T))
-        best = inc, best_T = inc_T, best_split = inc_split, best_part = inc_part;
-    int keep_full = best == s->full;
-    if (tryout && keep_full) {
+    else if (best.set != inc.set && !(best.T < (1.0 - HF__DEVSET_GAIN) * inc.T))
+        best = inc;
+    int keep_full = best.set == s->full;
+    if (tryout.set && keep_full) {
         /* Nothing measured beats the full set: try the unmeasured set whose
          * predicted loss the rounds so far can pay (see DESIGN). */
         s->explore = 1;
-        best = tryout, best_T = try_T, best_split = try_split, best_part = try_part;
+        best = tryout;
     } else if (keep_full) {
         s->last = s->full;
         s->since_probe = 0;
-        s->split_s = fsplit;
-        s->pred_s = s->full_s;
-        s->part_s = fpart;
+        predicted(s, &full);
         return r;
     }
     /* Re-measure the left-out devices once the rounds on the subset paid for it. */
-    s->gap_s = s->full_s - best_T;
+    s->gap_s = s->full_s - best.T;
     if (!s->explore)
         s->since_probe++;
     if (!s->explore && s->since_probe >= HF__DEVSET_REPROBE &&
-        (double)s->since_probe * best_T * HF__DEVSET_PROBE_PAY >= s->gap_s) {
+        (double)s->since_probe * best.T * HF__DEVSET_PROBE_PAY >= s->gap_s) {
         s->since_probe = 0;
         s->probe = 1;
-        s->split_s = fsplit;
-        s->pred_s = s->full_s;
-        s->part_s = fpart;
+        predicted(s, &full);
         return r;
     }
     if (!s->explore)
-        s->last = best;
-    s->split_s = best_split;
-    s->pred_s = best_T;
-    s->part_s = best_part;
-    return use_set(s, r, best);
+        s->last = best.set;
+    predicted(s, &best);
+    return use_set(s, r, best.set);
 }
 
 void hf__devset_end(struct hf__devset *s, const struct hf_round_report *rep)
