@@ -423,8 +423,10 @@ struct hf_app {
     /* Bundler: merges n contiguous chunks into one bundle. Optional (default
      * hf_bundle_merge). */
     int (*bundle)(void *ctx, const struct hf_chunk *c, size_t n, struct hf_bundle *out);
-    /* Runs a bundle on the CPU team with `nthreads` threads. Called from the
-     * CPU device's host thread; bundles of one round never overlap. Required. */
+    /* Runs a bundle on the CPU team with `nthreads` threads: the team's size,
+     * or 1 for a bundle too small to repay waking the team (drivers/cpu_team.c).
+     * Called from the CPU device's host thread; bundles of one round never
+     * overlap. Required. */
     int (*run_cpu)(void *ctx, const struct hf_bundle *b, int nthreads);
     /* Runs a bundle on one GPU: stage in, launch, stage out on gpu's streams.
      * Optional (NULL: the app is CPU-only and GPUs get no chunks). */

@@ -11,34 +11,55 @@
  * thread count is per calling thread, and started here too: OpenMP creates a
  * thread's team at its first parallel region, which would otherwise be the
  * first bundle's (1-2 ms of round 0's makespan, measured on a graph BFS).
+ * A bundle too small to repay waking the team runs on one of its threads
+ * (cpu_team.c): the app's run_cpu is handed that count.
  */
 #include <omp.h>
+#include <stdlib.h>
 
+#include "cpu_team.h"
 #include "device.h"
 
 /* Sizes and starts the OpenMP team of the host thread (the engine has pinned
  * it already, so the team's threads inherit its cores). */
 static int cpu_open(struct hf_device *dev)
 {
-    omp_set_num_threads(dev->info.nthreads > 0 ? dev->info.nthreads : 1);
+    struct hf__cpu_team *team = malloc(sizeof *team);
+    if (!team)
+        return hf_fail(HF_ENOMEM, "cpu: no memory for the team's state");
+    hf__cpu_team_init(team, dev->info.nthreads);
+    dev->drv = team;
+    omp_set_num_threads(team->nthreads);
     int started = 0;
 #pragma omp parallel reduction(+ : started)
     started += 1;
-    return started > 0 ? 0 : HF_EDEVICE;
+    if (started > 0)
+        return 0;
+    free(team);
+    dev->drv = NULL;
+    return HF_EDEVICE;
 }
 
-/* Runs the bundle on the team. The engine names the device and chunks in any
- * error message, so the app's code and message pass through unchanged. */
+/* Runs the bundle on the team, or on one thread when it is too small to
+ * repay waking the team. The engine names the device and chunks in any error
+ * message, so the app's code and message pass through unchanged. */
 static int cpu_run(struct hf_device *dev, const struct hf_app *app, void *app_ctx,
                    const struct hf_bundle *b, struct hf_bundle_times *t)
 {
+    struct hf__cpu_team *team = dev->drv;
     t->copy_in_s = t->kernel_s = t->copy_out_s = 0;
-    return app->run_cpu(app_ctx, b, dev->info.nthreads);
+    int threads = hf__cpu_team_pick(team, b->work);
+    double start = hf__now();
+    int rc = app->run_cpu(app_ctx, b, threads);
+    if (rc == 0)
+        hf__cpu_team_ran(team, threads, b->work, hf__now() - start);
+    return rc;
 }
 
 static void cpu_close(struct hf_device *dev)
 {
-    (void)dev;
+    free(dev->drv);
+    dev->drv = NULL;
 }
 
 const struct hf_driver_ops hf_driver_cpu = {
