@@ -75,7 +75,7 @@ static void node_init(struct tnode *n, const char *spec)
 /* The chunks' declared work is `w` times this, their time that of `w`, and the
  * round says its estimates moved by `unit_moved` (hf_round.cost_moved): a
  * repeating load whose chunk costs were re-estimated in a new unit. */
-static double unit_scale = 1.0, unit_moved = 0.0;
+static double unit_scale = 1.0, unit_moved = 0.0, unit_prior = 0.0;
 
 /* Runs one round of `nchunks` chunks of `w` work each; fails the test on any
  * contract violation. Standalone rates are passed when `standalone`. */
@@ -103,7 +103,8 @@ static void run_round(const struct hf_sched_ops *ops, void *st, struct tnode *n,
     }
     struct hf_round r = {.round = round, .nchunks = nchunks, .chunks = ch,
                          .total_work = w * unit_scale * nchunks, .alive = n->alive,
-                         .standalone_rate = standalone ? sa : NULL, .cost_moved = unit_moved};
+                         .standalone_rate = standalone ? sa : NULL, .cost_moved = unit_moved,
+                         .part_prior_s = unit_prior};
     memset(out, 0, sizeof *out);
     assert_int_equal(ops->round_begin(st, &r), 0);
 
@@ -401,6 +402,48 @@ static void test_qilin_fit_exact(void **unused)
     unmake(&f);
 }
 
+/* A device the device set left out of Qilin's training (a prior says taking
+ * part costs 5 s a round; the GPU alone runs it in 20 s, the CPU's part would
+ * save less) is saved as left out, so that a run reading the fits trains no
+ * more: the GPU runs its share as one bundle, not as the training's points. */
+static void test_qilin_reuses_a_left_out_device(void **unused)
+{
+    (void)unused;
+    struct tnode n;
+    node_init(&n, "c:2:0.01,g:50:0.3");
+    struct fixture f;
+    const char *ini = "[qilin]\ntrain_fraction = 0.2\npoints = 4\n";
+    assert_int_equal(make(&f, "qilin", &n, ini), 0);
+    struct tround tr;
+    unit_prior = 5.0;
+    run_round(f.ops, f.st, &n, 0, 1000, 1.0, 1, &tr);
+    assert_int_equal(tr.chunks[0], 0);
+    assert_true(tr.spans[1] >= 4);
+    double cpu[2] = {-1, -1}, gpu[2] = {0};
+    assert_int_equal(hf_profile_get(f.prof, "tc0", "qilin.fit", cpu, 2), 2);
+    assert_int_equal(hf_profile_get(f.prof, "tg1", "qilin.fit", gpu, 2), 2);
+    assert_true(cpu[0] == 0.0 && cpu[1] == 0.0);
+    assert_true(fabs(gpu[1] - 1.0 / 50) < 1e-12);
+    unmake(&f);
+
+    assert_int_equal(make(&f, "qilin", &n, ini), 0);
+    hf_profile_set(f.prof, "tc0", "qilin.fit", cpu, 2);
+    hf_profile_set(f.prof, "tg1", "qilin.fit", gpu, 2);
+    run_round(f.ops, f.st, &n, 0, 1000, 1.0, 1, &tr);
+    assert_int_equal(tr.chunks[0], 0);
+    assert_int_equal(tr.spans[1], 1);
+    unmake(&f);
+
+    /* Every device left out is no fit: it trains. */
+    assert_int_equal(make(&f, "qilin", &n, ini), 0);
+    hf_profile_set(f.prof, "tc0", "qilin.fit", cpu, 2);
+    hf_profile_set(f.prof, "tg1", "qilin.fit", cpu, 2);
+    run_round(f.ops, f.st, &n, 0, 1000, 1.0, 1, &tr);
+    assert_true(tr.spans[1] >= 4);
+    unmake(&f);
+    unit_prior = 0.0;
+}
+
 /* Static: ratios are honoured; a wrong count is HF_ECONFIG naming the key. */
 static void test_static(void **unused)
 {
@@ -474,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_hass_warm_start_and_steal),
         cmocka_unit_test(test_hass_profile_growth_and_knobs),
         cmocka_unit_test(test_qilin_fit_exact),
+        cmocka_unit_test(test_qilin_reuses_a_left_out_device),
         cmocka_unit_test(test_qilin_refits_in_a_new_unit),
         cmocka_unit_test(test_static),
         cmocka_unit_test(test_greedy_and_minmin),
