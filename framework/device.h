@@ -91,6 +91,10 @@ struct hf_driver_ops {
      * returns HF_EDEVICE/HF_EDEVOOM; an app error HF_EAPP. */
     int (*run)(struct hf_device *dev, const struct hf_app *app, void *app_ctx,
                const struct hf_bundle *b, struct hf_bundle_times *t);
+    /* Optional: the bundle `run` returned for took `seconds`, as the engine
+     * timed it (the app's collect included); on the host thread, after a
+     * successful run. */
+    void (*ran)(struct hf_device *dev, const struct hf_bundle *b, double seconds);
     /* Frees what open allocated; called on the host thread. */
     void (*close)(struct hf_device *dev);
     /* Optional: the device's start-up that needs no app data (a GPU's

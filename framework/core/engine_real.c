@@ -122,6 +122,8 @@ static int run_span(struct hf__engine *e, struct hf_device *d, const struct hf_s
     if (rc == 0 && e->app->collect)
         rc = e->app->collect(e->app_ctx, &b);
     *end = hf__now();
+    if (rc == 0 && d->ops->ran)
+        d->ops->ran(d, &b, *end - *start);
     snprintf(msg, msglen, "%s", rc ? hf_last_error() : "");
     return rc;
 }

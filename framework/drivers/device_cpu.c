@@ -20,24 +20,30 @@
 #include "cpu_team.h"
 #include "device.h"
 
+struct cpu_state {
+    struct hf__cpu_team team;
+    int threads; /* the running bundle's */
+};
+
 /* Sizes and starts the OpenMP team of the host thread (the engine has pinned
- * it already, so the team's threads inherit its cores). */
+ * it already, so the team's threads inherit its cores), and measures its
+ * wake-up. */
 static int cpu_open(struct hf_device *dev)
 {
-    struct hf__cpu_team *team = malloc(sizeof *team);
-    if (!team)
+    struct cpu_state *st = malloc(sizeof *st);
+    if (!st)
         return hf_fail(HF_ENOMEM, "cpu: no memory for the team's state");
-    hf__cpu_team_init(team, dev->info.nthreads);
-    dev->drv = team;
-    omp_set_num_threads(team->nthreads);
-    int started = 0;
+    int n = dev->info.nthreads > 0 ? dev->info.nthreads : 1, started = 0;
+    omp_set_num_threads(n);
 #pragma omp parallel reduction(+ : started)
     started += 1;
-    if (started > 0)
-        return 0;
-    free(team);
-    dev->drv = NULL;
-    return HF_EDEVICE;
+    if (started == 0) {
+        free(st);
+        return HF_EDEVICE;
+    }
+    hf__cpu_team_init(&st->team, n, hf__cpu_team_wake(n));
+    dev->drv = st;
+    return 0;
 }
 
 /* Runs the bundle on the team, or on one thread when it is too small to
@@ -46,14 +52,16 @@ static int cpu_open(struct hf_device *dev)
 static int cpu_run(struct hf_device *dev, const struct hf_app *app, void *app_ctx,
                    const struct hf_bundle *b, struct hf_bundle_times *t)
 {
-    struct hf__cpu_team *team = dev->drv;
+    struct cpu_state *st = dev->drv;
     t->copy_in_s = t->kernel_s = t->copy_out_s = 0;
-    int threads = hf__cpu_team_pick(team, b->work);
-    double start = hf__now();
-    int rc = app->run_cpu(app_ctx, b, threads);
-    if (rc == 0)
-        hf__cpu_team_ran(team, threads, b->work, hf__now() - start);
-    return rc;
+    st->threads = hf__cpu_team_pick(&st->team, b->work);
+    return app->run_cpu(app_ctx, b, st->threads);
+}
+
+static void cpu_ran(struct hf_device *dev, const struct hf_bundle *b, double seconds)
+{
+    struct cpu_state *st = dev->drv;
+    hf__cpu_team_ran(&st->team, st->threads, b->work, seconds);
 }
 
 static void cpu_close(struct hf_device *dev)
@@ -66,5 +74,6 @@ const struct hf_driver_ops hf_driver_cpu = {
     .name = "cpu",
     .open = cpu_open,
     .run = cpu_run,
+    .ran = cpu_ran,
     .close = cpu_close,
 };
