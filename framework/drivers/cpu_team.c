@@ -19,10 +19,11 @@
  *      faster than one of its threads, so each bundle bounds b from above
  *      (n t / w on the team, t / w alone, t as the engine timed it); b is
  *      the least of the last HF__CPU_TEAM_WINDOW bounds, the tightest.
- * Until a bundle ran the team runs. A bundle's work costs one thread at least
- * n times what a team bundle of the same work took, so only a bundle far
- * smaller than those measured goes to one thread: its cost if the app's work
- * misprices it is bounded by the few W it was predicted below. W is not
+ * Until a bundle ran the team runs. A bundle of the work of one the team ran
+ * is priced on one thread at n times that bundle's time, at least n W, so
+ * only a bundle far smaller than those measured goes to one thread: where the
+ * app's work misprices it, what it can lose is a few times the W it was
+ * predicted below. W is not
  * learned from the run's bundles: a team bundle's time past its work is its
  * wake-up only in a bundle whose work costs nothing, and in the others it is
  * the work's unevenness or a core lost for a while, which sent a 2-core VM's
