@@ -183,8 +183,9 @@ static int merge_step(struct hf_mst *m)
     /* The components at both ends of each slot's arc, looked up over the
      * team: an arc's source is a binary search over the offsets (~22 cache
      * misses), and step 1 has a slot per vertex (serial, 1.9 s of an H100
-     * host's kron-22 run). lab and next_comp are free until they are set
-     * below. */
+     * host's kron-22 run). Slot c's arc (the canonical one of its edge) has
+     * one end in c, so the source is searched only where the target is c's.
+     * lab and next_comp are free until they are set below. */
     uint32_t *end_a = m->lab, *end_b = m->next_comp, bad = UINT32_MAX;
 #pragma omp parallel for schedule(static) reduction(min : bad)
     for (uint32_t c = 0; c < live; c++) {
@@ -192,8 +193,8 @@ static int merge_step(struct hf_mst *m)
         if (best[c] == HF_MST_NONE)
             continue;
         uint32_t j = (uint32_t)best[c];
-        end_a[c] = m->comp[hf__mst_arc_source(g, j)];
         end_b[c] = m->comp[g->adj[j]];
+        end_a[c] = end_b[c] != c ? c : m->comp[hf__mst_arc_source(g, j)];
         if (end_a[c] >= live || end_b[c] >= live || end_a[c] == end_b[c])
             bad = c < bad ? c : bad;
     }
