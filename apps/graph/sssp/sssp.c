@@ -149,11 +149,12 @@ static int next_bucket(struct hf_sssp *s)
     return 1;
 }
 
-/* Takes the round's changed vertices (each once): those below the threshold
- * into the frontier, the others onto the far pile, in the list's order. A
- * large list is split over the host's team in blocks, counted, then written
- * at each block's offset: one vertex at a time it was 40-90 ms of an H100
- * host's kron-22 rounds of 1-4M changes (random reads of dist and in_far). */
+/* Takes the round's changed vertices (each once, hetfarm.h): those below
+ * the threshold into the frontier, the others onto the far pile, in the
+ * list's order. A large list is split over the host's team in blocks,
+ * counted, then written at each block's offset: one vertex at a time it was
+ * 40-90 ms of an H100 host's kron-22 rounds of 1-4M changes (random reads of
+ * dist and in_far). */
 static void take_changes(struct hf_sssp *s, const uint32_t *changed, size_t n)
 {
     enum { BLOCKS = 256 };
@@ -201,6 +202,8 @@ static void take_changes(struct hf_sssp *s, const uint32_t *changed, size_t n)
                 s->far[far++] = v;
             }
         }
+        HF_ASSERT_MSG(near == near_at[b + 1] && far == far_at[b + 1],
+                      "sssp: a round's changes named a vertex twice");
     }
     s->fr.n = near_at[BLOCKS];
     s->nfar = far_at[BLOCKS];
