@@ -15,7 +15,7 @@ extern "C" {
 
 struct hf__cpu_team {
     int nthreads;  /* the team's size */
-    double wake_s; /* waking the sleeping team: a parallel region's least cost */
+    double wake_s; /* waking the sleeping team (hf__cpu_team_wake) */
     /* Bounds on one thread's seconds per unit of work, one per bundle, the
      * last HF__CPU_TEAM_WINDOW in a ring, and the least of them. */
     double per_work[HF__CPU_TEAM_WINDOW], least;

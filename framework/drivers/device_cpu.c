@@ -20,29 +20,24 @@
 #include "cpu_team.h"
 #include "device.h"
 
-struct cpu_state {
-    struct hf__cpu_team team;
-    int threads; /* the running bundle's */
-};
-
 /* Sizes and starts the OpenMP team of the host thread (the engine has pinned
  * it already, so the team's threads inherit its cores), and measures its
  * wake-up. */
 static int cpu_open(struct hf_device *dev)
 {
-    struct cpu_state *st = malloc(sizeof *st);
-    if (!st)
+    struct hf__cpu_team *team = malloc(sizeof *team);
+    if (!team)
         return hf_fail(HF_ENOMEM, "cpu: no memory for the team's state");
     int n = dev->info.nthreads > 0 ? dev->info.nthreads : 1, started = 0;
     omp_set_num_threads(n);
 #pragma omp parallel reduction(+ : started)
     started += 1;
     if (started == 0) {
-        free(st);
+        free(team);
         return HF_EDEVICE;
     }
-    hf__cpu_team_init(&st->team, n, hf__cpu_team_wake(n));
-    dev->drv = st;
+    hf__cpu_team_init(team, n, hf__cpu_team_wake(n));
+    dev->drv = team;
     return 0;
 }
 
@@ -52,16 +47,14 @@ static int cpu_open(struct hf_device *dev)
 static int cpu_run(struct hf_device *dev, const struct hf_app *app, void *app_ctx,
                    const struct hf_bundle *b, struct hf_bundle_times *t)
 {
-    struct cpu_state *st = dev->drv;
     t->copy_in_s = t->kernel_s = t->copy_out_s = 0;
-    st->threads = hf__cpu_team_pick(&st->team, b->work);
-    return app->run_cpu(app_ctx, b, st->threads);
+    return app->run_cpu(app_ctx, b, hf__cpu_team_pick(dev->drv, b->work));
 }
 
+/* The bundle ran on the threads the pick gave it (nothing learned between). */
 static void cpu_ran(struct hf_device *dev, const struct hf_bundle *b, double seconds)
 {
-    struct cpu_state *st = dev->drv;
-    hf__cpu_team_ran(&st->team, st->threads, b->work, seconds);
+    hf__cpu_team_ran(dev->drv, hf__cpu_team_pick(dev->drv, b->work), b->work, seconds);
 }
 
 static void cpu_close(struct hf_device *dev)

@@ -151,27 +151,16 @@ static int next_bucket(struct hf_sssp *s)
 
 /* Takes the round's changed vertices (each once, hetfarm.h): those below
  * the threshold into the frontier, the others onto the far pile, in the
- * list's order. A large list is split over the host's team in blocks,
- * counted, then written at each block's offset: one vertex at a time it was
- * 40-90 ms of an H100 host's kron-22 rounds of 1-4M changes (random reads of
- * dist and in_far). */
+ * list's order. From 65536 on the list is split over the host's team in
+ * blocks, counted, then written at each block's offset: one vertex at a time
+ * it was 40-90 ms of an H100 host's kron-22 rounds of 1-4M changes (random
+ * reads of dist and in_far). */
 static void take_changes(struct hf_sssp *s, const uint32_t *changed, size_t n)
 {
     enum { BLOCKS = 256 };
-    if (n < ((size_t)1 << 16)) {
-        for (size_t k = 0; k < n; k++) {
-            hf_vid_t v = changed[k];
-            if (s->dist[v] < s->thresh)
-                expand(s, v);
-            else if (!s->in_far[v]) {
-                s->in_far[v] = 1;
-                s->far[s->nfar++] = v;
-            }
-        }
-        return;
-    }
+    int team = n >= ((size_t)1 << 16);
     size_t near_at[BLOCKS + 1] = {0}, far_at[BLOCKS + 1] = {0}, per = (n + BLOCKS - 1) / BLOCKS;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (team)
     for (int b = 0; b < BLOCKS; b++) {
         size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n, near = 0, far = 0;
         for (size_t k = lo; k < hi; k++) {
@@ -188,7 +177,7 @@ static void take_changes(struct hf_sssp *s, const uint32_t *changed, size_t n)
         near_at[b + 1] += near_at[b];
         far_at[b + 1] += far_at[b];
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (team)
     for (int b = 0; b < BLOCKS; b++) {
         size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
         size_t near = near_at[b], far = far_at[b];
