@@ -258,44 +258,43 @@ int hf__frontier_reserve(struct hf_frontier *f, size_t n)
     return 0;
 }
 
-/* Two passes over blocks when the frontier is large: each thread sums its
- * block, the block totals are scanned, each thread fills its block. */
+uint64_t hf__gapp_scan(uint64_t *a, size_t n)
+{
+    uint64_t at[HF_GAPP_BLOCKS + 1] = {0};
+#pragma omp parallel for schedule(static) if (n >= HF_GAPP_TEAM_MIN)
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        size_t lo, hi;
+        hf__gapp_block(n, b, &lo, &hi);
+        uint64_t sum = 0;
+        for (size_t k = lo; k < hi; k++)
+            sum += a[k];
+        at[b + 1] = sum;
+    }
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++)
+        at[b + 1] += at[b];
+#pragma omp parallel for schedule(static) if (n >= HF_GAPP_TEAM_MIN)
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        size_t lo, hi;
+        hf__gapp_block(n, b, &lo, &hi);
+        uint64_t sum = at[b];
+        for (size_t k = lo; k < hi; k++) {
+            uint64_t x = a[k];
+            a[k] = sum;
+            sum += x;
+        }
+    }
+    a[n] = at[HF_GAPP_BLOCKS];
+    return a[n];
+}
+
+/* The degrees, looked up once (at random in the CSR), then scanned. */
 uint64_t hf__frontier_prefix(struct hf_frontier *f, const struct hf_graph *g)
 {
     size_t n = f->n;
-    if (n < (1u << 16)) {
-        uint64_t sum = 0;
-        for (size_t k = 0; k < n; k++) {
-            f->pre[k] = sum;
-            sum += hf_graph_degree(g, f->v[k]);
-        }
-        f->pre[n] = sum;
-        return sum;
-    }
-    enum { BLOCKS = 256 };
-    uint64_t part[BLOCKS + 1] = {0};
-    size_t per = (n + BLOCKS - 1) / BLOCKS;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < BLOCKS; b++) {
-        uint64_t sum = 0;
-        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
-        for (size_t k = lo; k < hi; k++)
-            sum += hf_graph_degree(g, f->v[k]);
-        part[b + 1] = sum;
-    }
-    for (int b = 0; b < BLOCKS; b++)
-        part[b + 1] += part[b];
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < BLOCKS; b++) {
-        uint64_t sum = part[b];
-        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
-        for (size_t k = lo; k < hi; k++) {
-            f->pre[k] = sum;
-            sum += hf_graph_degree(g, f->v[k]);
-        }
-    }
-    f->pre[n] = part[BLOCKS];
-    return part[BLOCKS];
+#pragma omp parallel for schedule(static) if (n >= HF_GAPP_TEAM_MIN)
+    for (size_t k = 0; k < n; k++)
+        f->pre[k] = hf_graph_degree(g, f->v[k]);
+    return hf__gapp_scan(f->pre, n);
 }
 
 void hf__frontier_free(struct hf_frontier *f)

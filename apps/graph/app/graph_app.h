@@ -131,6 +131,24 @@ int hf__gapp_traffic_figures(const struct hf_gapp *ga, struct hf_figure *out, in
 int hf__gapp_shared_csr(struct hf_gapp *ga, int with_weights, struct hf_shared *out, int cap);
 enum { HF_GAPP_OFFSETS = 0, HF_GAPP_ADJ = 1, HF_GAPP_WEIGHTS = 2 };
 
+/* Host passes over n items (a round's changes, a frontier, every vertex)
+ * split into HF_GAPP_BLOCKS fixed blocks, run over the host's team from
+ * HF_GAPP_TEAM_MIN items on: a block's bounds depend on n only, not on the
+ * team, so per-block counts give each block's offset (results written in the
+ * items' order) and per-block sums added in block order give the same
+ * floating-point total whatever the team. hf__gapp_block gives block b's
+ * items [*lo, *hi). */
+#define HF_GAPP_BLOCKS 256
+#define HF_GAPP_TEAM_MIN ((size_t)1 << 16)
+static inline void hf__gapp_block(size_t n, int b, size_t *lo, size_t *hi)
+{
+    *lo = (size_t)((uint64_t)n * (uint64_t)b / HF_GAPP_BLOCKS);
+    *hi = (size_t)((uint64_t)n * (uint64_t)(b + 1) / HF_GAPP_BLOCKS);
+}
+/* Replaces a[0..n) by its exclusive prefix sums and sets a[n] to the total,
+ * which it returns (a holds n + 1 elements); over blocks as above. */
+uint64_t hf__gapp_scan(uint64_t *a, size_t n);
+
 /* A frontier: the vertices of one round and the prefix sums of their degrees
  * (pre[k] = edges of items 0..k-1), so that a chunk of items [b, e) costs
  * pre[e] - pre[b] edges and a GPU can split its edges evenly over threads. */

@@ -142,17 +142,17 @@ static uint64_t next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t 
     const struct hf_graph *g = &b->ga.g;
     int32_t deepest = b->level + 1;
     if (b->gpu_fuses) {
-#pragma omp parallel for schedule(static) reduction(max : deepest) if (n > 65536)
+#pragma omp parallel for schedule(static) reduction(max : deepest) if (n >= HF_GAPP_TEAM_MIN)
         for (size_t i = 0; i < n; i++)
             deepest = depth[changed[i]] > deepest ? depth[changed[i]] : deepest;
     }
-    enum { BLOCKS = 256 };
-    size_t kept[BLOCKS + 1] = {0}, per = (n + BLOCKS - 1) / BLOCKS;
-    uint64_t edges[BLOCKS + 1] = {0}, fused = 0;
-#pragma omp parallel for schedule(static) reduction(+ : fused) if (n > 65536)
-    for (int blk = 0; blk < BLOCKS; blk++) {
-        size_t lo = (size_t)blk * per, hi = lo + per < n ? lo + per : n, k = 0;
+    size_t kept[HF_GAPP_BLOCKS + 1] = {0};
+    uint64_t edges[HF_GAPP_BLOCKS + 1] = {0}, fused = 0;
+#pragma omp parallel for schedule(static) reduction(+ : fused) if (n >= HF_GAPP_TEAM_MIN)
+    for (int blk = 0; blk < HF_GAPP_BLOCKS; blk++) {
+        size_t lo, hi, k = 0;
         uint64_t m = 0;
+        hf__gapp_block(n, blk, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
             uint64_t deg = hf_graph_degree(g, changed[i]);
             if (depth[changed[i]] == deepest)
@@ -163,14 +163,15 @@ static uint64_t next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t 
         kept[blk + 1] = k;
         edges[blk + 1] = m;
     }
-    for (int blk = 0; blk < BLOCKS; blk++) {
+    for (int blk = 0; blk < HF_GAPP_BLOCKS; blk++) {
         kept[blk + 1] += kept[blk];
         edges[blk + 1] += edges[blk];
     }
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int blk = 0; blk < BLOCKS; blk++) {
-        size_t lo = (size_t)blk * per, hi = lo + per < n ? lo + per : n, k = kept[blk];
+#pragma omp parallel for schedule(static) if (n >= HF_GAPP_TEAM_MIN)
+    for (int blk = 0; blk < HF_GAPP_BLOCKS; blk++) {
+        size_t lo, hi, k = kept[blk];
         uint64_t m = edges[blk];
+        hf__gapp_block(n, blk, &lo, &hi);
         for (size_t i = lo; i < hi; i++)
             if (depth[changed[i]] == deepest) {
                 b->fr.v[k] = changed[i];
@@ -178,13 +179,13 @@ static uint64_t next_frontier(struct hf_bfs *b, const uint32_t *changed, size_t 
                 m += hf_graph_degree(g, changed[i]);
             }
     }
-    b->fr.n = kept[BLOCKS];
-    b->fr.pre[b->fr.n] = edges[BLOCKS];
+    b->fr.n = kept[HF_GAPP_BLOCKS];
+    b->fr.pre[b->fr.n] = edges[HF_GAPP_BLOCKS];
     b->fused_levels += deepest - (b->level + 1);
     b->edges_traversed += fused;
     b->unexplored_edges -= fused < b->unexplored_edges ? fused : b->unexplored_edges;
     b->level = deepest;
-    return edges[BLOCKS];
+    return edges[HF_GAPP_BLOCKS];
 }
 
 /* Only bundles run by run_cpu read the pull bitmap: a run whose devices are

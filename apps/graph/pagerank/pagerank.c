@@ -26,10 +26,12 @@
  * d * (sum of its in-neighbours' entries), and the ranks keep summing to 1.
  * next_load reads the host copy (merged) between rounds: the L1 change of the
  * last sweep (stop below [load] tol, or after [load] max_iters sweeps) and
- * the next round's base. Pull needs in-edges: a symmetric graph is its own
- * transpose, a directed one (symmetrise = no) gets a transposed CSR here, and
- * that CSR is what every GPU keeps. Chunks are vertex ranges costed by their
- * in-edges (hf__vertex_partition), shifted into the half being written.
+ * the next round's base, summed over the host's team in fixed blocks added
+ * in order, so that a run's sweeps do not depend on its team. Pull needs
+ * in-edges: a symmetric graph is its own transpose, a directed one
+ * (symmetrise = no) gets a transposed CSR here, and that CSR is what every
+ * GPU keeps. Chunks are vertex ranges costed by their in-edges
+ * (hf__vertex_partition), shifted into the half being written.
  *
  * On the CPU a bundle is one parallel region over its vertices, but the
  * vertices of more than HF_PR_PIECE in-edges (a scale-free graph's hubs: one
@@ -192,22 +194,35 @@ static int pr_shared(void *ctx, struct hf_shared *out, int cap)
     return 4;
 }
 
-/* The L1 change between the halves (in ranks) and the dangling mass of half h. */
+/* The L1 change between the halves (in ranks) and the dangling mass of half
+ * h, summed per block over the host's team and the blocks added in order
+ * (graph_app.h): the same sums whatever the team, where OpenMP's reduction
+ * adds the threads' sums in the order they finish. */
 static void sweep_stats(const struct hf_pagerank *p, int h, double *delta, double *dangling)
 {
     const double *cur = p->state + (size_t)h * p->ga.g.nv;
     const double *old = p->state + (size_t)(h ^ 1) * p->ga.g.nv;
-    double dl = 0, dg = 0;
-    int64_t nv = (int64_t)p->ga.g.nv;
-#pragma omp parallel for reduction(+ : dl, dg) schedule(static)
-    for (int64_t v = 0; v < nv; v++) {
-        uint32_t d = p->outdeg[v];
-        dl += fabs(cur[v] - old[v]) * (double)(d ? d : 1);
-        if (d == 0)
-            dg += cur[v];
+    size_t nv = p->ga.g.nv;
+    double dl[HF_GAPP_BLOCKS], dg[HF_GAPP_BLOCKS];
+#pragma omp parallel for schedule(static) if (nv >= HF_GAPP_TEAM_MIN)
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        size_t lo, hi;
+        double l = 0, g = 0;
+        hf__gapp_block(nv, b, &lo, &hi);
+        for (size_t v = lo; v < hi; v++) {
+            uint32_t d = p->outdeg[v];
+            l += fabs(cur[v] - old[v]) * (double)(d ? d : 1);
+            if (d == 0)
+                g += cur[v];
+        }
+        dl[b] = l;
+        dg[b] = g;
     }
-    *delta = dl;
-    *dangling = dg;
+    *delta = *dangling = 0;
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        *delta += dl[b];
+        *dangling += dg[b];
+    }
 }
 
 /* sweep_stats of round r's sweep, once: verify and the next load both read
@@ -231,13 +246,15 @@ static int pr_next_load(void *ctx, struct hf_load *load)
     if (load->round == 0) {
         double *state = p->state;
         const uint32_t *outdeg = p->outdeg;
-#pragma omp parallel for reduction(+ : dangling) schedule(static)
+        int64_t ndangling = 0; /* counted: an integer sum is the same whatever the team */
+#pragma omp parallel for reduction(+ : ndangling) schedule(static)
         for (int64_t v = 0; v < nv; v++) {
             uint32_t d = outdeg[v];
             state[v] = 0;
             state[nv + v] = 1.0 / (double)nv / (double)(d ? d : 1);
-            dangling += d ? 0 : state[nv + v];
+            ndangling += d == 0;
         }
+        dangling = (double)ndangling / (double)nv;
         p->stats_round = -1;
         p->finished = 0;
         p->approximate = 0;

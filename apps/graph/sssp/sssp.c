@@ -83,9 +83,10 @@ static int sssp_create(void **ctx, hf_config_t cfg)
     uint64_t nv = s->ga.g.nv;
     s->dist = malloc(nv * sizeof *s->dist);
     s->far = malloc(nv * sizeof *s->far);
+    s->far_next = malloc(nv * sizeof *s->far_next);
     s->in_far = malloc(nv);
     s->expanded = malloc(nv * sizeof *s->expanded);
-    if (!s->dist || !s->far || !s->in_far || !s->expanded)
+    if (!s->dist || !s->far || !s->far_next || !s->in_far || !s->expanded)
         return hf_fail(HF_ENOMEM, "sssp: out of memory for %llu distances", (unsigned long long)nv);
     return hf__frontier_reserve(&s->fr, nv);
 }
@@ -108,94 +109,93 @@ static int sssp_shared(void *ctx, struct hf_shared *out, int cap)
     return n + 1;
 }
 
-/* Adds v to this round's frontier. */
-static void expand(struct hf_sssp *s, hf_vid_t v)
+/* Where vertex v of a list goes: 1 the frontier, 2 the far pile, 0 neither.
+ * A changed vertex (pile 0) below the threshold is expanded, else it joins
+ * the pile unless it waits there already; a vertex of the pile (pile 1) is
+ * dropped when its distance is the one it was last expanded with, expanded
+ * below the threshold, else kept. */
+static int place(const struct hf_sssp *s, hf_vid_t v, int pile)
 {
-    s->expanded[v] = s->dist[v];
-    s->fr.v[s->fr.n++] = v;
+    if (pile && s->dist[v] == s->expanded[v])
+        return 0;
+    if (s->dist[v] < s->thresh)
+        return 1;
+    return pile || !s->in_far[v] ? 2 : 0;
+}
+
+/* Sorts the n vertices of `list` (each once) into the frontier and the far
+ * pile, in the list's order: a round's changes (pile 0) are added to both;
+ * the pile itself (pile 1, list = far) is rewritten into far_next, which then
+ * becomes the pile. From HF_GAPP_TEAM_MIN vertices on the list is split over
+ * the host's team in blocks (graph_app.h), counted, then written at each
+ * block's offset: one vertex at a time it was 40-90 ms of an H100 host's
+ * kron-22 rounds of 1-4M changes (random reads of dist and in_far). */
+static void sort_out(struct hf_sssp *s, const hf_vid_t *list, size_t n, int pile)
+{
+    hf_vid_t *far = pile ? s->far_next : s->far;
+    size_t near_at[HF_GAPP_BLOCKS + 1] = {0}, far_at[HF_GAPP_BLOCKS + 1] = {0};
+#pragma omp parallel for schedule(static) if (n >= HF_GAPP_TEAM_MIN)
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        size_t lo, hi, to[3] = {0};
+        hf__gapp_block(n, b, &lo, &hi);
+        for (size_t k = lo; k < hi; k++)
+            to[place(s, list[k], pile)]++;
+        near_at[b + 1] = to[1];
+        far_at[b + 1] = to[2];
+    }
+    near_at[0] = s->fr.n;
+    far_at[0] = pile ? 0 : s->nfar;
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        near_at[b + 1] += near_at[b];
+        far_at[b + 1] += far_at[b];
+    }
+#pragma omp parallel for schedule(static) if (n >= HF_GAPP_TEAM_MIN)
+    for (int b = 0; b < HF_GAPP_BLOCKS; b++) {
+        size_t lo, hi, near = near_at[b], nfar = far_at[b];
+        hf__gapp_block(n, b, &lo, &hi);
+        for (size_t k = lo; k < hi; k++) {
+            hf_vid_t v = list[k];
+            int to = place(s, v, pile);
+            if (pile && to != 2)
+                s->in_far[v] = 0; /* it leaves the pile */
+            if (to == 1) {
+                s->expanded[v] = s->dist[v];
+                s->fr.v[near++] = v;
+            } else if (to == 2) {
+                s->in_far[v] = 1;
+                far[nfar++] = v;
+            }
+        }
+        HF_ASSERT_MSG(near == near_at[b + 1] && nfar == far_at[b + 1],
+                      "sssp: a list named a vertex twice");
+    }
+    s->fr.n = near_at[HF_GAPP_BLOCKS];
+    s->nfar = far_at[HF_GAPP_BLOCKS];
+    if (pile) {
+        s->far_next = s->far;
+        s->far = far;
+    }
 }
 
 /* Moves the threshold to the bucket of the closest waiting vertex and takes
- * the far pile's vertices below it; drops those with nothing new. Returns
- * 0 when the pile held nothing new (the run is done). */
+ * the far pile's vertices below it, dropping those with nothing new (the
+ * minimum and the move over the host's team, as sort_out). Returns 0 when
+ * the pile held nothing new: then every vertex is dropped, and the run is
+ * done. */
 static int next_bucket(struct hf_sssp *s)
 {
     float best = INFINITY;
-    for (size_t k = 0; k < s->nfar; k++) {
+    size_t n = s->nfar;
+#pragma omp parallel for schedule(static) reduction(min : best) if (n >= HF_GAPP_TEAM_MIN)
+    for (size_t k = 0; k < n; k++) {
         hf_vid_t v = s->far[k];
         if (s->dist[v] != s->expanded[v] && s->dist[v] < best)
             best = s->dist[v];
     }
-    if (best == INFINITY) {
-        for (size_t k = 0; k < s->nfar; k++)
-            s->in_far[s->far[k]] = 0;
-        s->nfar = 0;
-        return 0;
-    }
-    s->thresh = (float)((floor((double)best / s->delta) + 1) * s->delta);
-    size_t keep = 0;
-    for (size_t k = 0; k < s->nfar; k++) {
-        hf_vid_t v = s->far[k];
-        if (s->dist[v] == s->expanded[v]) {
-            s->in_far[v] = 0;
-        } else if (s->dist[v] < s->thresh) {
-            s->in_far[v] = 0;
-            expand(s, v);
-        } else {
-            s->far[keep++] = v;
-        }
-    }
-    s->nfar = keep;
-    return 1;
-}
-
-/* Takes the round's changed vertices (each once, hetfarm.h): those below
- * the threshold into the frontier, the others onto the far pile, in the
- * list's order. From 65536 on the list is split over the host's team in
- * blocks, counted, then written at each block's offset: one vertex at a time
- * it was 40-90 ms of an H100 host's kron-22 rounds of 1-4M changes (random
- * reads of dist and in_far). */
-static void take_changes(struct hf_sssp *s, const uint32_t *changed, size_t n)
-{
-    enum { BLOCKS = 256 };
-    int team = n >= ((size_t)1 << 16);
-    size_t near_at[BLOCKS + 1] = {0}, far_at[BLOCKS + 1] = {0}, per = (n + BLOCKS - 1) / BLOCKS;
-#pragma omp parallel for schedule(static) if (team)
-    for (int b = 0; b < BLOCKS; b++) {
-        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n, near = 0, far = 0;
-        for (size_t k = lo; k < hi; k++) {
-            hf_vid_t v = changed[k];
-            near += s->dist[v] < s->thresh;
-            far += !(s->dist[v] < s->thresh) && !s->in_far[v];
-        }
-        near_at[b + 1] = near;
-        far_at[b + 1] = far;
-    }
-    near_at[0] = s->fr.n;
-    far_at[0] = s->nfar;
-    for (int b = 0; b < BLOCKS; b++) {
-        near_at[b + 1] += near_at[b];
-        far_at[b + 1] += far_at[b];
-    }
-#pragma omp parallel for schedule(static) if (team)
-    for (int b = 0; b < BLOCKS; b++) {
-        size_t lo = (size_t)b * per, hi = lo + per < n ? lo + per : n;
-        size_t near = near_at[b], far = far_at[b];
-        for (size_t k = lo; k < hi; k++) {
-            hf_vid_t v = changed[k];
-            if (s->dist[v] < s->thresh) {
-                s->expanded[v] = s->dist[v];
-                s->fr.v[near++] = v;
-            } else if (!s->in_far[v]) {
-                s->in_far[v] = 1;
-                s->far[far++] = v;
-            }
-        }
-        HF_ASSERT_MSG(near == near_at[b + 1] && far == far_at[b + 1],
-                      "sssp: a round's changes named a vertex twice");
-    }
-    s->fr.n = near_at[BLOCKS];
-    s->nfar = far_at[BLOCKS];
+    if (best < INFINITY)
+        s->thresh = (float)((floor((double)best / s->delta) + 1) * s->delta);
+    sort_out(s, s->far, n, 1);
+    return best < INFINITY;
 }
 
 static int sssp_next_load(void *ctx, struct hf_load *load)
@@ -204,21 +204,24 @@ static int sssp_next_load(void *ctx, struct hf_load *load)
     const struct hf_graph *g = &s->ga.g;
     s->fr.n = 0;
     if (load->round == 0) {
-        for (uint64_t v = 0; v < g->nv; v++) {
+        int64_t nv = (int64_t)g->nv;
+#pragma omp parallel for schedule(static)
+        for (int64_t v = 0; v < nv; v++) {
             s->dist[v] = INFINITY;
             s->expanded[v] = -1.0f; /* never expanded: equal to no distance */
+            s->in_far[v] = 0;
         }
-        memset(s->in_far, 0, g->nv);
         s->nfar = 0;
         s->dist[s->ga.src] = 0;
         s->thresh = s->delta > 0 ? (float)s->delta : INFINITY;
         s->finished = 0;
         s->edges_relaxed = 0;
-        expand(s, s->ga.src);
+        s->expanded[s->ga.src] = 0;
+        s->fr.v[s->fr.n++] = s->ga.src;
     } else {
         size_t n;
         const uint32_t *changed = hf_shared_last_changes(load, s->s_dist, &n);
-        take_changes(s, changed, n);
+        sort_out(s, changed, n, 0);
         while (s->fr.n == 0)
             if (s->nfar == 0 || !next_bucket(s)) {
                 s->finished = 1;
@@ -378,6 +381,7 @@ static void sssp_teardown(void *ctx)
     hf__frontier_free(&s->fr);
     free(s->dist);
     free(s->far);
+    free(s->far_next);
     free(s->in_far);
     free(s->expanded);
     hf__gapp_destroy(&s->ga);

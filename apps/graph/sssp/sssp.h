@@ -23,9 +23,10 @@ struct hf_sssp {
     int s_dist;            /* index of dist among the shared arrays (2, or 3 when weighted) */
     struct hf_frontier fr; /* this round's frontier: the "near" vertices */
     /* near-far ([load] delta > 0): vertices at or beyond `thresh` wait in `far` */
-    double delta;  /* bucket width; 0 = plain frontier Bellman-Ford */
-    float thresh;  /* the current bucket's upper end (INFINITY without delta) */
-    hf_vid_t *far; /* the far pile, each vertex once (in_far) */
+    double delta;       /* bucket width; 0 = plain frontier Bellman-Ford */
+    float thresh;       /* the current bucket's upper end (INFINITY without delta) */
+    hf_vid_t *far;      /* the far pile, each vertex once (in_far) */
+    hf_vid_t *far_next; /* nv: where a bucket's move writes the pile it keeps */
     size_t nfar;
     uint8_t *in_far;
     float *expanded; /* the distance each vertex was last expanded with */
