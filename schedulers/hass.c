@@ -55,7 +55,6 @@ static int hass_create(void **state, const struct hf_sched_env *env)
     if ((rc = hf_config_long(cfg, "hass", "profile_chunks", 1, 1, 1L << 30, &h->profile_chunks)) ||
         (rc = hf_config_double(cfg, "hass", "growth_stop", 0.10, 0.0, 10.0, &h->growth_stop)) ||
         (rc = hf_config_double(cfg, "hass", "stable_tol", 0.01, 0.0, 1.0, &h->stable_tol)) ||
-        (rc = hf_config_long(cfg, "hass", "window", 4, 1, 64, &h->window)) ||
         (rc = hf_config_long(cfg, "hass", "reprobe", 8, 0, 1L << 20, &h->reprobe)) ||
         (rc = hf_config_double(cfg, "hass", "reserve", 0.0, 0.0, 0.5, &h->reserve)) ||
         (rc = hf_config_bool(cfg, "hass", "steal", 1, &h->steal)) ||

@@ -55,7 +55,7 @@ struct hass {
     const struct hf_device_info *dev;
     hf_profile_t profile;
 
-    long profile_chunks, reprobe, window;
+    long profile_chunks, reprobe;
     double growth_stop, stable_tol, reserve;
     int steal, warm_start;
 
