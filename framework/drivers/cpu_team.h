@@ -17,7 +17,9 @@ struct hf__cpu_team {
     int nthreads;  /* the team's size */
     double wake_s; /* waking the sleeping team (hf__cpu_team_wake) */
     /* Bounds on one thread's seconds per unit of work, one per bundle, the
-     * last HF__CPU_TEAM_WINDOW in a ring, and the least of them. */
+     * last HF__CPU_TEAM_WINDOW in a ring, and the least of them, kept as
+     * bounds come and go: a pick scanning the ring cost noop 0.25 us a
+     * bundle (2-core VM: rounds of 200,000 bundles 71 -> 122 ms). */
     double per_work[HF__CPU_TEAM_WINDOW], least;
     int n;
     unsigned long next;

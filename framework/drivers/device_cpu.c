@@ -28,15 +28,16 @@ static int cpu_open(struct hf_device *dev)
     struct hf__cpu_team *team = malloc(sizeof *team);
     if (!team)
         return hf_fail(HF_ENOMEM, "cpu: no memory for the team's state");
-    int n = dev->info.nthreads > 0 ? dev->info.nthreads : 1, started = 0;
-    omp_set_num_threads(n);
+    hf__cpu_team_init(team, dev->info.nthreads, 0.0);
+    omp_set_num_threads(team->nthreads);
+    int started = 0;
 #pragma omp parallel reduction(+ : started)
     started += 1;
     if (started == 0) {
         free(team);
         return HF_EDEVICE;
     }
-    hf__cpu_team_init(team, n, hf__cpu_team_wake(n));
+    team->wake_s = hf__cpu_team_wake(team->nthreads);
     dev->drv = team;
     return 0;
 }
