@@ -27,7 +27,8 @@
  * whose share is long against its fixed costs (more latencies, two new sizes,
  * their stall risk: HASS_PIECE_COST), beside devices that could take over,
  * runs it as HASS_PIECES pieces, so that a slowdown met in one can hand the
- * rest to others.
+ * rest to others; it keeps them while the latencies and stall risk alone fit
+ * that share (the two new sizes are paid once).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -400,11 +401,10 @@ void hf__hass_plan_pieces(struct hass *h)
         if (!h->dev[d].is_gpu || h->by_rates || h->link_of[d] >= 0 || c < HASS_PIECES ||
             !h->model[d].lat_known || h->nwarm[d] == 0 || !hass_has_helpers(h, d))
             continue;
-        double risk = (HASS_PIECES - 1) * hf_cost_stall_risk(&h->model[d]);
-        double extra =
-            (HASS_PIECES - 1) * hf__hass_latency(h, d) + 2.0 * hass_new_size_cost(h, d) + risk;
+        double more = (HASS_PIECES - 1) *
+                      (hf__hass_latency(h, d) + hf_cost_stall_risk(&h->model[d]));
         double budget = HASS_PIECE_COST * model_time(h, d, c, w);
-        if ((was_on && risk <= budget) || extra <= budget) {
+        if (more + (was_on ? 0.0 : 2.0 * hass_new_size_cost(h, d)) <= budget) {
             h->piece[d] = (c + HASS_PIECES - 1) / HASS_PIECES;
             h->piece_plan[d] = h->plan_n[d];
         }
