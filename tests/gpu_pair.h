@@ -10,10 +10,18 @@
 #ifndef HF_TEST_GPU_PAIR_H
 #define HF_TEST_GPU_PAIR_H
 
-/* The value of [devices] cuda for the multi-GPU cases. */
+#include <stdlib.h>
+
+/* The value of [devices] cuda for the multi-GPU cases. GPU 0 twice is a
+ * correctness mode that a benchmark refuses (HF_BENCH); a test is no
+ * benchmark, even when a bench script's shell exported HF_BENCH=1 before it
+ * (session 35's device call lost every such case to that). */
 static inline const char *hf_test_gpus(void)
 {
-    return hf_cuda_device_count() >= 2 ? "all" : "0,0";
+    if (hf_cuda_device_count() >= 2)
+        return "all";
+    unsetenv("HF_BENCH");
+    return "0,0";
 }
 
 /* The name of the first GPU device of hf_test_gpus()'s list. */
