@@ -112,11 +112,6 @@ int hf_cost_add(struct hf_cost_model *m, double work, double bytes, double secon
  * its first launch): its size is no longer new, so the next bundle of that
  * size is a repeat, which tells the intercept, not a warm-up. */
 void hf_cost_seen(struct hf_cost_model *m, double work);
-/* Fits a bundle the owner vouches for (HASS: a GPU's standalone pass, its
- * warm-up added), unjudged - no outlier, surprise or warm-up test - as the
- * first of its size: it gives the slope in pairs with other first-of-size
- * bundles, never the intercept. Ignores empty bundles. */
-void hf_cost_add_fresh(struct hf_cost_model *m, double work, double bytes, double seconds);
 /* The unit of work changed (a repeating load's chunk costs were re-estimated:
  * hf_round.cost_moved): the bundles in the window still fit a line, as they
  * always did, but no longer tell a per-byte term from the cost per unit of

@@ -18,10 +18,9 @@
  * that the repeat tells the latency from a per-size warm-up (the pool keeps
  * back the chunks a GPU needs for it). Then the rest of the pool is split. At
  * the round's end the engine's standalone pass, one warm bundle each device
- * ran on the whole load, completes a model with too few sizes or one that
- * misses it by twice its tolerance, and a GPU cut off before a rerun takes the
- * model of the GPU most like it (keeping its own stalls). With `warm_start`
- * the saved models skip all this.
+ * ran on the whole load, completes a model with too few sizes, and a GPU cut
+ * off before a rerun takes the model of the GPU most like it (keeping its own
+ * stalls). With `warm_start` the saved models skip all this.
  */
 #include <math.h>
 
@@ -155,16 +154,6 @@ static int one_size(const struct hf_cost_model *m)
     return hi < 2.0 * lo;
 }
 
-/* Whether GPU d's model misses its standalone pass by 2x its tolerance. */
-static int profile_misses(struct hass *h, int d, double seconds, double work, double bytes)
-{
-    struct hf_cost_model *m = &h->model[d];
-    hf_cost_refit(m);
-    double pred = hf_cost_time(m, work, bytes);
-    return m->fitted && h->nwarm[d] > 0 && h->warm[d] <= hass_tolerated(h, d) * seconds &&
-           fabs(pred / seconds - 1.0) > 2.0 * hass_tolerated(h, d);
-}
-
 /* Adds the standalone pass to the models that need it (see DESIGN). */
 static void seed_standalone(struct hass *h, const struct hf_round *r)
 {
@@ -175,11 +164,6 @@ static void seed_standalone(struct hass *h, const struct hf_round *r)
         double rate = r->standalone_rate[d];
         int cut = h->dev[d].is_gpu && !h->profiled[d] && one_size(&h->model[d]);
         double w = h->dev[d].is_gpu ? r->total_work : r->total_work / (double)r->nchunks;
-        if (rate > 0.0 && h->dev[d].is_gpu && !cut && r->work_exact &&
-            profile_misses(h, d, w / rate, w, bytes)) {
-            hf_cost_add_fresh(&h->model[d], w, bytes, w / rate + h->warm[d]);
-            continue;
-        }
         if (!(rate > 0.0) || (h->model[d].n > 0 && !cut))
             continue;
         hf_cost_seen(&h->model[d], w);

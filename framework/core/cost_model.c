@@ -305,19 +305,6 @@ void hf_cost_seen(struct hf_cost_model *m, double work)
         size_seen(m, work);
 }
 
-/* Unjudged, so a bundle far off a fit made from small ones can correct it;
- * fresh, so a warm pass whose owner added the warm-up pairs with first-of-size
- * bundles for the slope and leaves the intercept to repeats. */
-void hf_cost_add_fresh(struct hf_cost_model *m, double work, double bytes, double seconds)
-{
-    if (!(work > 0.0) || !(seconds > 0.0) || !isfinite(work) || !isfinite(seconds))
-        return;
-    size_seen(m, work);
-    m->run = 0;
-    accept(m, work, bytes > 0.0 && isfinite(bytes) ? bytes : 0.0, seconds, 1);
-    hf_cost_refit(m);
-}
-
 /* The most a bundle of `work` moving `bytes` can take by the window, whatever
  * the latency: a device whose time is lat + w * inv + b * inv_bw with every
  * term >= 0 takes no longer for less work and bytes than for more, and for
