@@ -690,7 +690,7 @@ static void test_probe_costs_no_warm_up(void **unused)
  * round 2 (matrix n1024-g8-j0.05-clean, seed 10). A model that puts its
  * own standalone pass well under what it took is broken and takes its peers'
  * (pool_peers; adding the pass to the fit did it once, deleted since). */
-static void test_standalone_pass_corrects_the_profile(void **unused)
+static void test_profile_slope_far_off_is_corrected(void **unused)
 {
     (void)unused;
     assert_hass_near_static(G8_J005 G8_RATIOS, 10, 4, 10);
@@ -1263,7 +1263,7 @@ int main(void)
         cmocka_unit_test(test_stalled_profile_repeat_runs_again),
         cmocka_unit_test(test_noise_set_plan_is_moved),
         cmocka_unit_test(test_probe_costs_no_warm_up),
-        cmocka_unit_test(test_standalone_pass_corrects_the_profile),
+        cmocka_unit_test(test_profile_slope_far_off_is_corrected),
         cmocka_unit_test(test_cpu_takes_no_late_gpu_tail),
         cmocka_unit_test(test_cpu_leaves_a_shared_tail_to_gpus),
         cmocka_unit_test(test_sim_bounds_by_hand),
