@@ -233,7 +233,7 @@ static int merge_step(struct hf_mst *m)
      * prefix sums number them (pre is free until the next arcs_to_scan).
      * Serial, this and the step-to-root pass took 15-25 ms of the 2-core
      * VM's kron-20 step 1: O(live) random reads, 4M at kron-22. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (live >= HF_GAPP_TEAM_MIN)
     for (uint32_t c = 0; c < live; c++) {
         m->lab[c] = best[c] == HF_MST_NONE ? HF_MST_DEAD : uf_root(m->uf, c);
         m->pre[c] = m->lab[c] == c;
@@ -243,7 +243,7 @@ static int merge_step(struct hf_mst *m)
         m->finished = 1;
         return 0;
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (live >= HF_GAPP_TEAM_MIN)
     for (uint32_t c = 0; c < live; c++) /* every id straight to its set's new id */
         m->uf[c] = m->lab[c] == HF_MST_DEAD ? HF_MST_DEAD : (uint32_t)m->pre[m->lab[c]];
     const uint32_t *newid = m->uf;
@@ -267,7 +267,7 @@ static void discover(struct hf_mst *m, const struct hf_load *load, size_t begin,
 static uint64_t arcs_to_scan(struct hf_mst *m)
 {
     const struct hf_graph *g = &m->ga.g;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g->nv >= HF_GAPP_TEAM_MIN)
     for (uint64_t v = 0; v < g->nv; v++)
         m->pre[v] =
             m->settled[v] || m->comp[v] == HF_MST_DEAD ? 0 : hf_graph_degree(g, (hf_vid_t)v);
@@ -294,12 +294,12 @@ static int mst_next_load(void *ctx, struct hf_load *load)
     if (load->round == 0) {
         /* Also after a standalone pass: everything starts again (over the
          * host's team: the run's first touch of these arrays). */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g->nv >= HF_GAPP_TEAM_MIN)
         for (uint64_t v = 0; v < g->nv; v++) {
             m->comp[v] = (uint32_t)v;
             m->settled[v] = 0;
         }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->best_count >= HF_GAPP_TEAM_MIN)
         for (size_t i = 0; i < m->best_count; i++)
             m->best[i] = HF_MST_NONE;
         m->off = 0;

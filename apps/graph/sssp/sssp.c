@@ -205,7 +205,7 @@ static int sssp_next_load(void *ctx, struct hf_load *load)
     s->fr.n = 0;
     if (load->round == 0) {
         int64_t nv = (int64_t)g->nv;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g->nv >= HF_GAPP_TEAM_MIN)
         for (int64_t v = 0; v < nv; v++) {
             s->dist[v] = INFINITY;
             s->expanded[v] = -1.0f; /* never expanded: equal to no distance */
